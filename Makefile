@@ -1,0 +1,157 @@
+# ringsim — build, test, demo and benchmark.
+#
+#   make            build ./ringsim
+#   make demo       install missing packages (as root), build, run the demo, draw charts
+#   make test       install missing packages (as root), build, run every test
+#   make asan       the whole test suite under AddressSanitizer + UBSan
+#   make valgrind   the unit tests under valgrind memcheck
+#   make bench      placement and simulation benchmarks (figures, not pass/fail)
+#   make install    PREFIX=/usr/local DESTDIR=
+#   make clean
+#
+# Quiet by default; V=1 shows every command. OPT/DEBUG/WARN/SAN may be overridden.
+
+VERSION   := $(shell cat VERSION 2>/dev/null || echo unknown)
+PREFIX    ?= /usr/local
+BINDIR     = $(PREFIX)/bin
+DATADIR    = $(PREFIX)/share/ringsim
+BUILD     ?= build/release
+BIN       ?= ./ringsim
+
+CC        ?= cc
+OPT       ?= -O2
+DEBUG     ?= -g
+WARN      ?= -Wall -Wextra -Wshadow -Wmissing-prototypes -Wstrict-prototypes \
+             -Wpointer-arith -Wvla -Wformat -Wformat-security -Wundef
+SAN       ?=
+PKGS      := gsl yaml-0.1 sqlite3 libcrypto zlib libxxhash
+
+# Recursive (=) so pkg-config runs only when a recipe needs it, after `deps`.
+PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+TEST_CFLAGS = $(shell pkg-config --cflags cmocka 2>/dev/null)
+TEST_LIBS  = $(shell pkg-config --libs cmocka 2>/dev/null)
+
+ALL_CFLAGS = -std=c11 -D_DEFAULT_SOURCE -D_POSIX_C_SOURCE=200809L $(OPT) $(DEBUG) \
+             $(WARN) $(SAN) -I. -MMD -MP -DRINGSIM_VERSION='"$(VERSION)"' \
+             $(PKG_CFLAGS) $(CFLAGS)
+ALL_LDFLAGS = $(SAN) $(LDFLAGS)
+ALL_LIBS   = $(PKG_LIBS) -lm $(LIBS)
+
+ifeq ($(V),1)
+Q :=
+say = @true
+else
+Q := @
+say = @printf '  %-6s %s\n'
+endif
+
+LIB_SRCS  := $(sort $(filter-out sim/main.c,$(wildcard sim/*.c models/*.c output/*.c plots/*.c)))
+LIB_OBJS  := $(LIB_SRCS:%.c=$(BUILD)/%.o)
+MAIN_OBJ  := $(BUILD)/sim/main.o
+LIB       := $(BUILD)/libringsim.a
+UNIT_SRCS := $(sort $(wildcard tests/unit/test_*.c))
+UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
+TESTLIB_SRCS := $(sort $(wildcard tests/unit/support_*.c))
+TESTLIB_OBJS := $(TESTLIB_SRCS:%.c=$(BUILD)/%.o)
+BENCH_SRCS := $(sort $(wildcard tests/bench/*.c))
+BENCH_BINS := $(BENCH_SRCS:tests/bench/%.c=$(BUILD)/bench/%)
+
+.PHONY: all deps demo test check-deps test-run asan valgrind bench install uninstall \
+        clean noopt unit-bins help
+
+all: $(BIN)
+
+help:
+	@sed -n '2,12p' Makefile | sed 's/^# \{0,1\}//'
+
+# --- packages -------------------------------------------------------------
+# Installs what is missing when run as root; otherwise prints the command.
+deps:
+	@sh tests/deps.sh
+
+# --- build ----------------------------------------------------------------
+$(BUILD)/%.o: %.c
+	$(say) CC $<
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+$(LIB): $(LIB_OBJS)
+	$(say) AR $@
+	@rm -f $@
+	$(Q)ar rcs $@ $^
+
+$(BUILD)/ringsim: $(MAIN_OBJ) $(LIB)
+	$(say) LINK $@
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $(MAIN_OBJ) $(LIB) $(ALL_LIBS)
+
+ifeq ($(BIN),./ringsim)
+$(BIN): $(BUILD)/ringsim
+	@cp $< $@
+endif
+
+$(BUILD)/tests/support_%.o: tests/unit/support_%.c
+	$(say) CC $<
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(ALL_CFLAGS) $(TEST_CFLAGS) -c -o $@ $<
+
+$(BUILD)/tests/%: tests/unit/%.c $(LIB) $(TESTLIB_OBJS)
+	$(say) CC $<
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(ALL_CFLAGS) $(TEST_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(TESTLIB_OBJS) \
+	    $(LIB) $(TEST_LIBS) $(ALL_LIBS)
+
+$(BUILD)/bench/%: tests/bench/%.c $(LIB)
+	$(say) CC $<
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(LIB) $(ALL_LIBS)
+
+unit-bins: $(UNIT_BINS)
+
+# --- tests ----------------------------------------------------------------
+# `test` re-enters make after `deps` so pkg-config sees freshly installed packages.
+test: deps
+	@$(MAKE) --no-print-directory test-run
+
+test-run: $(BIN) $(UNIT_BINS)
+	@sh tests/run.sh --bin $(BIN) --unit $(BUILD)/tests $(TESTS)
+
+asan: deps
+	@$(MAKE) --no-print-directory BUILD=build/asan BIN=build/asan/ringsim \
+	    OPT=-O1 SAN='-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all' \
+	    RINGSIM_SANITIZED=1 test-run
+
+valgrind: deps
+	@$(MAKE) --no-print-directory BUILD=build/valgrind BIN=build/valgrind/ringsim OPT=-O1 \
+	    build/valgrind/ringsim unit-bins
+	@sh tests/run.sh --bin build/valgrind/ringsim --unit build/valgrind/tests \
+	    --wrap 'valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite' \
+	    --unit-only $(TESTS)
+
+noopt:
+	@$(MAKE) --no-print-directory OPT=-O0
+
+bench: deps
+	@$(MAKE) --no-print-directory $(BIN) $(BENCH_BINS)
+	@sh tests/bench/run.sh --bin $(BIN) --bench $(BUILD)/bench
+
+# --- demo -----------------------------------------------------------------
+demo: deps
+	@$(MAKE) --no-print-directory $(BIN)
+	@sh tests/demo.sh $(BIN)
+
+# --- install --------------------------------------------------------------
+install: $(BIN)
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(DATADIR)/plots $(DESTDIR)$(DATADIR)/scenarios
+	install -m 755 $(BIN) $(DESTDIR)$(BINDIR)/ringsim
+	install -m 644 plots/*.gp $(DESTDIR)$(DATADIR)/plots/ 2>/dev/null || true
+	cp -R scenarios/. $(DESTDIR)$(DATADIR)/scenarios/
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/ringsim
+	rm -rf $(DESTDIR)$(DATADIR)
+
+clean:
+	rm -rf build ringsim
+
+-include $(shell find build -name '*.d' 2>/dev/null)

@@ -1,0 +1,151 @@
+/*
+ * placement.h — one interface for every placement algorithm.
+ *
+ * A placement is built from a membership (ids, addresses, weights, and the
+ * caller's node index for each member) and parameters, and is immutable
+ * afterwards: many client views may share one. Looking up a key takes the
+ * key's *position*, computed once per key with placement_key_position()
+ * (it depends only on the algorithm and the hash, never on the membership),
+ * so the per-request cost is the lookup alone.
+ *
+ *   params + members --placement_create--> placement --lookup(pos)--> node index
+ *
+ * Each algorithm lives in its own file (place_<name>.c) and exports one
+ * `const struct place_ops`; the registry in placement.c maps names to them
+ * (PLACE_CODEC below is the single list).
+ *
+ * Conventions fixed by SPEC.md ("Placement conventions"); placement never
+ * depends on a seed or an RNG, and, except for jump (membership order) and
+ * slots (history), never on the order in which members are listed.
+ */
+#ifndef RINGSIM_PLACEMENT_H
+#define RINGSIM_PLACEMENT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "models/hash.h"
+
+/*      enum              name          ops */
+#define PLACE_CODEC(X)                                  \
+    X(PLACE_MOD,        "mod",        place_mod_ops)    \
+    X(PLACE_RING,       "ring",       place_ring_ops)   \
+    X(PLACE_KETAMA,     "ketama",     place_ketama_ops) \
+    X(PLACE_JUMP,       "jump",       place_jump_ops)   \
+    X(PLACE_RENDEZVOUS, "rendezvous", place_rendezvous_ops) \
+    X(PLACE_MAGLEV,     "maglev",     place_maglev_ops) \
+    X(PLACE_BOUNDED,    "bounded",    place_bounded_ops) \
+    X(PLACE_SLOTS,      "slots",      place_slots_ops)
+
+#define PLACE_ENUM(e, name, ops) e,
+typedef enum { PLACE_CODEC(PLACE_ENUM) PLACE_COUNT } place_algo;
+#undef PLACE_ENUM
+
+/* "No node": the lookup result of an empty membership. */
+#define PLACE_NONE UINT32_MAX
+
+#define PLACE_DEFAULT_VNODES       160
+#define PLACE_DEFAULT_POINT_FORMAT "%s#%d"
+#define PLACE_DEFAULT_LOAD_FACTOR  1.25
+#define PLACE_DEFAULT_MAGLEV_SIZE  65537
+#define PLACE_SLOT_COUNT           16384
+#define PLACE_KETAMA_POINTS        160
+
+struct place_params {
+    place_algo algo;
+    hash_kind hash;
+    uint32_t vnodes;          /* ring, bounded: points per unit of weight */
+    const char *point_format; /* ring, bounded: printf format with %s then %d */
+    bool node_key_address;    /* hash the node's address instead of its id */
+    double load_factor;       /* bounded: c > 1 */
+    uint32_t maglev_size;     /* maglev: prime table size M */
+};
+
+/* Fills p with the defaults above for algorithm a. */
+void place_params_default(struct place_params *p, place_algo a);
+
+struct place_member {
+    const char *id;      /* unique, non-empty */
+    const char *address; /* may be NULL unless node_key_address */
+    double weight;       /* > 0; 1 = the default share */
+    uint32_t node;       /* the caller's index; what lookup returns */
+};
+
+struct placement;
+
+struct place_ops {
+    const char *name;
+    /* Builds the algorithm's structure into pl (pl->members etc. are set).
+     * prev: the previous placement of the same algorithm, or NULL; only
+     * slots uses it. Returns 0, or -1 with a message in err. */
+    int (*build)(struct placement *pl, const struct placement *prev, char *err, size_t errlen);
+    /* Owner of a position; PLACE_NONE for an empty membership. O(1) or O(log points). */
+    uint32_t (*lookup)(const struct placement *pl, uint64_t pos);
+    /* Up to max distinct nodes in this key's preference order (the owner
+     * first, then who would own it if the owner were gone), or NULL when
+     * the algorithm has no such order. Returns how many were written. */
+    size_t (*successors)(const struct placement *pl, uint64_t pos, uint32_t *out, size_t max);
+    /* Frees what build allocated (not pl itself). */
+    void (*destroy)(struct placement *pl);
+};
+
+#define PLACE_DECL(e, name, ops) extern const struct place_ops ops;
+PLACE_CODEC(PLACE_DECL)
+#undef PLACE_DECL
+
+/* The public head of every placement; algorithm data hangs off `impl`. */
+struct placement {
+    const struct place_ops *ops;
+    uint32_t (*lookup)(const struct placement *pl, uint64_t pos); /* == ops->lookup */
+    struct place_params params;     /* point_format owned by the placement */
+    struct place_member *members;   /* copies (strings owned), in the order given */
+    size_t n_members;
+    uint32_t max_node;              /* 1 + the largest member.node, 0 if empty */
+    size_t n_points;                /* ring-like: points on the continuum; 0 otherwise */
+    void *impl;
+};
+
+/* Builds a placement. Members must have distinct ids (and, with
+ * node_key_address, distinct non-NULL addresses). prev: see place_ops.build.
+ * Returns NULL with a message in err (if err is not NULL). Caller destroys. */
+struct placement *placement_create(const struct place_params *params,
+                                   const struct place_member *members, size_t n,
+                                   const struct placement *prev, char *err, size_t errlen);
+void placement_destroy(struct placement *pl);
+
+static inline uint32_t placement_lookup(const struct placement *pl, uint64_t pos)
+{
+    return pl->lookup(pl, pos);
+}
+
+/* Preference order (see place_ops.successors); for algorithms without one,
+ * writes just the owner. */
+size_t placement_successors(const struct placement *pl, uint64_t pos, uint32_t *out, size_t max);
+
+/* The position of a key for this algorithm and hash: hash_position() for most;
+ * ketama cuts it to 32 bits (md5: first 4 digest bytes little-endian); slots
+ * uses CRC16-XMODEM of the key, or of its {hash tag}, & 16383. */
+uint64_t placement_key_position(const struct place_params *params, const char *key, size_t len);
+
+/* Bounded loads, dynamic form: the first node in the key's ring order whose
+ * load is below cap (cap = ceil(c * total / n) computed by the caller);
+ * the owner when every node is full. load is indexed by node index. */
+uint32_t placement_lookup_bounded(const struct placement *pl, uint64_t pos,
+                                  const uint32_t *load, uint32_t cap);
+
+/* Bounded loads, static form: assigns count keys (positions in key order),
+ * each capped at ceil(load_factor * count / n). out[i] = node of key i.
+ * load (indexed by node, max_node entries, zeroed by the caller) is updated. */
+void placement_assign_bounded(const struct placement *pl, const uint64_t *pos, size_t count,
+                              uint32_t *out, uint32_t *load);
+
+const char *place_algo_name(place_algo a);
+int place_algo_from_name(const char *name, place_algo *a);
+const char *place_algo_names(void); /* "mod|ring|..." */
+
+/* Validates a point format: exactly one %s followed later by one %d (flags
+ * and width allowed on %d), %% anywhere. Returns NULL or a short phrase. */
+const char *place_check_point_format(const char *fmt);
+
+#endif

@@ -1,0 +1,15 @@
+/*
+ * cli.h — the subcommands behind `ringsim`. Each takes the arguments after
+ * its name (argv[0] is the subcommand) and returns the process exit code:
+ * 0 success, 1 the run failed or was interrupted, 2 bad usage or invalid input.
+ */
+#ifndef RINGSIM_CLI_H
+#define RINGSIM_CLI_H
+
+#define EXIT_OK 0
+#define EXIT_RUN_FAILED 1
+#define EXIT_USAGE 2
+
+int cmd_ring(int argc, char **argv);
+
+#endif

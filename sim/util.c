@@ -1,0 +1,415 @@
+/*
+ * util.c — checked allocation, string buffers, diagnostics and unit parsers.
+ *
+ * The unit parsers are exact: they work on the decimal digits, never through
+ * a double, so "0.000001s" is exactly 1000 ns and "1.5GiB" exactly
+ * 1610612736 bytes. A value that is not a whole number of the base unit, or
+ * that overflows 63 bits, is rejected.
+ */
+#include "sim/util.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void oom(void)
+{
+    fputs("ringsim: out of memory\n", stderr);
+    exit(1);
+}
+
+void *xmalloc(size_t n)
+{
+    void *p = malloc(n ? n : 1);
+    if (!p)
+        oom();
+    return p;
+}
+
+void *xcalloc(size_t n, size_t size)
+{
+    void *p = calloc(n ? n : 1, size ? size : 1);
+    if (!p)
+        oom();
+    return p;
+}
+
+void *xrealloc(void *p, size_t n)
+{
+    void *q = realloc(p, n ? n : 1);
+    if (!q)
+        oom();
+    return q;
+}
+
+char *xstrdup(const char *s)
+{
+    return xstrndup(s, strlen(s));
+}
+
+char *xstrndup(const char *s, size_t n)
+{
+    char *p = xmalloc(n + 1);
+    memcpy(p, s, n);
+    p[n] = '\0';
+    return p;
+}
+
+char *xasprintf(const char *fmt, ...)
+{
+    struct strbuf sb;
+    va_list ap;
+    sb_init(&sb);
+    va_start(ap, fmt);
+    sb_vprintf(&sb, fmt, ap);
+    va_end(ap);
+    return sb_steal(&sb);
+}
+
+/* ---- strbuf ---------------------------------------------------------- */
+
+void sb_init(struct strbuf *sb)
+{
+    sb->cap = 64;
+    sb->len = 0;
+    sb->buf = xmalloc(sb->cap);
+    sb->buf[0] = '\0';
+}
+
+void sb_deinit(struct strbuf *sb)
+{
+    free(sb->buf);
+    sb->buf = NULL;
+    sb->len = sb->cap = 0;
+}
+
+void sb_reset(struct strbuf *sb)
+{
+    sb->len = 0;
+    sb->buf[0] = '\0';
+}
+
+static void sb_grow(struct strbuf *sb, size_t extra)
+{
+    if (sb->len + extra + 1 <= sb->cap)
+        return;
+    while (sb->len + extra + 1 > sb->cap)
+        sb->cap *= 2;
+    sb->buf = xrealloc(sb->buf, sb->cap);
+}
+
+void sb_add(struct strbuf *sb, const char *s, size_t n)
+{
+    sb_grow(sb, n);
+    memcpy(sb->buf + sb->len, s, n);
+    sb->len += n;
+    sb->buf[sb->len] = '\0';
+}
+
+void sb_puts(struct strbuf *sb, const char *s)
+{
+    sb_add(sb, s, strlen(s));
+}
+
+void sb_putc(struct strbuf *sb, char c)
+{
+    sb_add(sb, &c, 1);
+}
+
+void sb_vprintf(struct strbuf *sb, const char *fmt, va_list ap)
+{
+    va_list ap2;
+    va_copy(ap2, ap);
+    int n = vsnprintf(sb->buf + sb->len, sb->cap - sb->len, fmt, ap2);
+    va_end(ap2);
+    if (n < 0)
+        return;
+    if ((size_t)n >= sb->cap - sb->len) {
+        sb_grow(sb, (size_t)n);
+        vsnprintf(sb->buf + sb->len, sb->cap - sb->len, fmt, ap);
+    }
+    sb->len += (size_t)n;
+}
+
+void sb_printf(struct strbuf *sb, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    sb_vprintf(sb, fmt, ap);
+    va_end(ap);
+}
+
+void sb_json_str(struct strbuf *sb, const char *s)
+{
+    sb_putc(sb, '"');
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        switch (*p) {
+        case '"': sb_puts(sb, "\\\""); break;
+        case '\\': sb_puts(sb, "\\\\"); break;
+        case '\n': sb_puts(sb, "\\n"); break;
+        case '\r': sb_puts(sb, "\\r"); break;
+        case '\t': sb_puts(sb, "\\t"); break;
+        default:
+            if (*p < 0x20)
+                sb_printf(sb, "\\u%04x", *p);
+            else
+                sb_putc(sb, (char)*p);
+        }
+    }
+    sb_putc(sb, '"');
+}
+
+char *sb_steal(struct strbuf *sb)
+{
+    char *p = sb->buf;
+    sb->buf = NULL;
+    sb->len = sb->cap = 0;
+    return p;
+}
+
+/* ---- diag ------------------------------------------------------------ */
+
+void diag_init(struct diag *d)
+{
+    d->msgs = NULL;
+    d->n = d->cap = 0;
+}
+
+void diag_deinit(struct diag *d)
+{
+    for (size_t i = 0; i < d->n; i++)
+        free(d->msgs[i]);
+    free(d->msgs);
+    diag_init(d);
+}
+
+void diag_add(struct diag *d, const char *fmt, ...)
+{
+    struct strbuf sb;
+    va_list ap;
+    if (d->n == d->cap) {
+        d->cap = d->cap ? d->cap * 2 : 8;
+        d->msgs = xrealloc(d->msgs, d->cap * sizeof(*d->msgs));
+    }
+    sb_init(&sb);
+    va_start(ap, fmt);
+    sb_vprintf(&sb, fmt, ap);
+    va_end(ap);
+    d->msgs[d->n++] = sb_steal(&sb);
+}
+
+void diag_print(const struct diag *d, FILE *f)
+{
+    for (size_t i = 0; i < d->n; i++)
+        fprintf(f, "%s\n", d->msgs[i]);
+}
+
+/* ---- numbers ----------------------------------------------------------- */
+
+/* Parses "<digits>[.<digits>]" into an exact value scaled by 10^9 (so that
+ * fractions survive), stopping at the first other character. Returns the
+ * number of characters used, or 0 if there were no digits or it overflows. */
+static size_t parse_decimal_e9(const char *s, unsigned __int128 *out)
+{
+    unsigned __int128 v = 0;
+    size_t i = 0;
+    int digits = 0, frac = 0;
+    while (isdigit((unsigned char)s[i]) || (s[i] == '_' && digits)) {
+        if (s[i] != '_') {
+            v = v * 10 + (unsigned)(s[i] - '0');
+            digits++;
+            if (v > ((unsigned __int128)1 << 100))
+                return 0;
+        }
+        i++;
+    }
+    if (s[i] == '.' && isdigit((unsigned char)s[i + 1])) {
+        i++;
+        while (isdigit((unsigned char)s[i])) {
+            if (frac < 9) {
+                v = v * 10 + (unsigned)(s[i] - '0');
+                frac++;
+            } else if (s[i] != '0') {
+                return 0; /* finer than 1e-9 of the unit: not representable */
+            }
+            digits++;
+            i++;
+        }
+    }
+    if (!digits)
+        return 0;
+    for (; frac < 9; frac++)
+        v *= 10;
+    *out = v;
+    return i;
+}
+
+struct unit {
+    const char *name;
+    uint64_t scale;
+};
+
+static int parse_with_units(const char *s, const struct unit *units, size_t n_units,
+                            bool bare_ok, uint64_t *out)
+{
+    unsigned __int128 v;
+    size_t used;
+    if (!s || !*s)
+        return -1;
+    used = parse_decimal_e9(s, &v);
+    if (!used)
+        return -1;
+    const char *u = s + used;
+    uint64_t scale = 0;
+    if (!*u) {
+        if (!bare_ok && v != 0)
+            return -1;
+        scale = 1;
+    } else {
+        for (size_t i = 0; i < n_units; i++)
+            if (strcmp(u, units[i].name) == 0)
+                scale = units[i].scale;
+        if (!scale)
+            return -1;
+    }
+    unsigned __int128 total = v * scale;
+    if (total % 1000000000u)
+        return -1; /* not a whole number of the base unit */
+    total /= 1000000000u;
+    if (total > (unsigned __int128)INT64_MAX)
+        return -1;
+    *out = (uint64_t)total;
+    return 0;
+}
+
+int parse_duration(const char *s, int64_t *ns)
+{
+    static const struct unit units[] = {
+        {"ns", 1}, {"us", 1000}, {"ms", 1000000}, {"s", 1000000000ULL},
+        {"m", 60000000000ULL}, {"h", 3600000000000ULL},
+    };
+    uint64_t v;
+    if (parse_with_units(s, units, ARRAY_LEN(units), false, &v))
+        return -1;
+    *ns = (int64_t)v;
+    return 0;
+}
+
+int parse_size(const char *s, uint64_t *bytes)
+{
+    static const struct unit units[] = {
+        {"B", 1}, {"KB", 1000ULL}, {"MB", 1000000ULL}, {"GB", 1000000000ULL},
+        {"TB", 1000000000000ULL}, {"KiB", 1ULL << 10}, {"MiB", 1ULL << 20},
+        {"GiB", 1ULL << 30}, {"TiB", 1ULL << 40},
+    };
+    return parse_with_units(s, units, ARRAY_LEN(units), true, bytes);
+}
+
+int parse_u64(const char *s, uint64_t *v)
+{
+    if (!s || !isdigit((unsigned char)*s))
+        return -1;
+    const char *e = strpbrk(s, "eE");
+    if (e) {
+        /* exact scientific form: <digits>[.<digits>]e<digits> */
+        char mant[64];
+        size_t ml = (size_t)(e - s);
+        uint64_t ex;
+        if (ml == 0 || ml >= sizeof mant)
+            return -1;
+        memcpy(mant, s, ml);
+        mant[ml] = '\0';
+        if (parse_u64(e + 1, &ex) || ex > 19)
+            return -1;
+        unsigned __int128 m;
+        size_t used = parse_decimal_e9(mant, &m);
+        if (used != ml)
+            return -1;
+        for (uint64_t i = 0; i < ex; i++)
+            m *= 10;
+        if (m % 1000000000u)
+            return -1;
+        m /= 1000000000u;
+        if (m > (unsigned __int128)INT64_MAX)
+            return -1;
+        *v = (uint64_t)m;
+        return 0;
+    }
+    uint64_t acc = 0;
+    bool prev_digit = false;
+    for (const char *p = s; *p; p++) {
+        if (*p == '_' && prev_digit && isdigit((unsigned char)p[1])) {
+            prev_digit = false;
+            continue;
+        }
+        if (!isdigit((unsigned char)*p))
+            return -1;
+        if (acc > (UINT64_MAX - 9) / 10)
+            return -1;
+        acc = acc * 10 + (uint64_t)(*p - '0');
+        prev_digit = true;
+    }
+    *v = acc;
+    return 0;
+}
+
+int parse_i64(const char *s, int64_t *v)
+{
+    uint64_t u;
+    bool neg = false;
+    if (s && (*s == '-' || *s == '+')) {
+        neg = *s == '-';
+        s++;
+    }
+    if (parse_u64(s, &u) || u > (uint64_t)INT64_MAX)
+        return -1;
+    *v = neg ? -(int64_t)u : (int64_t)u;
+    return 0;
+}
+
+int parse_double(const char *s, double *v)
+{
+    char *end;
+    if (!s || !*s || isspace((unsigned char)*s))
+        return -1;
+    /* no hex floats, inf or nan */
+    for (const char *p = s; *p; p++)
+        if (!(isdigit((unsigned char)*p) || strchr("+-.eE_", *p)))
+            return -1;
+    char buf[128];
+    size_t j = 0;
+    for (const char *p = s; *p && j + 1 < sizeof buf; p++)
+        if (*p != '_')
+            buf[j++] = *p;
+    buf[j] = '\0';
+    errno = 0;
+    double d = strtod(buf, &end);
+    if (*end || errno == ERANGE || !isfinite(d))
+        return -1;
+    *v = d;
+    return 0;
+}
+
+void format_duration(int64_t ns, char *buf, size_t n)
+{
+    static const struct {
+        const char *unit;
+        int64_t scale;
+    } units[] = {
+        {"h", 3600 * NS_PER_S}, {"m", 60 * NS_PER_S}, {"s", NS_PER_S},
+        {"ms", NS_PER_MS}, {"us", NS_PER_US}, {"ns", 1},
+    };
+    if (ns == 0) {
+        snprintf(buf, n, "0s");
+        return;
+    }
+    for (size_t i = 0; i < ARRAY_LEN(units); i++) {
+        if (ns % units[i].scale == 0) {
+            snprintf(buf, n, "%lld%s", (long long)(ns / units[i].scale), units[i].unit);
+            return;
+        }
+    }
+    snprintf(buf, n, "%lldns", (long long)ns);
+}

@@ -1,0 +1,97 @@
+/*
+ * util.h — small helpers shared by every part of ringsim: checked allocation,
+ * a growable string buffer, a list of diagnostics, and the parsers for the
+ * scenario's units (durations and sizes).
+ *
+ * Nothing here keeps global state.
+ */
+#ifndef RINGSIM_UTIL_H
+#define RINGSIM_UTIL_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define NS_PER_US 1000LL
+#define NS_PER_MS 1000000LL
+#define NS_PER_S  1000000000LL
+
+#define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
+#define MIN(a, b) ((a) < (b) ? (a) : (b))
+#define MAX(a, b) ((a) > (b) ? (a) : (b))
+
+#if defined(__GNUC__)
+#define PRINTF_LIKE(f, a) __attribute__((format(printf, f, a)))
+#define LIKELY(x) __builtin_expect(!!(x), 1)
+#define UNLIKELY(x) __builtin_expect(!!(x), 0)
+#else
+#define PRINTF_LIKE(f, a)
+#define LIKELY(x) (x)
+#define UNLIKELY(x) (x)
+#endif
+
+/* Allocation that cannot return NULL: on exhaustion prints "out of memory"
+ * and exits with status 1. Used for small, bounded allocations; large
+ * model arrays check for NULL and fail the run instead. */
+void *xmalloc(size_t n);
+void *xcalloc(size_t n, size_t size);
+void *xrealloc(void *p, size_t n);
+char *xstrdup(const char *s);
+char *xstrndup(const char *s, size_t n);
+char *xasprintf(const char *fmt, ...) PRINTF_LIKE(1, 2); /* caller frees */
+
+/* Growable, always NUL-terminated string. init/deinit: embedded object. */
+struct strbuf {
+    char *buf;
+    size_t len, cap;
+};
+void sb_init(struct strbuf *sb);
+void sb_deinit(struct strbuf *sb);
+void sb_reset(struct strbuf *sb);
+void sb_add(struct strbuf *sb, const char *s, size_t n);
+void sb_puts(struct strbuf *sb, const char *s);
+void sb_putc(struct strbuf *sb, char c);
+void sb_printf(struct strbuf *sb, const char *fmt, ...) PRINTF_LIKE(2, 3);
+void sb_vprintf(struct strbuf *sb, const char *fmt, va_list ap);
+/* Appends s as a JSON string literal (with quotes and escapes). */
+void sb_json_str(struct strbuf *sb, const char *s);
+char *sb_steal(struct strbuf *sb); /* returns the buffer (caller frees), resets sb */
+
+/* A list of error messages, each already complete ("file:3:7: what"). */
+struct diag {
+    char **msgs;
+    size_t n, cap;
+};
+void diag_init(struct diag *d);
+void diag_deinit(struct diag *d);
+void diag_add(struct diag *d, const char *fmt, ...) PRINTF_LIKE(2, 3);
+void diag_print(const struct diag *d, FILE *f);
+
+/* Durations: "<number><unit>", unit ns|us|ms|s|m|h; the number may have a
+ * fraction ("1.5s") as long as the result is a whole number of nanoseconds;
+ * "0" alone is allowed. Returns 0 and sets *ns, or -1. */
+int parse_duration(const char *s, int64_t *ns);
+/* Sizes: "<number><unit>", unit B|KB|MB|GB|TB (10^3) or KiB|MiB|GiB|TiB
+ * (2^10); a bare integer is bytes. Returns 0 and sets *bytes, or -1. */
+int parse_size(const char *s, uint64_t *bytes);
+/* Integers: decimal digits, optional '_' separators, or an exact
+ * "<mantissa>e<exp>" such as 1e6. Returns 0 or -1 (bad form or overflow). */
+int parse_u64(const char *s, uint64_t *v);
+int parse_i64(const char *s, int64_t *v);
+/* A finite floating-point number; returns 0 or -1. */
+int parse_double(const char *s, double *v);
+
+/* Formats ns as the shortest exact duration ("1500ms" -> "1500ms", 60e9 -> "60s"). */
+void format_duration(int64_t ns, char *buf, size_t n);
+
+/* 64-bit mixing (the splitmix64 finalizer): a bijection with good avalanche. */
+static inline uint64_t mix64(uint64_t z)
+{
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+#endif

@@ -1,0 +1,96 @@
+#!/bin/sh
+# The one test runner: every unit-test binary (cmocka, TAP output) and every
+# command-line test script (tests/cli/*.sh, TAP output). Counts each test case
+# and ends with the line CI reads:  N passed, N failed
+#
+#   sh tests/run.sh --bin ./ringsim --unit build/release/tests [--wrap CMD]
+#                   [--unit-only] [--cli-only] [PATTERN...]
+# A PATTERN selects files whose name contains it. -j N runs N files at once.
+set -u
+bin=./ringsim unit=build/release/tests wrap="" unit_only=0 cli_only=0 jobs=${RINGSIM_TEST_JOBS:-2}
+pats=""
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --bin) bin=$2; shift 2 ;;
+        --unit) unit=$2; shift 2 ;;
+        --wrap) wrap=$2; shift 2 ;;
+        --unit-only) unit_only=1; shift ;;
+        --cli-only) cli_only=1; shift ;;
+        -j) jobs=$2; shift 2 ;;
+        -h|--help) sed -n '2,9p' "$0"; exit 0 ;;
+        *) pats="$pats $1"; shift ;;
+    esac
+done
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/.." && pwd)
+case "$bin" in /*) ;; *) bin="$top/${bin#./}" ;; esac
+case "$unit" in /*) ;; *) unit="$top/$unit" ;; esac
+export RINGSIM="$bin" RINGSIM_TOP="$top"
+out=$(mktemp -d "${TMPDIR:-/tmp}/ringsim-test.XXXXXX")
+trap 'rm -rf "$out"' EXIT INT TERM
+
+selected() {
+    [ -z "$pats" ] && return 0
+    for p in $pats; do case "$1" in *"$p"*) return 0 ;; esac; done
+    return 1
+}
+
+list="$out/list"
+: >"$list"
+if [ $cli_only = 0 ]; then
+    for t in "$unit"/test_*; do
+        [ -x "$t" ] || continue
+        selected "$(basename "$t")" && echo "unit $t" >>"$list"
+    done
+fi
+if [ $unit_only = 0 ]; then
+    for t in "$here"/cli/*.sh; do
+        [ -f "$t" ] || continue
+        selected "$(basename "$t")" && echo "cli $t" >>"$list"
+    done
+fi
+
+# Runs one file; writes its TAP to $out/<name>.tap and its exit code to .rc
+run_one() {
+    kind=$1 path=$2 name=$(basename "$2")
+    log="$out/$name.tap"
+    (
+        cd "$top" || exit 1
+        if [ "$kind" = unit ]; then
+            CMOCKA_MESSAGE_OUTPUT=TAP $wrap "$path"
+        else
+            sh "$path"
+        fi
+    ) >"$log" 2>&1
+    echo $? >"$out/$name.rc"
+}
+
+i=0
+while read -r kind path; do
+    run_one "$kind" "$path" &
+    i=$((i + 1))
+    if [ $((i % jobs)) = 0 ]; then wait; fi
+done <"$list"
+wait
+
+passed=0 failed=0
+while read -r kind path; do
+    name=$(basename "$path")
+    log="$out/$name.tap" rc=$(cat "$out/$name.rc" 2>/dev/null || echo 99)
+    p=$(grep -c '^ok ' "$log")
+    f=$(grep -c '^not ok ' "$log")
+    if [ "$rc" != 0 ] && [ "$f" = 0 ]; then
+        f=1   # crashed or exited non-zero without reporting a failure
+        echo "not ok - $name exited with status $rc" >>"$log"
+    fi
+    passed=$((passed + p)); failed=$((failed + f))
+    if [ "$f" = 0 ]; then
+        printf '%-34s %4d passed\n' "$name" "$p"
+    else
+        printf '%-34s %4d passed, %d FAILED\n' "$name" "$p" "$f"
+        grep -v '^ok ' "$log" | sed 's/^/    /' | head -60
+    fi
+done <"$list"
+echo
+echo "$passed passed, $failed failed"
+[ "$failed" = 0 ]

@@ -1,0 +1,139 @@
+/* Unit tests: unit parsers and small helpers (sim/util.c). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "sim/util.h"
+
+static void test_duration_units(void **state)
+{
+    (void)state;
+    int64_t ns;
+    assert_int_equal(parse_duration("0", &ns), 0);
+    assert_int_equal(ns, 0);
+    assert_int_equal(parse_duration("20us", &ns), 0);
+    assert_int_equal(ns, 20000);
+    assert_int_equal(parse_duration("1.5s", &ns), 0);
+    assert_int_equal(ns, 1500000000LL);
+    assert_int_equal(parse_duration("2m", &ns), 0);
+    assert_int_equal(ns, 120 * NS_PER_S);
+    assert_int_equal(parse_duration("1h", &ns), 0);
+    assert_int_equal(ns, 3600 * NS_PER_S);
+    assert_int_equal(parse_duration("0.000001s", &ns), 0);
+    assert_int_equal(ns, 1000);
+    assert_int_equal(parse_duration("7ns", &ns), 0);
+    assert_int_equal(ns, 7);
+}
+
+static void test_duration_errors(void **state)
+{
+    (void)state;
+    int64_t ns;
+    const char *bad[] = {"", "5", "s", "1.5", "1.5ns", "-1s", "10 s", "1x", "1e3s",
+                         "99999999999999999999h", "0.5.5s"};
+    for (size_t i = 0; i < ARRAY_LEN(bad); i++)
+        assert_int_equal(parse_duration(bad[i], &ns), -1);
+}
+
+static void test_sizes(void **state)
+{
+    (void)state;
+    uint64_t b;
+    assert_int_equal(parse_size("1GiB", &b), 0);
+    assert_int_equal(b, 1ULL << 30);
+    assert_int_equal(parse_size("1GB", &b), 0);
+    assert_int_equal(b, 1000000000ULL);
+    assert_int_equal(parse_size("1.5KiB", &b), 0);
+    assert_int_equal(b, 1536);
+    assert_int_equal(parse_size("1024", &b), 0);
+    assert_int_equal(b, 1024);
+    assert_int_equal(parse_size("10B", &b), 0);
+    assert_int_equal(b, 10);
+    assert_int_equal(parse_size("1.5B", &b), -1);
+    assert_int_equal(parse_size("1 GiB", &b), -1);
+    assert_int_equal(parse_size("1gib", &b), -1);
+    assert_int_equal(parse_size("GiB", &b), -1);
+}
+
+static void test_integers(void **state)
+{
+    (void)state;
+    uint64_t v;
+    int64_t s;
+    assert_int_equal(parse_u64("100000", &v), 0);
+    assert_int_equal(v, 100000);
+    assert_int_equal(parse_u64("1_000_000", &v), 0);
+    assert_int_equal(v, 1000000);
+    assert_int_equal(parse_u64("1e6", &v), 0);
+    assert_int_equal(v, 1000000);
+    assert_int_equal(parse_u64("2.5e3", &v), 0);
+    assert_int_equal(v, 2500);
+    assert_int_equal(parse_u64("2.5e0", &v), -1);
+    assert_int_equal(parse_u64("many", &v), -1);
+    assert_int_equal(parse_u64("-1", &v), -1);
+    assert_int_equal(parse_u64("1.0", &v), -1);
+    assert_int_equal(parse_u64("99999999999999999999", &v), -1);
+    assert_int_equal(parse_i64("-42", &s), 0);
+    assert_int_equal(s, -42);
+}
+
+static void test_doubles(void **state)
+{
+    (void)state;
+    double d;
+    assert_int_equal(parse_double("0.99", &d), 0);
+    assert_true(d == 0.99);
+    assert_int_equal(parse_double("1e4", &d), 0);
+    assert_true(d == 1e4);
+    assert_int_equal(parse_double("nan", &d), -1);
+    assert_int_equal(parse_double("inf", &d), -1);
+    assert_int_equal(parse_double("0x10", &d), -1);
+    assert_int_equal(parse_double("1e999", &d), -1);
+    assert_int_equal(parse_double("", &d), -1);
+}
+
+static void test_format_duration(void **state)
+{
+    (void)state;
+    char b[32];
+    format_duration(60 * NS_PER_S, b, sizeof b);
+    assert_string_equal(b, "1m");
+    format_duration(1500 * NS_PER_MS, b, sizeof b);
+    assert_string_equal(b, "1500ms");
+    format_duration(0, b, sizeof b);
+    assert_string_equal(b, "0s");
+    int64_t back;
+    format_duration(123456789, b, sizeof b);
+    assert_int_equal(parse_duration(b, &back), 0);
+    assert_int_equal(back, 123456789);
+}
+
+static void test_strbuf_json(void **state)
+{
+    (void)state;
+    struct strbuf sb;
+    sb_init(&sb);
+    sb_json_str(&sb, "a\"b\\c\n\x01");
+    assert_string_equal(sb.buf, "\"a\\\"b\\\\c\\n\\u0001\"");
+    sb_reset(&sb);
+    for (int i = 0; i < 1000; i++)
+        sb_printf(&sb, "%d,", i);
+    assert_int_equal(strncmp(sb.buf, "0,1,2,", 6), 0);
+    assert_int_equal(sb.len, strlen(sb.buf));
+    sb_deinit(&sb);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_duration_units), cmocka_unit_test(test_duration_errors),
+        cmocka_unit_test(test_sizes),          cmocka_unit_test(test_integers),
+        cmocka_unit_test(test_doubles),        cmocka_unit_test(test_format_duration),
+        cmocka_unit_test(test_strbuf_json),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
