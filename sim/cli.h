@@ -11,5 +11,6 @@
 #define EXIT_USAGE 2
 
 int cmd_ring(int argc, char **argv);
+int cmd_check(int argc, char **argv);
 
 #endif
