@@ -1,0 +1,173 @@
+/*
+ * place_continuum.c — the sorted ring of points shared by ring, ketama and
+ * bounded (layout in place_internal.h).
+ *
+ * Invariants, checked by continuum_check() in debug builds:
+ *   - pos is ascending; equal positions are ordered by (member id, point i),
+ *     so the order in which members were listed never changes an owner;
+ *   - bucket[b] is the first point whose pos >> shift >= b, bucket[0] = 0,
+ *     bucket[nbucket] = n, and bucket is non-decreasing;
+ *   - next_other[i] is the first point after i (cyclically) whose member
+ *     differs from member[i], or i when one member owns every point.
+ */
+#include "models/place_internal.h"
+
+#include <assert.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int cpoint_cmp(const void *a, const void *b)
+{
+    const struct cpoint *x = a, *y = b;
+    if (x->pos != y->pos)
+        return x->pos < y->pos ? -1 : 1;
+    if (x->rank != y->rank)
+        return x->rank < y->rank ? -1 : 1;
+    return (x->i > y->i) - (x->i < y->i);
+}
+
+#ifndef NDEBUG
+static void continuum_check(const struct continuum *c)
+{
+    for (size_t i = 1; i < c->n; i++)
+        assert(c->pos[i - 1] <= c->pos[i]);
+    assert(c->bucket[0] == 0 && c->bucket[c->nbucket] == c->n);
+    for (uint64_t b = 0; b < c->nbucket; b++) {
+        assert(c->bucket[b] <= c->bucket[b + 1]);
+        for (size_t i = c->bucket[b]; i < c->bucket[b + 1]; i++)
+            assert((c->pos[i] >> c->shift) == b);
+    }
+    for (size_t i = 0; i < c->n; i++)
+        assert(c->next_other[i] == i || c->member[c->next_other[i]] != c->member[i]);
+}
+#endif
+
+static unsigned bit_length(uint64_t v)
+{
+    return v ? 64u - (unsigned)__builtin_clzll(v) : 0u;
+}
+
+int continuum_build(struct continuum *c, struct cpoint *pts, size_t n,
+                    const struct placement *pl, char *err, size_t errlen)
+{
+    memset(c, 0, sizeof *c);
+    if (n > PLACE_MAX_POINTS) {
+        place_err(err, errlen, "%zu points on the ring is more than the limit %u", n,
+                  PLACE_MAX_POINTS);
+        return -1;
+    }
+    qsort(pts, n, sizeof *pts, cpoint_cmp);
+
+    /* ~1 point per bucket, between 2 and 2^20 buckets */
+    unsigned bits = bit_length(n > 1 ? (uint64_t)n - 1 : 1);
+    bits = MAX(bits, 1u);
+    bits = MIN(bits, 20u);
+    /* the range the points cover: 32-bit hashes use only the low half */
+    unsigned width = n ? bit_length(pts[n - 1].pos) : 64;
+    width = MAX(width, bits);
+    c->shift = width - bits;
+    c->nbucket = (uint64_t)1 << bits;
+    c->n = n;
+
+    c->pos = malloc((n ? n : 1) * sizeof *c->pos);
+    c->node = malloc((n ? n : 1) * sizeof *c->node);
+    c->member = malloc((n ? n : 1) * sizeof *c->member);
+    c->next_other = malloc((n ? n : 1) * sizeof *c->next_other);
+    c->bucket = malloc((c->nbucket + 1) * sizeof *c->bucket);
+    if (!c->pos || !c->node || !c->member || !c->next_other || !c->bucket) {
+        continuum_deinit(c);
+        place_err(err, errlen, "out of memory for %zu ring points", n);
+        return -1;
+    }
+    for (size_t i = 0; i < n; i++) {
+        c->pos[i] = pts[i].pos;
+        c->member[i] = pts[i].member;
+        c->node[i] = pl->members[pts[i].member].node;
+    }
+
+    /* bucket index: one pass over the sorted points. O(n + nbucket). */
+    size_t i = 0;
+    for (uint64_t b = 0; b < c->nbucket; b++) {
+        while (i < n && (c->pos[i] >> c->shift) < b)
+            i++;
+        c->bucket[b] = (uint32_t)i;
+    }
+    c->bucket[c->nbucket] = (uint32_t)n;
+
+    /* next_other: backwards, after seeding the last point by a forward scan. O(n). */
+    if (n) {
+        size_t j = 0;
+        while (j < n && c->member[j] == c->member[n - 1])
+            j++;
+        if (j == n) {
+            for (size_t k = 0; k < n; k++)
+                c->next_other[k] = (uint32_t)k;
+        } else {
+            c->next_other[n - 1] = (uint32_t)j;
+            for (size_t k = n - 1; k-- > 0;)
+                c->next_other[k] = c->member[k + 1] != c->member[k] ? (uint32_t)(k + 1)
+                                                                   : c->next_other[k + 1];
+        }
+    }
+#ifndef NDEBUG
+    if (n <= 200000)
+        continuum_check(c);
+#endif
+    return 0;
+}
+
+void continuum_deinit(struct continuum *c)
+{
+    free(c->pos);
+    free(c->node);
+    free(c->member);
+    free(c->next_other);
+    free(c->bucket);
+    memset(c, 0, sizeof *c);
+}
+
+size_t continuum_successors(const struct continuum *c, uint64_t p, uint32_t *out, size_t max)
+{
+    if (!c->n || !max)
+        return 0;
+    size_t start = continuum_index(c, p), i = start, got = 0, walked = 0;
+    for (;;) {
+        uint32_t node = c->node[i];
+        bool seen = false;
+        for (size_t k = 0; k < got && !seen; k++)
+            seen = out[k] == node;
+        if (!seen) {
+            out[got++] = node;
+            if (got == max)
+                break;
+        }
+        size_t next = c->next_other[i];
+        if (next == i)
+            break; /* one member owns everything */
+        walked += next > i ? next - i : c->n - i + next;
+        if (walked >= c->n)
+            break; /* once around the ring */
+        i = next;
+    }
+    return got;
+}
+
+uint32_t continuum_lookup_capped(const struct continuum *c, uint64_t p, const uint32_t *load,
+                                 uint32_t cap)
+{
+    if (!c->n)
+        return PLACE_NONE;
+    size_t i = continuum_index(c, p), walked = 0;
+    uint32_t owner = c->node[i];
+    for (;;) {
+        if (load[c->node[i]] < cap)
+            return c->node[i];
+        size_t next = c->next_other[i];
+        if (next == i)
+            return owner;
+        walked += next > i ? next - i : c->n - i + next;
+        if (walked >= c->n)
+            return owner; /* every node is full */
+        i = next;
+    }
+}

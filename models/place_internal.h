@@ -1,0 +1,112 @@
+/*
+ * place_internal.h — what the placement files (placement.c, place_*.c,
+ * ring_analysis.c) share and nobody else needs: limits, error helper, the
+ * id order of members, and the continuum that ring, ketama and bounded
+ * are built on.
+ *
+ * The continuum is a sorted array of points, each owned by a member:
+ *
+ *     pos    [ 17 | 90 | 90 | 411 | ... | 2^64-5 ]   ascending; ties by (member id, point i)
+ *     node   [  B |  A |  C |  A  | ... |   B    ]   caller's node index of the point's member
+ *     bucket [ 0, 0, 3, ... ]                        first point whose pos >> shift >= b
+ *
+ * A position p belongs to the first point with pos >= p (lower bound), and
+ * to point 0 when p is beyond the last point. The bucket index narrows the
+ * binary search to the points that share p's top bits (about one point per
+ * bucket), so a lookup is one or two probes instead of log2(points).
+ */
+#ifndef RINGSIM_PLACE_INTERNAL_H
+#define RINGSIM_PLACE_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "models/placement.h"
+#include "sim/util.h"
+
+/* Limits that keep a mistyped parameter from exhausting memory. */
+#define PLACE_MAX_MEMBERS     (1u << 20)
+#define PLACE_MAX_VNODES      1000000u
+#define PLACE_MAX_POINTS      (1u << 26)   /* points on one continuum */
+#define PLACE_MAX_MAGLEV_SIZE (1u << 26)   /* table entries */
+#define PLACE_MAX_LOAD_FACTOR 1000.0
+
+/* snprintf into err (if not NULL). */
+void place_err(char *err, size_t errlen, const char *fmt, ...) PRINTF_LIKE(3, 4);
+
+/* The name a member is hashed by: its id, or its address with node_key_address. */
+static inline const char *place_member_name(const struct placement *pl, size_t m)
+{
+    return pl->params.node_key_address ? pl->members[m].address : pl->members[m].id;
+}
+
+/* Member indexes in id order (strcmp). Caller frees. O(n log n). */
+uint32_t *place_members_by_id(const struct placement *pl);
+
+/* Bits a key position can have for these parameters: 14 for slots, 32 for
+ * ketama and for crc32, 64 otherwise. */
+unsigned place_position_bits(const struct place_params *p);
+
+/* ---- continuum (place_continuum.c) ---------------------------------------- */
+
+struct continuum {
+    size_t n;              /* points */
+    uint64_t *pos;         /* ascending */
+    uint32_t *node;        /* the caller's node index of each point */
+    uint32_t *member;      /* the member index of each point */
+    uint32_t *next_other;  /* next point (cyclically) of another member; i itself if none */
+    uint32_t *bucket;      /* nbucket + 1 entries */
+    uint64_t nbucket;      /* a power of two */
+    unsigned shift;        /* bucket of p = p >> shift */
+};
+
+/* One point before sorting; rank = the member's place in id order. */
+struct cpoint {
+    uint64_t pos;
+    uint32_t rank;
+    uint32_t member;
+    uint32_t i;
+};
+
+/* Sorts pts by (pos, rank, i) and builds c from them (pts is consumed but
+ * not freed). O(n log n). Returns 0, or -1 with a message (out of memory). */
+int continuum_build(struct continuum *c, struct cpoint *pts, size_t n,
+                    const struct placement *pl, char *err, size_t errlen);
+void continuum_deinit(struct continuum *c);
+
+/* Index of the point that owns position p (n > 0). O(log points per bucket). */
+static inline size_t continuum_index(const struct continuum *c, uint64_t p)
+{
+    uint64_t b = p >> c->shift;
+    if (UNLIKELY(b >= c->nbucket))
+        return 0; /* beyond every point: wraps to the first */
+    size_t lo = c->bucket[b], hi = c->bucket[b + 1];
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (c->pos[mid] < p)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo == c->n ? 0 : lo;
+}
+
+static inline uint32_t continuum_lookup(const struct continuum *c, uint64_t p)
+{
+    return c->n ? c->node[continuum_index(c, p)] : PLACE_NONE;
+}
+
+/* Distinct nodes in ring order from p's owner. O(points walked · max). */
+size_t continuum_successors(const struct continuum *c, uint64_t p, uint32_t *out, size_t max);
+
+/* The first node in ring order from p whose load is below cap; the owner if
+ * every node is full. Walks one step per run of same-member points, at most
+ * once around the ring: O(1) while the owner has room, O(points) when all
+ * are full. */
+uint32_t continuum_lookup_capped(const struct continuum *c, uint64_t p, const uint32_t *load,
+                                 uint32_t cap);
+
+/* The continuum of a ring, ketama or bounded placement; NULL for the others. */
+const struct continuum *place_continuum(const struct placement *pl);
+
+#endif

@@ -1,0 +1,128 @@
+/*
+ * place_ketama.c — ketama, compatible with twemproxy (nc_ketama.c) and
+ * libketama.
+ *
+ * With N members of total weight W, member m gets
+ *     points = 4 × floorf((float)(pct × 160 / 4 × (float)N + 1e-10)),
+ *     pct = (float)weight / (float)W,
+ * evaluated in single precision exactly as twemproxy does (160 for equal
+ * weights; a very light member may get 0). Its points come four at a time:
+ * for i = 0 .. points/4 − 1 the MD5 digest of "<name>-<i>" (i in decimal)
+ * gives four points, digest bytes [4j .. 4j+3] read little-endian for
+ * j = 0..3. Positions are 32-bit; a key's position is its hash cut to 32
+ * bits (md5: the first four digest bytes little-endian), computed by
+ * placement_key_position(). The owner is the first point at or after the
+ * key, wrapping (as twemproxy's ketama_dispatch). Ties between equal points,
+ * which twemproxy leaves to qsort, are broken by (member id, point number).
+ *
+ * Cost: build O(P log P), P = 160 N points, one MD5 per four points; lookup
+ * as the ring.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "models/place_internal.h"
+
+/* Points of one member, as twemproxy computes them (single precision). */
+static uint32_t ketama_points(double weight, double total, size_t n)
+{
+    float pct = (float)weight / (float)total;
+    float quarter = (float)(pct * PLACE_KETAMA_POINTS / 4 * (float)n + 0.0000000001);
+    return (uint32_t)floorf(quarter) * 4;
+}
+
+static int ketama_build(struct placement *pl, const struct placement *prev, char *err,
+                        size_t errlen)
+{
+    (void)prev;
+    size_t n = pl->n_members;
+    double total_weight = 0;
+    for (size_t m = 0; m < n; m++)
+        total_weight += pl->members[m].weight;
+    uint32_t *count = xmalloc((n ? n : 1) * sizeof *count);
+    uint64_t total = 0;
+    for (size_t m = 0; m < n; m++) {
+        count[m] = ketama_points(pl->members[m].weight, total_weight, n);
+        total += count[m];
+    }
+    if (total > PLACE_MAX_POINTS) {
+        place_err(err, errlen, "%llu ketama points is more than the limit %u",
+                  (unsigned long long)total, PLACE_MAX_POINTS);
+        free(count);
+        return -1;
+    }
+    struct cpoint *pts = malloc((total ? total : 1) * sizeof *pts);
+    struct continuum *c = xcalloc(1, sizeof *c);
+    uint32_t *by_id = place_members_by_id(pl);
+    uint32_t *rank = xmalloc((n ? n : 1) * sizeof *rank);
+    struct strbuf sb;
+    int rc = -1;
+    sb_init(&sb);
+    if (!pts) {
+        place_err(err, errlen, "out of memory for %llu ketama points",
+                  (unsigned long long)total);
+        goto out;
+    }
+    for (size_t r = 0; r < n; r++)
+        rank[by_id[r]] = (uint32_t)r;
+
+    size_t k = 0;
+    for (size_t m = 0; m < n; m++) {
+        const char *name = place_member_name(pl, m);
+        for (uint32_t i = 0; i < count[m] / 4; i++) {
+            uint8_t d[16];
+            sb_reset(&sb);
+            sb_printf(&sb, "%s-%u", name, i);
+            md5_digest(sb.buf, sb.len, d);
+            for (uint32_t j = 0; j < 4; j++) {
+                const uint8_t *b = d + 4 * j;
+                uint64_t v = (uint64_t)b[0] | (uint64_t)b[1] << 8 | (uint64_t)b[2] << 16 |
+                             (uint64_t)b[3] << 24;
+                pts[k++] = (struct cpoint){v, rank[m], (uint32_t)m, 4 * i + j};
+            }
+        }
+    }
+    if (continuum_build(c, pts, total, pl, err, errlen) != 0)
+        goto out;
+    pl->impl = c;
+    pl->n_points = c->n;
+    c = NULL;
+    rc = 0;
+out:
+    sb_deinit(&sb);
+    free(rank);
+    free(by_id);
+    free(pts);
+    free(count);
+    free(c);
+    return rc;
+}
+
+static uint32_t ketama_lookup(const struct placement *pl, uint64_t pos)
+{
+    return continuum_lookup(pl->impl, pos);
+}
+
+static size_t ketama_successors(const struct placement *pl, uint64_t pos, uint32_t *out,
+                                size_t max)
+{
+    return continuum_successors(pl->impl, pos, out, max);
+}
+
+static void ketama_destroy(struct placement *pl)
+{
+    if (pl->impl)
+        continuum_deinit(pl->impl);
+    free(pl->impl);
+    pl->impl = NULL;
+}
+
+const struct place_ops place_ketama_ops = {
+    .name = "ketama",
+    .build = ketama_build,           /* 160 points per member scaled by weight, MD5 */
+    .lookup = ketama_lookup,         /* lower bound on the 32-bit continuum */
+    .successors = ketama_successors, /* distinct owners clockwise */
+    .destroy = ketama_destroy,
+};

@@ -1,0 +1,127 @@
+/*
+ * place_ring.c — the consistent-hash ring with virtual nodes, and the
+ * bounded-load ring built on it.
+ *
+ * ring: member m gets max(1, llround(vnodes × weight)) points; point i
+ * (0-based) sits at hash(printf(point_format, name, i)) where name is the
+ * member's id (or address with node_key_address). A key at position p is
+ * owned by the first point at or after p, wrapping to the first point
+ * (place_continuum.c). Points are sorted by (position, member id, i), so the
+ * listing order of members never matters.
+ *
+ * bounded: the same continuum; lookup() is the plain ring owner (what the
+ * key would get with no load), and the caps are applied by
+ * placement_lookup_bounded()/placement_assign_bounded() (placement.c), which
+ * walk the ring from the owner to the first node whose load is below the cap.
+ *
+ * Cost: build O(P log P) for P points (one hash per point); lookup
+ * O(log(points per bucket)), about 1–2 probes; successors O(walk).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "models/place_internal.h"
+
+static int ring_build(struct placement *pl, const struct placement *prev, char *err,
+                      size_t errlen)
+{
+    (void)prev;
+    size_t n = pl->n_members;
+    uint64_t total = 0;
+    uint32_t *count = xmalloc((n ? n : 1) * sizeof *count);
+    for (size_t m = 0; m < n; m++) {
+        double want = (double)pl->params.vnodes * pl->members[m].weight;
+        if (want > PLACE_MAX_POINTS) {
+            place_err(err, errlen, "node %s: vnodes × weight = %.0f points is more than %u",
+                      pl->members[m].id, want, PLACE_MAX_POINTS);
+            free(count);
+            return -1;
+        }
+        long long rounded = llround(want); /* half away from zero */
+        count[m] = rounded < 1 ? 1 : (uint32_t)rounded;
+        total += count[m];
+    }
+    if (total > PLACE_MAX_POINTS) {
+        place_err(err, errlen, "%llu ring points is more than the limit %u",
+                  (unsigned long long)total, PLACE_MAX_POINTS);
+        free(count);
+        return -1;
+    }
+
+    struct cpoint *pts = malloc((total ? total : 1) * sizeof *pts);
+    struct continuum *c = xcalloc(1, sizeof *c);
+    uint32_t *by_id = place_members_by_id(pl);
+    uint32_t *rank = xmalloc((n ? n : 1) * sizeof *rank);
+    struct strbuf sb;
+    int rc = -1;
+    sb_init(&sb);
+    if (!pts) {
+        place_err(err, errlen, "out of memory for %llu ring points", (unsigned long long)total);
+        goto out;
+    }
+    for (size_t r = 0; r < n; r++)
+        rank[by_id[r]] = (uint32_t)r;
+
+    size_t k = 0;
+    for (size_t m = 0; m < n; m++) {
+        const char *name = place_member_name(pl, m);
+        for (uint32_t i = 0; i < count[m]; i++) {
+            sb_reset(&sb);
+            /* point_format was validated: one %s, then one %d */
+            sb_printf(&sb, pl->params.point_format, name, (int)i);
+            pts[k++] = (struct cpoint){hash_position(pl->params.hash, sb.buf, sb.len),
+                                       rank[m], (uint32_t)m, i};
+        }
+    }
+    if (continuum_build(c, pts, total, pl, err, errlen) != 0)
+        goto out;
+    pl->impl = c;
+    pl->n_points = c->n;
+    c = NULL;
+    rc = 0;
+out:
+    sb_deinit(&sb);
+    free(rank);
+    free(by_id);
+    free(pts);
+    free(count);
+    free(c);
+    return rc;
+}
+
+static uint32_t ring_lookup(const struct placement *pl, uint64_t pos)
+{
+    return continuum_lookup(pl->impl, pos);
+}
+
+static size_t ring_successors(const struct placement *pl, uint64_t pos, uint32_t *out,
+                              size_t max)
+{
+    return continuum_successors(pl->impl, pos, out, max);
+}
+
+static void ring_destroy(struct placement *pl)
+{
+    if (pl->impl)
+        continuum_deinit(pl->impl);
+    free(pl->impl);
+    pl->impl = NULL;
+}
+
+const struct place_ops place_ring_ops = {
+    .name = "ring",
+    .build = ring_build,           /* vnodes × weight points per member */
+    .lookup = ring_lookup,         /* lower bound on the continuum, wrapping */
+    .successors = ring_successors, /* distinct owners clockwise from the key */
+    .destroy = ring_destroy,
+};
+
+const struct place_ops place_bounded_ops = {
+    .name = "bounded",
+    .build = ring_build,           /* the ring's continuum */
+    .lookup = ring_lookup,         /* the uncapped owner; caps: placement_lookup_bounded */
+    .successors = ring_successors, /* the order a capped key walks */
+    .destroy = ring_destroy,
+};

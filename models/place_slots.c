@@ -1,0 +1,187 @@
+/*
+ * place_slots.c — Redis Cluster style slots: 16384 slots, a key's slot is
+ * CRC16-XMODEM(key, or its {hash tag}) & 16383 (placement_key_position),
+ * and each slot is owned by one member.
+ *
+ * First membership (prev == NULL, or prev empty): contiguous ranges in id
+ * order, computed as redis-cli --cluster create does, in single precision:
+ *     per = 16384 / (float)N, cursor = 0, first = 0
+ *     for each member i in id order:
+ *         last = lround(cursor + per − 1); the last member (or last > 16384) gets 16383;
+ *         last = max(last, first); it owns slots first..last;
+ *         first = last + 1; cursor += per
+ * (3 members: 0–5460, 5461–10922, 10923–16383).
+ *
+ * With prev (a slots placement): members keep the slots they held, matched
+ * by id, and only these slots move:
+ *   1. slots of members that left go, one at a time in slot order, to the
+ *      member holding the fewest slots (ties: the smaller id);
+ *   2. then each member that joined (in id order) takes slots, one at a time,
+ *      from the member holding the most (ties: the smaller id; the donor
+ *      gives its lowest-numbered slot) until it holds ⌊16384/N⌋.
+ * So a join moves exactly the joiner's share, a leave exactly the leaver's
+ * slots, and the cluster stays balanced within one slot when it was before.
+ * Weights are ignored.
+ *
+ * Cost: build O(16384 × N) worst case (a min/max scan per moved slot);
+ * lookup one table read.
+ */
+#include <assert.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "models/place_internal.h"
+
+#define SLOTS PLACE_SLOT_COUNT
+
+struct slots_impl {
+    uint32_t node[SLOTS];   /* node index per slot; PLACE_NONE when empty */
+    uint32_t member[SLOTS]; /* member index per slot (for the next change) */
+};
+
+static void assign_fresh(struct slots_impl *im, const uint32_t *by_id, size_t n)
+{
+    float per = SLOTS / (float)n;
+    float cursor = 0.0f;
+    long first = 0;
+    for (size_t i = 0; i < n; i++) {
+        long last = lround(cursor + per - 1);
+        if (last > SLOTS || i == n - 1)
+            last = SLOTS - 1;
+        if (last < first)
+            last = first;
+        for (long s = first; s <= last && s < SLOTS; s++)
+            im->member[s] = by_id[i];
+        first = last + 1;
+        cursor += per;
+    }
+}
+
+/* The member (by rank in id order) holding the fewest (or most) slots. O(n). */
+static size_t pick(const uint32_t *held_by_rank, size_t n, bool most)
+{
+    size_t best = 0;
+    for (size_t r = 1; r < n; r++)
+        if (most ? held_by_rank[r] > held_by_rank[best] : held_by_rank[r] < held_by_rank[best])
+            best = r;
+    return best;
+}
+
+static int slots_build(struct placement *pl, const struct placement *prev, char *err,
+                       size_t errlen)
+{
+    size_t n = pl->n_members;
+    if (prev && prev->ops != &place_slots_ops) {
+        place_err(err, errlen, "slots: the previous placement is %s, not slots",
+                  prev->ops->name);
+        return -1;
+    }
+    struct slots_impl *im = xmalloc(sizeof *im);
+    for (size_t s = 0; s < SLOTS; s++)
+        im->member[s] = PLACE_NONE;
+    uint32_t *by_id = place_members_by_id(pl);
+    uint32_t *rank = xmalloc((n ? n : 1) * sizeof *rank);
+    uint32_t *held = xcalloc(n ? n : 1, sizeof *held); /* by rank */
+    for (size_t r = 0; r < n; r++)
+        rank[by_id[r]] = (uint32_t)r;
+
+    if (n && (!prev || !prev->n_members)) {
+        assign_fresh(im, by_id, n);
+    } else if (n) {
+        const struct slots_impl *old = prev->impl;
+        /* prev member index -> our member index, by id: O(n' log n) */
+        uint32_t *map = xmalloc(prev->n_members * sizeof *map);
+        for (size_t k = 0; k < prev->n_members; k++) {
+            map[k] = PLACE_NONE;
+            size_t lo = 0, hi = n;
+            while (lo < hi) {
+                size_t mid = (lo + hi) / 2;
+                int c = strcmp(pl->members[by_id[mid]].id, prev->members[k].id);
+                if (c == 0) {
+                    map[k] = by_id[mid];
+                    break;
+                }
+                if (c < 0)
+                    lo = mid + 1;
+                else
+                    hi = mid;
+            }
+        }
+        bool *joined = xcalloc(n, sizeof *joined); /* by rank */
+        for (size_t r = 0; r < n; r++)
+            joined[r] = true;
+        for (size_t k = 0; k < prev->n_members; k++)
+            if (map[k] != PLACE_NONE)
+                joined[rank[map[k]]] = false;
+        for (size_t s = 0; s < SLOTS; s++) {
+            uint32_t om = old->member[s];
+            im->member[s] = om == PLACE_NONE ? PLACE_NONE : map[om];
+            if (im->member[s] != PLACE_NONE)
+                held[rank[im->member[s]]]++;
+        }
+        /* 1. orphaned slots to the member holding the fewest */
+        for (size_t s = 0; s < SLOTS; s++) {
+            if (im->member[s] != PLACE_NONE)
+                continue;
+            size_t r = pick(held, n, false);
+            im->member[s] = by_id[r];
+            held[r]++;
+        }
+        /* 2. joiners take an even share from the members holding the most */
+        uint32_t share = (uint32_t)(SLOTS / n);
+        size_t *cursor = xcalloc(n, sizeof *cursor); /* lowest slot not yet scanned, by rank */
+        for (size_t j = 0; j < n; j++) {
+            if (!joined[j])
+                continue;
+            while (held[j] < share) {
+                size_t d = pick(held, n, true);
+                if (d == j)
+                    break; /* cannot happen: the joiner is below the mean */
+                size_t s = cursor[d];
+                while (s < SLOTS && im->member[s] != by_id[d])
+                    s++;
+                if (s == SLOTS) { /* defensive: rescan from slot 0 */
+                    for (s = 0; s < SLOTS && im->member[s] != by_id[d]; s++)
+                        ;
+                }
+                /* held[d] > held[j] >= 0, so the donor holds a slot */
+                assert(s < SLOTS);
+                im->member[s] = by_id[j];
+                cursor[d] = s + 1;
+                held[d]--;
+                held[j]++;
+            }
+        }
+        free(cursor);
+        free(joined);
+        free(map);
+    }
+    for (size_t s = 0; s < SLOTS; s++)
+        im->node[s] = im->member[s] == PLACE_NONE ? PLACE_NONE : pl->members[im->member[s]].node;
+    free(held);
+    free(rank);
+    free(by_id);
+    pl->impl = im;
+    return 0;
+}
+
+static uint32_t slots_lookup(const struct placement *pl, uint64_t pos)
+{
+    const struct slots_impl *im = pl->impl;
+    return im->node[pos & (SLOTS - 1)];
+}
+
+static void slots_destroy(struct placement *pl)
+{
+    free(pl->impl);
+    pl->impl = NULL;
+}
+
+const struct place_ops place_slots_ops = {
+    .name = "slots",
+    .build = slots_build,   /* fresh ranges, or the fewest moves from prev */
+    .lookup = slots_lookup, /* slot table */
+    .successors = NULL,     /* no preference order */
+    .destroy = slots_destroy,
+};

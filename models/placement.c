@@ -1,0 +1,428 @@
+/*
+ * placement.c — the registry of placement algorithms and what every
+ * algorithm shares: parameter defaults and checks, member validation and
+ * copying, key positions, preference order, and the bounded-load helpers.
+ *
+ * Each algorithm lives in place_<name>.c behind one `const struct place_ops`;
+ * the tables below are generated from PLACE_CODEC, so adding an algorithm is
+ * one line there and one file.
+ *
+ * Invariants of a placement returned by placement_create():
+ *   - members are copies (strings owned), ids distinct and non-empty, weights
+ *     finite and > 0, node indexes distinct and != PLACE_NONE;
+ *   - params.point_format is owned and valid (place_check_point_format);
+ *   - pl->lookup == pl->ops->lookup, and the placement never changes again.
+ */
+#include "models/placement.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "models/place_internal.h"
+#include "sim/util.h"
+
+/* ---- registry ------------------------------------------------------------ */
+
+#define PLACE_OPS_ENTRY(e, name, ops) [e] = &ops,
+static const struct place_ops *const place_ops_table[PLACE_COUNT] = {
+    PLACE_CODEC(PLACE_OPS_ENTRY)};
+#undef PLACE_OPS_ENTRY
+
+#define PLACE_NAME_ENTRY(e, name, ops) [e] = name,
+static const char *const place_name_table[PLACE_COUNT] = {PLACE_CODEC(PLACE_NAME_ENTRY)};
+#undef PLACE_NAME_ENTRY
+
+#define PLACE_JOIN(e, name, ops) "|" name
+static const char place_names_joined[] = PLACE_CODEC(PLACE_JOIN);
+#undef PLACE_JOIN
+
+const char *place_algo_name(place_algo a)
+{
+    return (unsigned)a < PLACE_COUNT ? place_name_table[a] : "?";
+}
+
+int place_algo_from_name(const char *name, place_algo *a)
+{
+    for (unsigned i = 0; name && i < PLACE_COUNT; i++) {
+        if (strcmp(name, place_name_table[i]) == 0) {
+            *a = (place_algo)i;
+            return 0;
+        }
+    }
+    return -1;
+}
+
+const char *place_algo_names(void)
+{
+    return place_names_joined + 1;
+}
+
+void place_params_default(struct place_params *p, place_algo a)
+{
+    memset(p, 0, sizeof *p);
+    p->algo = a;
+    p->hash = HASH_SHA256;
+    p->vnodes = PLACE_DEFAULT_VNODES;
+    p->point_format = PLACE_DEFAULT_POINT_FORMAT;
+    p->node_key_address = false;
+    p->load_factor = PLACE_DEFAULT_LOAD_FACTOR;
+    p->maglev_size = PLACE_DEFAULT_MAGLEV_SIZE;
+}
+
+/* ---- shared helpers (place_internal.h) ------------------------------------ */
+
+void place_err(char *err, size_t errlen, const char *fmt, ...)
+{
+    va_list ap;
+    if (!err || !errlen)
+        return;
+    va_start(ap, fmt);
+    vsnprintf(err, errlen, fmt, ap);
+    va_end(ap);
+}
+
+struct id_ref {
+    const char *id;
+    uint32_t m;
+};
+
+static int id_ref_cmp(const void *a, const void *b)
+{
+    const struct id_ref *x = a, *y = b;
+    return strcmp(x->id, y->id);
+}
+
+uint32_t *place_members_by_id(const struct placement *pl)
+{
+    size_t n = pl->n_members;
+    struct id_ref *refs = xmalloc((n ? n : 1) * sizeof *refs);
+    uint32_t *order = xmalloc((n ? n : 1) * sizeof *order);
+    for (size_t i = 0; i < n; i++)
+        refs[i] = (struct id_ref){pl->members[i].id, (uint32_t)i};
+    qsort(refs, n, sizeof *refs, id_ref_cmp);
+    for (size_t i = 0; i < n; i++)
+        order[i] = refs[i].m;
+    free(refs);
+    return order;
+}
+
+unsigned place_position_bits(const struct place_params *p)
+{
+    if (p->algo == PLACE_SLOTS)
+        return 14;
+    if (p->algo == PLACE_KETAMA || p->hash == HASH_CRC32)
+        return 32;
+    return 64;
+}
+
+const struct continuum *place_continuum(const struct placement *pl)
+{
+    if (pl->ops == &place_ring_ops || pl->ops == &place_ketama_ops ||
+        pl->ops == &place_bounded_ops)
+        return pl->impl;
+    return NULL;
+}
+
+/* ---- point format --------------------------------------------------------- */
+
+const char *place_check_point_format(const char *fmt)
+{
+    int n_s = 0, n_d = 0;
+    if (!fmt || !*fmt)
+        return "is empty";
+    if (strlen(fmt) > 256)
+        return "is longer than 256 characters";
+    for (const char *p = fmt; *p; p++) {
+        if (*p != '%')
+            continue;
+        p++;
+        if (*p == '%')
+            continue;
+        if (*p == 's') {
+            if (n_s || n_d)
+                return n_s ? "has more than one %s" : "has %d before %s (the name comes first)";
+            n_s++;
+            continue;
+        }
+        /* %[-+ 0]*[width]d */
+        while (*p && strchr("-+ 0", *p))
+            p++;
+        int width_digits = 0;
+        while (*p >= '0' && *p <= '9') {
+            p++;
+            width_digits++;
+        }
+        if (width_digits > 2)
+            return "has a %d width over 99";
+        if (*p != 'd')
+            return "has a conversion other than %s, %d and %% (flags and a width are "
+                   "allowed on %d only)";
+        if (!n_s)
+            return "has %d before %s (the name comes first)";
+        if (n_d)
+            return "has more than one %d";
+        n_d++;
+    }
+    if (!n_s)
+        return "needs one %s (the node's name)";
+    if (!n_d)
+        return "needs one %d after the %s (the point number)";
+    return NULL;
+}
+
+/* ---- create / destroy ----------------------------------------------------- */
+
+static bool is_prime(uint32_t m)
+{
+    if (m < 2)
+        return false;
+    if (m % 2 == 0)
+        return m == 2;
+    for (uint32_t d = 3; (uint64_t)d * d <= m; d += 2) /* O(sqrt m) */
+        if (m % d == 0)
+            return false;
+    return true;
+}
+
+static int check_params(const struct place_params *p, size_t n, char *err, size_t errlen)
+{
+    if ((unsigned)p->algo >= PLACE_COUNT) {
+        place_err(err, errlen, "unknown placement algorithm %d", (int)p->algo);
+        return -1;
+    }
+    if ((unsigned)p->hash >= HASH_COUNT) {
+        place_err(err, errlen, "unknown hash %d", (int)p->hash);
+        return -1;
+    }
+    if (p->algo == PLACE_RING || p->algo == PLACE_BOUNDED) {
+        if (p->vnodes < 1 || p->vnodes > PLACE_MAX_VNODES) {
+            place_err(err, errlen, "vnodes must be between 1 and %u, got %u", PLACE_MAX_VNODES,
+                      p->vnodes);
+            return -1;
+        }
+        const char *why = place_check_point_format(p->point_format);
+        if (p->point_format && why) {
+            place_err(err, errlen, "point_format \"%s\" %s", p->point_format, why);
+            return -1;
+        }
+    }
+    if (p->algo == PLACE_BOUNDED &&
+        !(p->load_factor >= 1.0 && p->load_factor <= PLACE_MAX_LOAD_FACTOR)) {
+        place_err(err, errlen, "load_factor must be between 1 and %g, got %g",
+                  PLACE_MAX_LOAD_FACTOR, p->load_factor);
+        return -1;
+    }
+    if (p->algo == PLACE_MAGLEV) {
+        if (p->maglev_size > PLACE_MAX_MAGLEV_SIZE || !is_prime(p->maglev_size)) {
+            place_err(err, errlen, "maglev table size must be a prime up to %u, got %u",
+                      PLACE_MAX_MAGLEV_SIZE, p->maglev_size);
+            return -1;
+        }
+        if (p->maglev_size < n) {
+            place_err(err, errlen, "maglev table size %u is smaller than the %zu nodes",
+                      p->maglev_size, n);
+            return -1;
+        }
+    }
+    if (p->algo == PLACE_SLOTS && n > PLACE_SLOT_COUNT) {
+        place_err(err, errlen, "slots: %zu nodes is more than the %d slots", n,
+                  PLACE_SLOT_COUNT);
+        return -1;
+    }
+    return 0;
+}
+
+static int u32_cmp(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+
+static int check_members(const struct place_params *p, const struct place_member *m, size_t n,
+                         char *err, size_t errlen)
+{
+    if (n > PLACE_MAX_MEMBERS) {
+        place_err(err, errlen, "%zu nodes is more than the limit %u", n, PLACE_MAX_MEMBERS);
+        return -1;
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (!m[i].id || !*m[i].id) {
+            place_err(err, errlen, "node %zu has an empty id", i + 1);
+            return -1;
+        }
+        if (!(m[i].weight > 0 && isfinite(m[i].weight))) {
+            place_err(err, errlen, "node %s: weight must be a positive number, got %g",
+                      m[i].id, m[i].weight);
+            return -1;
+        }
+        if (m[i].node == PLACE_NONE) {
+            place_err(err, errlen, "node %s: node index %u is reserved", m[i].id, PLACE_NONE);
+            return -1;
+        }
+        if (p->node_key_address && (!m[i].address || !*m[i].address)) {
+            place_err(err, errlen, "node %s has no address (node_key is address)", m[i].id);
+            return -1;
+        }
+    }
+    /* distinct ids (and addresses when they are hashed): sort, compare neighbours */
+    struct id_ref *refs = xmalloc((n ? n : 1) * sizeof *refs);
+    int rc = 0;
+    for (int pass = 0; pass < (p->node_key_address ? 2 : 1) && rc == 0; pass++) {
+        for (size_t i = 0; i < n; i++)
+            refs[i] = (struct id_ref){pass ? m[i].address : m[i].id, (uint32_t)i};
+        qsort(refs, n, sizeof *refs, id_ref_cmp);
+        for (size_t i = 1; i < n && rc == 0; i++) {
+            if (strcmp(refs[i - 1].id, refs[i].id) == 0) {
+                place_err(err, errlen, "%s \"%s\" appears twice", pass ? "address" : "node",
+                          refs[i].id);
+                rc = -1;
+            }
+        }
+    }
+    free(refs);
+    if (rc)
+        return rc;
+    uint32_t *nodes = xmalloc((n ? n : 1) * sizeof *nodes);
+    for (size_t i = 0; i < n; i++)
+        nodes[i] = m[i].node;
+    qsort(nodes, n, sizeof *nodes, u32_cmp);
+    for (size_t i = 1; i < n && rc == 0; i++) {
+        if (nodes[i - 1] == nodes[i]) {
+            place_err(err, errlen, "node index %u is used twice", nodes[i]);
+            rc = -1;
+        }
+    }
+    free(nodes);
+    return rc;
+}
+
+static void free_members(struct place_member *m, size_t n)
+{
+    for (size_t i = 0; m && i < n; i++) {
+        free((char *)m[i].id);
+        free((char *)m[i].address);
+    }
+    free(m);
+}
+
+struct placement *placement_create(const struct place_params *params,
+                                   const struct place_member *members, size_t n,
+                                   const struct placement *prev, char *err, size_t errlen)
+{
+    if (err && errlen)
+        err[0] = '\0';
+    if (check_params(params, n, err, errlen) || check_members(params, members, n, err, errlen))
+        return NULL;
+
+    struct placement *pl = xcalloc(1, sizeof *pl);
+    pl->ops = place_ops_table[params->algo];
+    pl->lookup = pl->ops->lookup;
+    pl->params = *params;
+    pl->params.point_format =
+        xstrdup(params->point_format ? params->point_format : PLACE_DEFAULT_POINT_FORMAT);
+    pl->members = xcalloc(n ? n : 1, sizeof *pl->members);
+    pl->n_members = n;
+    for (size_t i = 0; i < n; i++) {
+        pl->members[i] = members[i];
+        pl->members[i].id = xstrdup(members[i].id);
+        pl->members[i].address = members[i].address ? xstrdup(members[i].address) : NULL;
+        pl->max_node = MAX(pl->max_node, members[i].node + 1);
+    }
+    if (pl->ops->build(pl, prev, err, errlen) != 0) {
+        free_members(pl->members, pl->n_members);
+        free((char *)pl->params.point_format);
+        free(pl);
+        return NULL;
+    }
+    return pl;
+}
+
+void placement_destroy(struct placement *pl)
+{
+    if (!pl)
+        return;
+    pl->ops->destroy(pl);
+    free_members(pl->members, pl->n_members);
+    free((char *)pl->params.point_format);
+    free(pl);
+}
+
+/* ---- key positions and preference order ----------------------------------- */
+
+/* Redis Cluster's hash tag: the bytes between the first '{' and the first '}'
+ * after it, when there is at least one; otherwise the whole key. */
+static uint16_t slot_of_key(const char *key, size_t len)
+{
+    const char *open = memchr(key, '{', len);
+    if (open) {
+        size_t from = (size_t)(open - key) + 1;
+        const char *close = memchr(open + 1, '}', len - from);
+        if (close && close > open + 1)
+            return crc16_xmodem(open + 1, (size_t)(close - open - 1)) & (PLACE_SLOT_COUNT - 1);
+    }
+    return crc16_xmodem(key, len) & (PLACE_SLOT_COUNT - 1);
+}
+
+uint64_t placement_key_position(const struct place_params *params, const char *key, size_t len)
+{
+    switch (params->algo) {
+    case PLACE_SLOTS:
+        return slot_of_key(key, len);
+    case PLACE_KETAMA:
+        if (params->hash == HASH_MD5) {
+            uint8_t d[16];
+            md5_digest(key, len, d);
+            return (uint64_t)d[0] | (uint64_t)d[1] << 8 | (uint64_t)d[2] << 16 |
+                   (uint64_t)d[3] << 24;
+        }
+        return (uint32_t)hash_position(params->hash, key, len);
+    default:
+        return hash_position(params->hash, key, len);
+    }
+}
+
+size_t placement_successors(const struct placement *pl, uint64_t pos, uint32_t *out, size_t max)
+{
+    if (!max || !pl->n_members)
+        return 0;
+    if (pl->ops->successors)
+        return pl->ops->successors(pl, pos, out, max);
+    out[0] = placement_lookup(pl, pos);
+    return out[0] == PLACE_NONE ? 0 : 1;
+}
+
+/* ---- bounded loads --------------------------------------------------------- */
+
+uint32_t placement_lookup_bounded(const struct placement *pl, uint64_t pos,
+                                  const uint32_t *load, uint32_t cap)
+{
+    const struct continuum *c = place_continuum(pl);
+    if (c)
+        return continuum_lookup_capped(c, pos, load, cap);
+    /* algorithms with another preference order (rendezvous) or none */
+    uint32_t order[64];
+    size_t k = placement_successors(pl, pos, order, ARRAY_LEN(order));
+    for (size_t i = 0; i < k; i++)
+        if (load[order[i]] < cap)
+            return order[i];
+    return k ? order[0] : PLACE_NONE;
+}
+
+void placement_assign_bounded(const struct placement *pl, const uint64_t *pos, size_t count,
+                              uint32_t *out, uint32_t *load)
+{
+    size_t n = pl->n_members;
+    double c = pl->params.load_factor >= 1.0 ? pl->params.load_factor
+                                             : PLACE_DEFAULT_LOAD_FACTOR;
+    double capd = n ? ceil(c * (double)count / (double)n) : 0;
+    uint32_t cap = capd >= (double)UINT32_MAX ? UINT32_MAX : (uint32_t)capd;
+    for (size_t i = 0; i < count; i++) {
+        uint32_t o = n ? placement_lookup_bounded(pl, pos[i], load, cap) : PLACE_NONE;
+        out[i] = o;
+        if (o != PLACE_NONE)
+            load[o]++;
+    }
+}
