@@ -12,5 +12,6 @@
 
 int cmd_ring(int argc, char **argv);
 int cmd_check(int argc, char **argv);
+int cmd_run(int argc, char **argv);
 
 #endif

@@ -1,0 +1,102 @@
+/*
+ * fifo.c — analytic FIFO multi-server queue (see fifo.h).
+ *
+ * free_ns is a binary min-heap of server free times: the root is the server
+ * the next job takes. wait_start is a ring buffer of capacity max_queue
+ * holding, in order, the start times of jobs that were still waiting when
+ * they were admitted; entries whose start has passed are dropped lazily.
+ */
+#include "models/fifo.h"
+
+#include <assert.h>
+#include <stdlib.h>
+
+#include "sim/util.h"
+
+int fifo_init(struct fifo *q, uint32_t workers, uint32_t max_queue)
+{
+    q->workers = workers ? workers : 1;
+    q->max_queue = max_queue ? max_queue : 1;
+    q->free_ns = calloc(q->workers, sizeof(*q->free_ns));
+    q->wait_start = calloc(q->max_queue, sizeof(*q->wait_start));
+    q->head = q->count = 0;
+    q->last_arrival = INT64_MIN;
+    if (!q->free_ns || !q->wait_start) {
+        fifo_deinit(q);
+        return -1;
+    }
+    return 0;
+}
+
+void fifo_deinit(struct fifo *q)
+{
+    free(q->free_ns);
+    free(q->wait_start);
+    q->free_ns = NULL;
+    q->wait_start = NULL;
+}
+
+/* Drops waiting entries that have started by t. O(1) amortized. */
+static inline void drain(struct fifo *q, int64_t t_ns)
+{
+    while (q->count && q->wait_start[q->head] <= t_ns) {
+        q->head = q->head + 1 == q->max_queue ? 0 : q->head + 1;
+        q->count--;
+    }
+}
+
+uint32_t fifo_waiting(struct fifo *q, int64_t t_ns)
+{
+    drain(q, t_ns);
+    return q->count;
+}
+
+/* Replaces the heap root with v and restores the heap. O(log workers). */
+static void replace_root(struct fifo *q, int64_t v)
+{
+    int64_t *h = q->free_ns;
+    uint32_t n = q->workers, i = 0;
+    for (;;) {
+        uint32_t c = 2 * i + 1;
+        if (c >= n)
+            break;
+        if (c + 1 < n && h[c + 1] < h[c])
+            c++;
+        if (h[c] >= v)
+            break;
+        h[i] = h[c];
+        i = c;
+    }
+    h[i] = v;
+}
+
+int fifo_admit(struct fifo *q, int64_t t_ns, int64_t service_ns, int64_t *start_ns,
+               int64_t *done_ns)
+{
+    assert(t_ns >= q->last_arrival);
+    q->last_arrival = t_ns;
+    drain(q, t_ns);
+    int64_t start = MAX(t_ns, q->free_ns[0]);
+    if (start > t_ns) {
+        if (q->count >= q->max_queue)
+            return -1;
+        uint32_t tail = q->head + q->count;
+        if (tail >= q->max_queue)
+            tail -= q->max_queue;
+        assert(!q->count || q->wait_start[tail ? tail - 1 : q->max_queue - 1] <= start);
+        q->wait_start[tail] = start;
+        q->count++;
+    }
+    int64_t done = start + service_ns;
+    replace_root(q, done);
+    *start_ns = start;
+    *done_ns = done;
+    return 0;
+}
+
+void fifo_reset(struct fifo *q, int64_t t_ns)
+{
+    for (uint32_t i = 0; i < q->workers; i++)
+        q->free_ns[i] = t_ns;
+    q->head = q->count = 0;
+}

@@ -1,0 +1,370 @@
+/*
+ * workload.c — the keyspace and the request stream.
+ *
+ * Keyspace: key id i is the string key_format(i) for i < keys; hot keys
+ * named outside that range get ids after it. Every key's placement
+ * position and item size are computed once here, so a request never
+ * formats or hashes a string.
+ *
+ * Requests: one Poisson stream at `qps` for all client instances together;
+ * each arrival draws, from its own stream, the instance (uniform), the
+ * operation (write with probability write_ratio) and the key. Key choice:
+ * with probability (sum of hot shares) a hot key, in proportion to the
+ * shares; otherwise a popularity rank — uniform, or Zipf(s) by Hörmann &
+ * Derflinger's rejection-inversion (O(1), no table) — mapped to a key by a
+ * seeded permutation, so the hottest keys are not simply the first names.
+ * No draw depends on the model's state: the same scenario and seed give the
+ * same requests whatever the routing or health settings.
+ */
+#include <assert.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim/sim.h"
+
+/* ---- keyspace ------------------------------------------------------------- */
+
+/* The conversion character of a validated key format (d, i, u, x or X). */
+static char format_conversion(const char *fmt)
+{
+    for (const char *p = fmt; *p; p++) {
+        if (*p != '%')
+            continue;
+        p++;
+        if (*p == '%')
+            continue;
+        while (*p && strchr("-+ #0123456789.", *p))
+            p++;
+        return *p;
+    }
+    return 0;
+}
+
+static int format_key(const struct keyspace *ks, uint32_t id, char *buf, size_t n)
+{
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
+    if (ks->conv == 'd' || ks->conv == 'i')
+        return snprintf(buf, n, ks->key_format, (int)id);
+    return snprintf(buf, n, ks->key_format, (unsigned)id);
+#pragma GCC diagnostic pop
+}
+
+const char *keyspace_name(const struct keyspace *ks, uint32_t id, char *buf, size_t n)
+{
+    if (id >= ks->n_keys)
+        return ks->extra_names[id - ks->n_keys];
+    format_key(ks, id, buf, n);
+    return buf;
+}
+
+static int cmp_hot_name(const void *a, const void *b)
+{
+    return strcmp(((const struct hot_name *)a)->name, ((const struct hot_name *)b)->name);
+}
+
+/* Collects the distinct hot key names of the file and of hot_key events. */
+static size_t collect_hot_names(const struct scenario *sc, struct hot_name **out)
+{
+    size_t cap = sc->workload.n_hot_keys + sc->n_events, n = 0;
+    struct hot_name *v = xcalloc(cap ? cap : 1, sizeof(*v));
+    for (size_t i = 0; i < sc->workload.n_hot_keys; i++)
+        v[n++].name = sc->workload.hot_keys[i].key;
+    for (size_t i = 0; i < sc->n_events; i++)
+        if (sc->events[i].kind == EV_HOT_KEY)
+            v[n++].name = sc->events[i].key;
+    qsort(v, n, sizeof(*v), cmp_hot_name);
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++)
+        if (!m || strcmp(v[m - 1].name, v[i].name))
+            v[m++] = v[i];
+    for (size_t i = 0; i < m; i++)
+        v[i].id = UINT32_MAX;
+    *out = v;
+    return m;
+}
+
+static int keyspace_init(struct keyspace *ks, const struct scenario *sc,
+                         const struct place_params *pp, struct hot_name *hot, size_t n_hot,
+                         char *err, size_t errlen)
+{
+    const struct workload_cfg *w = &sc->workload;
+    memset(ks, 0, sizeof(*ks));
+    if (w->keys > (uint64_t)UINT32_MAX - 1 - n_hot) {
+        snprintf(err, errlen, "workload.keys: at most %u keys are supported",
+                 UINT32_MAX - 1 - (unsigned)n_hot);
+        return -1;
+    }
+    ks->n_keys = (uint32_t)w->keys;
+    ks->key_format = xstrdup(w->key_format);
+    ks->conv = format_conversion(w->key_format);
+    size_t total = (size_t)ks->n_keys + n_hot;
+    ks->pos = malloc(total * sizeof(*ks->pos));
+    ks->item_bytes = malloc(total * sizeof(*ks->item_bytes));
+    if (!ks->pos || !ks->item_bytes) {
+        snprintf(err, errlen, "out of memory for %zu keys", total);
+        return -1;
+    }
+    char buf[512];
+    for (uint32_t i = 0; i < ks->n_keys; i++) {
+        int len = format_key(ks, i, buf, sizeof buf);
+        if (len < 0 || (size_t)len >= sizeof buf) {
+            snprintf(err, errlen, "workload.key_format: key %u is longer than %zu bytes", i,
+                     sizeof buf - 1);
+            return -1;
+        }
+        ks->pos[i] = placement_key_position(pp, buf, (size_t)len);
+        ks->item_bytes[i] = (uint32_t)(w->value_bytes + (uint64_t)len);
+        if (n_hot) {
+            struct hot_name probe = {buf, 0}, *hit;
+            hit = bsearch(&probe, hot, n_hot, sizeof(*hot), cmp_hot_name);
+            if (hit)
+                hit->id = i;
+        }
+    }
+    /* hot keys that are not key_format(i) for any i get their own ids */
+    ks->extra_names = xcalloc(n_hot ? n_hot : 1, sizeof(char *));
+    uint32_t next = ks->n_keys;
+    for (size_t h = 0; h < n_hot; h++) {
+        if (hot[h].id != UINT32_MAX)
+            continue;
+        size_t len = strlen(hot[h].name);
+        ks->extra_names[next - ks->n_keys] = xstrdup(hot[h].name);
+        ks->pos[next] = placement_key_position(pp, hot[h].name, len);
+        ks->item_bytes[next] = (uint32_t)(w->value_bytes + len);
+        hot[h].id = next++;
+    }
+    ks->n_total = next;
+    return 0;
+}
+
+static void keyspace_deinit(struct keyspace *ks)
+{
+    if (ks->extra_names)
+        for (uint32_t i = 0; i < ks->n_total - ks->n_keys; i++)
+            free(ks->extra_names[i]);
+    free(ks->extra_names);
+    free(ks->pos);
+    free(ks->item_bytes);
+    free(ks->key_format);
+    memset(ks, 0, sizeof(*ks));
+}
+
+/* ---- Zipf by rejection-inversion ------------------------------------------------
+ * W. Hörmann, G. Derflinger, "Rejection-inversion to generate variates from
+ * monotone discrete distributions", ACM TOMACS 6(3), 1996. Ranks 1..n with
+ * P(k) proportional to k^-s, for any s > 0. H is an antiderivative of
+ * h(x) = x^-s; helper1/helper2 keep log1p(x)/x and expm1(x)/x accurate near 0.
+ */
+static double helper1(double x)
+{
+    return fabs(x) > 1e-8 ? log1p(x) / x : 1 - x * (0.5 - x * (1.0 / 3.0 - 0.25 * x));
+}
+
+static double helper2(double x)
+{
+    return fabs(x) > 1e-8 ? expm1(x) / x : 1 + x * 0.5 * (1 + x * (1.0 / 3.0) * (1 + 0.25 * x));
+}
+
+static double zipf_h(double s, double x)
+{
+    return exp(-s * log(x));
+}
+
+static double zipf_H(double s, double x)
+{
+    double lx = log(x);
+    return helper2((1 - s) * lx) * lx;
+}
+
+static double zipf_H_inv(double s, double x)
+{
+    double t = x * (1 - s);
+    if (t < -1)
+        t = -1; /* rounding guard, as in the paper's reference */
+    return exp(helper1(t) * x);
+}
+
+static void zipf_setup(struct workload *w, uint32_t n)
+{
+    double s = w->zipf_s;
+    w->z_hx1 = zipf_H(s, 1.5) - 1.0;
+    w->z_hn = zipf_H(s, n + 0.5);
+    w->z_sc = 2.0 - zipf_H_inv(s, zipf_H(s, 2.5) - zipf_h(s, 2.0));
+}
+
+/* A rank in [0, n). Expected iterations < 1.1 for every s and n. */
+static uint32_t zipf_rank(struct workload *w, uint32_t n)
+{
+    double s = w->zipf_s;
+    for (;;) {
+        double u = w->z_hn + rng_uniform(&w->keys) * (w->z_hx1 - w->z_hn);
+        double x = zipf_H_inv(s, u);
+        double kd = floor(x + 0.5);
+        if (kd < 1)
+            kd = 1;
+        else if (kd > n)
+            kd = n;
+        if (kd - x <= w->z_sc || u >= zipf_H(s, kd + 0.5) - zipf_h(s, kd))
+            return (uint32_t)kd - 1;
+    }
+}
+
+double workload_rank_prob(const struct workload *w, uint32_t rank)
+{
+    uint32_t n = w->ks.n_keys;
+    if (w->kind == POP_UNIFORM)
+        return 1.0 / n;
+    /* normaliser: sum of k^-s, computed once per call (tests only) */
+    double z = 0;
+    for (uint32_t k = n; k >= 1; k--)
+        z += pow(k, -w->zipf_s);
+    return pow(rank + 1.0, -w->zipf_s) / z;
+}
+
+/* ---- the stream ------------------------------------------------------------ */
+
+int workload_init(struct sim *s, char *err, size_t errlen)
+{
+    const struct scenario *sc = s->sc;
+    struct workload *w = &s->wl;
+    struct hot_name *hot;
+    size_t n_hot = collect_hot_names(sc, &hot);
+    memset(w, 0, sizeof(*w));
+    int rc = keyspace_init(&w->ks, sc, &s->pp, hot, n_hot, err, errlen);
+    if (rc) {
+        free(hot);
+        return -1;
+    }
+    w->kind = sc->workload.popularity;
+    w->zipf_s = sc->workload.zipf_s;
+    w->qps = sc->workload.qps;
+    w->write_ratio = sc->workload.write_ratio;
+    if (rng_init(&w->arrivals, sc->seed, "arrivals") || rng_init(&w->instances, sc->seed, "instances")
+        || rng_init(&w->ops, sc->seed, "operations") || rng_init(&w->keys, sc->seed, "keys")) {
+        free(hot);
+        snprintf(err, errlen, "cannot allocate random streams");
+        return -1;
+    }
+    uint32_t n = w->ks.n_keys;
+    w->rank_to_key = malloc((size_t)n * sizeof(uint32_t));
+    if (!w->rank_to_key) {
+        free(hot);
+        snprintf(err, errlen, "out of memory for %u keys", n);
+        return -1;
+    }
+    struct rng perm;
+    if (rng_init(&perm, sc->seed, "popularity")) {
+        free(hot);
+        snprintf(err, errlen, "cannot allocate random streams");
+        return -1;
+    }
+    for (uint32_t i = 0; i < n; i++)
+        w->rank_to_key[i] = i;
+    for (uint32_t i = n; i > 1; i--) { /* Fisher–Yates */
+        uint32_t j = rng_below(&perm, i);
+        uint32_t t = w->rank_to_key[i - 1];
+        w->rank_to_key[i - 1] = w->rank_to_key[j];
+        w->rank_to_key[j] = t;
+    }
+    rng_deinit(&perm);
+    if (w->kind == POP_ZIPF)
+        zipf_setup(w, n);
+
+    w->hot_names = hot; /* sorted by name, ids resolved */
+    w->n_hot_names = n_hot;
+    w->hot = xcalloc(n_hot + 1, sizeof(*w->hot));
+    workload_set_hot(w, sc, 0);
+    w->next_arrival_ns = rng_exp(&w->arrivals, 1e9 / w->qps);
+    return 0;
+}
+
+void workload_deinit(struct workload *w)
+{
+    keyspace_deinit(&w->ks);
+    free(w->rank_to_key);
+    free(w->hot);
+    free(w->hot_names);
+    rng_deinit(&w->arrivals);
+    rng_deinit(&w->instances);
+    rng_deinit(&w->ops);
+    rng_deinit(&w->keys);
+}
+
+/* The id of a hot key by name (resolved when the keyspace was built). */
+static uint32_t key_id(const struct workload *w, const char *name)
+{
+    struct hot_name probe = {name, 0};
+    const struct hot_name *hit =
+        bsearch(&probe, w->hot_names, w->n_hot_names, sizeof(*w->hot_names), cmp_hot_name);
+    return hit ? hit->id : UINT32_MAX;
+}
+
+void workload_set_hot(struct workload *w, const struct scenario *sc, int64_t now_ns)
+{
+    /* the file's hot keys, then active hot_key events override by key */
+    w->n_hot = 0;
+    for (size_t i = 0; i < sc->workload.n_hot_keys; i++) {
+        uint32_t id = key_id(w, sc->workload.hot_keys[i].key);
+        assert(id != UINT32_MAX);
+        w->hot[w->n_hot].key = id;
+        w->hot[w->n_hot].share = sc->workload.hot_keys[i].share;
+        w->n_hot++;
+    }
+    for (size_t i = 0; i < sc->n_events; i++) {
+        const struct event_cfg *e = &sc->events[i];
+        if (e->kind != EV_HOT_KEY || e->at_ns > now_ns)
+            continue;
+        if (e->for_ns && e->at_ns + e->for_ns <= now_ns)
+            continue;
+        uint32_t id = key_id(w, e->key);
+        assert(id != UINT32_MAX);
+        size_t j;
+        for (j = 0; j < w->n_hot; j++)
+            if (w->hot[j].key == id)
+                break;
+        if (j == w->n_hot)
+            w->n_hot++;
+        w->hot[j].key = id;
+        w->hot[j].share = e->share;
+    }
+    w->hot_total = 0;
+    for (size_t j = 0; j < w->n_hot; j++)
+        w->hot_total += w->hot[j].share;
+}
+
+uint32_t workload_sample_key(struct workload *w)
+{
+    if (w->n_hot) {
+        double u = rng_uniform(&w->keys);
+        if (u < w->hot_total) {
+            for (size_t j = 0; j < w->n_hot; j++) {
+                if (u < w->hot[j].share)
+                    return w->hot[j].key;
+                u -= w->hot[j].share;
+            }
+            return w->hot[w->n_hot - 1].key;
+        }
+    }
+    if (w->kind == POP_UNIFORM)
+        return rng_below(&w->keys, w->ks.n_keys);
+    return w->rank_to_key[zipf_rank(w, w->ks.n_keys)];
+}
+
+void workload_next(struct workload *w, uint32_t n_inst, int64_t *t_ns, uint32_t *inst,
+                   bool *is_write, uint32_t *key)
+{
+    *t_ns = (int64_t)w->next_arrival_ns;
+    *inst = n_inst > 1 ? rng_below(&w->instances, n_inst) : 0;
+    *is_write = w->write_ratio > 0 && rng_uniform(&w->ops) < w->write_ratio;
+    *key = workload_sample_key(w);
+    w->next_arrival_ns += rng_exp(&w->arrivals, 1e9 / w->qps);
+}
+
+void workload_set_qps(struct workload *w, int64_t now_ns, double qps)
+{
+    /* Poisson arrivals are memoryless: restart the gap from now at the new rate */
+    w->qps = qps;
+    w->next_arrival_ns = (double)now_ns + rng_exp(&w->arrivals, 1e9 / qps);
+}

@@ -1,0 +1,53 @@
+/*
+ * results.h — the SQLite results database (schema: SPEC.md "SQLite output",
+ * columns generated from sim/metrics.h; reference: output/README.md).
+ *
+ * One file holds many runs. Opening creates the tables if they are missing
+ * and refuses a file whose tables are not ringsim's. A run is recorded as
+ * it goes: its `runs` row first (status 'interrupted' until it finishes, so
+ * a run killed outright still reads as unfinished), then its ticks, node
+ * ticks and events in transactions committed about once a second of wall
+ * time, then its summary and final status. Nothing already in the file is
+ * ever changed except the run's own row.
+ */
+#ifndef RINGSIM_RESULTS_H
+#define RINGSIM_RESULTS_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "sim/metrics.h"
+#include "sim/scenario.h"
+#include "sim/sink.h"
+
+struct results;
+
+/* Opens (creating if needed) the database at path. NULL with a message in
+ * err when it cannot be opened or is not a ringsim database. */
+struct results *results_open(const char *path, char *err, size_t errlen);
+void results_close(struct results *r);
+
+/* Starts a run: inserts its runs and params rows. extra_params (may be
+ * NULL/0) are recorded in params besides the scenario's overrides (sweeps
+ * pass their varied values there). Returns 0 and sets *run_id. */
+int results_begin_run(struct results *r, const struct scenario *sc, const char *started_at,
+                      int64_t *run_id, char *err, size_t errlen);
+/* The sink that records ticks, node ticks and events of the run begun last. */
+struct sink results_sink(struct results *r);
+/* Ends the run: summary (may be NULL), status ("complete", "interrupted",
+ * "failed"), wall seconds, error text (may be NULL). */
+int results_finish_run(struct results *r, const struct summary_row *sum, const char *status,
+                       double wall_s, const char *error, char *err, size_t errlen);
+
+/* Copies every run of the database at src_path into r with new run ids,
+ * in src's run_id order. Returns the number copied, or -1. */
+int results_merge_from(struct results *r, const char *src_path, char *err, size_t errlen);
+
+/* The metric reference (Markdown tables) for output/README.md. */
+void results_schema_markdown(FILE *f);
+
+/* The summary as a short human table. */
+void summary_print(FILE *f, const char *name, uint64_t seed, const struct summary_row *s,
+                   double duration_s);
+
+#endif

@@ -1,0 +1,219 @@
+/*
+ * cmd_run.c — `ringsim run`: load a scenario, run it, record it, print the
+ * summary. The wall clock is read here (progress, wall_s, started_at) and
+ * never in the model.
+ */
+#include <errno.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "output/results.h"
+#include "sim/cli.h"
+#include "sim/cmdline.h"
+#include "sim/sim.h"
+
+static volatile sig_atomic_t interrupted;
+
+static void on_signal(int sig)
+{
+    (void)sig;
+    interrupted = 1;
+}
+
+static const char run_usage[] =
+    "usage: ringsim run SCENARIO.yaml [-o OUT.db] [--seed N] [--set PATH=VALUE]... [--quiet]\n"
+    "\n"
+    "Runs a scenario and records every tick into a SQLite database.\n"
+    "\n"
+    "  -o OUT.db          where to write (default results/<scenario name>.db); a database\n"
+    "                     that already holds runs gets a new run_id, nothing else changes\n"
+    "  --seed N           the seed (overrides the scenario's `seed`)\n"
+    "  --set PATH=VALUE   override one scalar by its dotted path, checked like the file:\n"
+    "                     --set routing.vnodes=32 --set health.cooldown=60s --set nodes.1.weight=2\n"
+    "  --quiet            print nothing but errors (no progress bar, no summary)\n"
+    "  --no-progress      no progress bar even on a terminal\n"
+    "\n"
+    "Prints the summary (the `summary` table's numbers) on stdout and a progress bar on\n"
+    "stderr when stderr is a terminal. Ctrl-C stops the run: what was recorded is kept,\n"
+    "with status 'interrupted'. Exit: 0 complete, 1 failed or interrupted, 2 bad usage or\n"
+    "invalid scenario.\n"
+    "\n"
+    "examples:\n"
+    "  ringsim run scenarios/scale_out_3_to_4.yaml\n"
+    "  ringsim run scenarios/scale_out_3_to_4.yaml --set routing.algorithm=mod -o results/cmp.db\n"
+    "  sqlite3 results/cmp.db 'SELECT t_s, hit_rate, backend_qps FROM ticks WHERE run_id=1'\n";
+
+struct progress {
+    bool on;
+    struct timespec t0, last;
+};
+
+static double since(const struct timespec *a)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)(t.tv_sec - a->tv_sec) + (double)(t.tv_nsec - a->tv_nsec) / 1e9;
+}
+
+static void show_progress(void *ctx, int64_t now_ns, int64_t duration_ns, int64_t requests)
+{
+    struct progress *p = ctx;
+    if (!p->on)
+        return;
+    if (since(&p->last) < 0.1 && now_ns < duration_ns)
+        return;
+    clock_gettime(CLOCK_MONOTONIC, &p->last);
+    double frac = duration_ns ? (double)now_ns / (double)duration_ns : 1;
+    int width = 30, full = (int)(frac * width);
+    char bar[64];
+    for (int i = 0; i < width; i++)
+        bar[i] = i < full ? '#' : '-';
+    bar[width] = '\0';
+    double wall = since(&p->t0);
+    fprintf(stderr, "\r[%s] %3.0f%%  t=%.0f/%.0fs  %.2f M req/s ", bar, 100 * frac,
+            (double)now_ns / 1e9, (double)duration_ns / 1e9,
+            wall > 0 ? (double)requests / wall / 1e6 : 0.0);
+    fflush(stderr);
+}
+
+/* results/<name>.db with the name made safe for a file name. */
+static char *default_output(const char *name)
+{
+    struct strbuf sb;
+    sb_init(&sb);
+    sb_puts(&sb, "results/");
+    for (const char *p = name; *p; p++) {
+        char c = *p;
+        bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')
+                  || c == '-' || c == '_' || c == '.';
+        sb_putc(&sb, ok ? c : '_');
+    }
+    sb_puts(&sb, ".db");
+    if (mkdir("results", 0777) && errno != EEXIST) {
+        fprintf(stderr, "ringsim run: cannot create results/: %s\n", strerror(errno));
+        sb_deinit(&sb);
+        return NULL;
+    }
+    return sb_steal(&sb);
+}
+
+static void iso_now(char *buf, size_t n)
+{
+    time_t t = time(NULL);
+    struct tm tm;
+    gmtime_r(&t, &tm);
+    strftime(buf, n, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+int run_scenario(const struct scenario *sc, const char *out_path, const struct run_cli *cli,
+                 int64_t *run_id_out)
+{
+    char err[512];
+    int rc = EXIT_RUN_FAILED;
+    char *path = out_path ? xstrdup(out_path) : default_output(sc->name);
+    if (!path)
+        return EXIT_RUN_FAILED;
+    struct results *res = results_open(path, err, sizeof err);
+    if (!res) {
+        fprintf(stderr, "ringsim run: %s\n", err);
+        free(path);
+        return EXIT_RUN_FAILED;
+    }
+    struct progress prog = {cli->progress, {0, 0}, {0, 0}};
+    clock_gettime(CLOCK_MONOTONIC, &prog.t0);
+    prog.last = prog.t0;
+    struct run_options opt = {&interrupted, show_progress, &prog, false};
+    struct sink sink = results_sink(res);
+    char started[32];
+    iso_now(started, sizeof started);
+    int64_t run_id = 0;
+    if (results_begin_run(res, sc, started, &run_id, err, sizeof err)) {
+        fprintf(stderr, "ringsim run: %s\n", err);
+        goto out;
+    }
+    struct sim *s = sim_create(sc, &sink, &opt, err, sizeof err);
+    if (!s) {
+        fprintf(stderr, "ringsim run: %s: %s\n", sc->name, err);
+        results_finish_run(res, NULL, "failed", since(&prog.t0), err, err, sizeof err);
+        goto out;
+    }
+    struct sigaction sa, old_int, old_term;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, &old_int);
+    sigaction(SIGTERM, &sa, &old_term);
+    enum run_status st = sim_run(s);
+    sigaction(SIGINT, &old_int, NULL);
+    sigaction(SIGTERM, &old_term, NULL);
+    double wall = since(&prog.t0);
+    if (prog.on)
+        fputc('\n', stderr);
+    struct summary_row sum;
+    sim_summary(s, &sum);
+    const char *status = st == RUN_COMPLETE ? "complete" : st == RUN_INTERRUPTED ? "interrupted"
+                                                                                   : "failed";
+    if (results_finish_run(res, &sum, status, wall, st == RUN_FAILED ? s->error : NULL, err,
+                           sizeof err)) {
+        fprintf(stderr, "ringsim run: %s\n", err);
+        sim_destroy(s);
+        goto out;
+    }
+    if (!cli->quiet) {
+        summary_print(stdout, sc->name, sc->seed, &sum, (double)sc->duration_ns / 1e9);
+        printf("  %-22s %s (run %lld)\n", "recorded in", path, (long long)run_id);
+        struct rusage ru;
+        getrusage(RUSAGE_SELF, &ru);
+        fprintf(stderr, "ringsim: %lld requests in %.2f s wall (%.2f M simulated requests/s), "
+                        "peak memory %.0f MiB\n",
+                (long long)sum.requests, wall, wall > 0 ? (double)sum.requests / wall / 1e6 : 0,
+                (double)ru.ru_maxrss / 1024.0);
+    }
+    if (st == RUN_INTERRUPTED)
+        fprintf(stderr, "ringsim run: interrupted at t=%.3f s; the %zu ticks recorded are kept "
+                        "in %s (run %lld, status interrupted)\n",
+                (double)s->now_ns / 1e9, s->n_series, path, (long long)run_id);
+    else if (st == RUN_FAILED)
+        fprintf(stderr, "ringsim run: the run failed: %s (what was recorded is kept in %s, "
+                        "run %lld)\n", s->error, path, (long long)run_id);
+    rc = st == RUN_COMPLETE ? EXIT_OK : EXIT_RUN_FAILED;
+    if (run_id_out)
+        *run_id_out = run_id;
+    sim_destroy(s);
+out:
+    results_close(res);
+    free(path);
+    return rc;
+}
+
+int cmd_run(int argc, char **argv)
+{
+    struct run_cli cli;
+    struct diag d;
+    diag_init(&d);
+    int rc = run_cli_parse(&cli, argc, argv, run_usage, true, &d);
+    if (rc >= 0) {
+        diag_deinit(&d);
+        return rc;
+    }
+    struct scenario *sc = scenario_load(cli.scenario, cli.sets, cli.n_sets, &d);
+    if (!sc) {
+        diag_print(&d, stderr);
+        diag_deinit(&d);
+        run_cli_deinit(&cli);
+        return EXIT_USAGE;
+    }
+    cli.progress = cli.progress && !cli.quiet && isatty(STDERR_FILENO);
+    rc = run_scenario(sc, cli.out, &cli, NULL);
+    scenario_destroy(sc);
+    diag_deinit(&d);
+    run_cli_deinit(&cli);
+    return rc;
+}

@@ -1,0 +1,135 @@
+/*
+ * cmdline.c — parsing the options `run` and `sweep` share (see cmdline.h).
+ */
+#include "sim/cmdline.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim/cli.h"
+
+static int add_set(struct run_cli *c, const char *arg, struct diag *d)
+{
+    struct override o;
+    if (override_parse(arg, &o, d))
+        return -1;
+    c->sets = xrealloc(c->sets, (c->n_sets + 1) * sizeof(*c->sets));
+    c->sets[c->n_sets++] = o;
+    return 0;
+}
+
+static int parse_uint(const char *flag, const char *v, unsigned lo, unsigned hi, unsigned *out)
+{
+    uint64_t x;
+    if (parse_u64(v, &x) || x < lo || x > hi) {
+        fprintf(stderr, "ringsim: %s: expected an integer from %u to %u, got \"%s\"\n", flag, lo,
+                hi, v);
+        return -1;
+    }
+    *out = (unsigned)x;
+    return 0;
+}
+
+int run_cli_parse(struct run_cli *c, int argc, char **argv, const char *usage, bool is_run,
+                  struct diag *d)
+{
+    memset(c, 0, sizeof(*c));
+    c->progress = true;
+    c->jobs = 1;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const char *next = i + 1 < argc ? argv[i + 1] : NULL;
+#define NEED_VALUE                                                                   \
+    do {                                                                             \
+        if (!next) {                                                                 \
+            fprintf(stderr, "ringsim %s: %s needs a value\n%s", argv[0], a, usage);  \
+            goto usage_error;                                                        \
+        }                                                                            \
+        i++;                                                                         \
+    } while (0)
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            fputs(usage, stdout);
+            run_cli_deinit(c);
+            return EXIT_OK;
+        } else if (!strcmp(a, "-o") || !strcmp(a, "--output")) {
+            NEED_VALUE;
+            c->out = next;
+        } else if (!strcmp(a, "--set")) {
+            NEED_VALUE;
+            if (add_set(c, next, d))
+                goto diag_error;
+        } else if (!strncmp(a, "--set=", 6)) {
+            if (add_set(c, a + 6, d))
+                goto diag_error;
+        } else if (!strcmp(a, "--seed")) {
+            NEED_VALUE;
+            char *arg = xasprintf("seed=%s", next);
+            int bad = add_set(c, arg, d);
+            free(arg);
+            if (bad)
+                goto diag_error;
+        } else if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) {
+            c->quiet = true;
+        } else if (!strcmp(a, "--no-progress")) {
+            c->progress = false;
+        } else if (!is_run && !strcmp(a, "--vary")) {
+            NEED_VALUE;
+            c->vary = xrealloc(c->vary, (c->n_vary + 1) * sizeof(*c->vary));
+            c->vary[c->n_vary++] = next;
+        } else if (!is_run && !strcmp(a, "--seeds")) {
+            NEED_VALUE;
+            if (parse_uint(a, next, 1, 100000, &c->seeds))
+                goto usage_error;
+        } else if (!is_run && (!strcmp(a, "-j") || !strcmp(a, "--jobs"))) {
+            NEED_VALUE;
+            if (parse_uint(a, next, 1, 256, &c->jobs))
+                goto usage_error;
+        } else if (!is_run && !strcmp(a, "--shard")) {
+            NEED_VALUE;
+            const char *slash = strchr(next, '/');
+            char ibuf[32];
+            if (!slash || (size_t)(slash - next) >= sizeof ibuf) {
+                fprintf(stderr, "ringsim %s: --shard: expected I/N (e.g. 0/4), got \"%s\"\n",
+                        argv[0], next);
+                goto usage_error;
+            }
+            memcpy(ibuf, next, (size_t)(slash - next));
+            ibuf[slash - next] = '\0';
+            if (parse_uint("--shard N", slash + 1, 1, 1000000, &c->shard_n)
+                || parse_uint("--shard I", ibuf, 0, c->shard_n - 1, &c->shard_i))
+                goto usage_error;
+        } else if (a[0] == '-' && a[1]) {
+            fprintf(stderr, "ringsim %s: unknown option %s\n%s", argv[0], a, usage);
+            goto usage_error;
+        } else if (!c->scenario) {
+            c->scenario = a;
+        } else {
+            fprintf(stderr, "ringsim %s: one scenario at a time (got %s and %s)\n", argv[0],
+                    c->scenario, a);
+            goto usage_error;
+        }
+#undef NEED_VALUE
+    }
+    if (!c->scenario) {
+        fprintf(stderr, "ringsim %s: which scenario? \n%s", argv[0], usage);
+        goto usage_error;
+    }
+    return -1;
+diag_error:
+    diag_print(d, stderr);
+usage_error:
+    run_cli_deinit(c);
+    return EXIT_USAGE;
+}
+
+void run_cli_deinit(struct run_cli *c)
+{
+    for (size_t i = 0; i < c->n_sets; i++)
+        override_deinit(&c->sets[i]);
+    free(c->sets);
+    free((void *)c->vary);
+    c->sets = NULL;
+    c->vary = NULL;
+    c->n_sets = c->n_vary = 0;
+}

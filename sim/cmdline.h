@@ -1,0 +1,39 @@
+/*
+ * cmdline.h — the options `run` and `sweep` share: the scenario path,
+ * -o, --seed, --set, --quiet, --no-progress, --help.
+ */
+#ifndef RINGSIM_CMDLINE_H
+#define RINGSIM_CMDLINE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "sim/scenario.h"
+
+struct run_cli {
+    const char *scenario;
+    const char *out;
+    struct override *sets;
+    size_t n_sets;
+    bool quiet;
+    bool progress;
+    /* sweep only */
+    const char **vary;    /* "PATH=V1,V2,..." as given */
+    size_t n_vary;
+    unsigned seeds;       /* 0: not given */
+    unsigned jobs;
+    unsigned shard_i, shard_n;
+};
+
+/* Parses argv (argv[0] is the subcommand). Returns -1 to go on, or the exit
+ * code to return at once (0 after --help, 2 after bad usage, with the
+ * message already printed). sweep: accept --vary/--seeds/-j/--shard. */
+int run_cli_parse(struct run_cli *c, int argc, char **argv, const char *usage, bool is_run,
+                  struct diag *d);
+void run_cli_deinit(struct run_cli *c);
+
+/* Runs a loaded scenario into out_path (NULL: results/<name>.db). */
+int run_scenario(const struct scenario *sc, const char *out_path, const struct run_cli *cli,
+                 int64_t *run_id);
+
+#endif

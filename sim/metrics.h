@@ -1,0 +1,105 @@
+/*
+ * metrics.h — every recorded metric, declared once.
+ *
+ * Each X-macro list below generates the row struct the run fills, the
+ * SQLite columns (output/sqlite.c) and the metric reference in
+ * output/README.md (`ringsim run --metrics` prints it). Types:
+ *   I  an integer count or gauge      (SQLite INTEGER)
+ *   R  a real number; NaN is NULL     (SQLite REAL)
+ *   T  text                           (SQLite TEXT)
+ * Counts are per tick unless said otherwise; times in the tick row refer to
+ * the tick [t_s, t_s + tick).
+ */
+#ifndef RINGSIM_METRICS_H
+#define RINGSIM_METRICS_H
+
+#include <stdint.h>
+
+/*       name              type  meaning */
+#define TICK_FIELDS(X) \
+    X(requests,         I, "client operations (reads and writes) started in the tick") \
+    X(hits,             I, "reads answered from cache (counted when the node serves them)") \
+    X(misses,           I, "reads that finished without a hit: misses, timeouts, errors, reads with no node to ask") \
+    X(hit_rate,         R, "hits / (hits + misses); NULL when no read finished") \
+    X(db_reads,         I, "database reads completed") \
+    X(db_writes,        I, "database writes committed") \
+    X(backend_qps,      R, "(db_reads + db_writes) per second of the tick") \
+    X(db_util,          R, "share of database worker time busy in the tick (0..1)") \
+    X(db_mean_ms,       R, "mean database latency (queue + service) of operations completed in the tick") \
+    X(db_p99_ms,        R, "99th percentile of the same") \
+    X(client_p99_ms,    R, "99th percentile latency of client operations finished in the tick") \
+    X(timeouts,         I, "cache requests that timed out at the client") \
+    X(errors,           I, "error responses (a node or the database queue full) and operations that failed") \
+    X(stale_reads,      I, "hits that returned a version older than the database's") \
+    X(stale_overwrites, I, "cache sets that installed a version older than the database's") \
+    X(ejected,          I, "nodes ejected at the tick's end (by at least one client instance, or centrally)") \
+    X(epoch_min,        I, "oldest ring epoch held by a client instance at the tick's end") \
+    X(epoch_max,        I, "newest ring epoch held by a client instance at the tick's end") \
+    X(reads,            I, "reads started in the tick") \
+    X(writes,           I, "writes started in the tick") \
+    X(clobbers,         I, "stale overwrites that replaced a newer cached version") \
+    X(db_demand,        R, "offered database load: service time of the operations that arrived, over worker time (>1: past capacity)") \
+    X(db_rejects,       I, "database operations refused because its queue was full") \
+    X(views,            I, "distinct ring views held by client instances at the tick's end") \
+    X(client_mean_ms,   R, "mean latency of client operations finished in the tick")
+
+#define NODE_TICK_FIELDS(X) \
+    X(state,            T, "up, slow, crashed, ejected, removed or gutter, at the tick's end") \
+    X(requests,         I, "GETs the node received in the tick") \
+    X(hits,             I, "GETs it answered with a hit") \
+    X(items,            I, "items held at the tick's end") \
+    X(bytes,            I, "bytes held at the tick's end") \
+    X(util,             R, "share of its worker time busy in the tick (0..1)") \
+    X(p99_ms,           R, "99th percentile time from a request's arrival at the node to its reply (queue + service)") \
+    X(evictions,        I, "items evicted by LRU in the tick") \
+    X(expirations,      I, "items found expired in the tick") \
+    X(sets,             I, "fills and write-throughs the node received") \
+    X(rejects,          I, "requests refused because its queue was full") \
+    X(ejected_by,       I, "client instances that have the node ejected (central mode: all, when ejected)")
+
+#define SUMMARY_FIELDS(X) \
+    X(requests,          I, "client operations started over the run") \
+    X(hit_rate,          R, "hits / reads over the run after warmup") \
+    X(baseline_hit_rate, R, "hit rate from warmup to the first event") \
+    X(min_hit_rate,      R, "lowest tick hit rate from the first event on") \
+    X(recovery_s,        R, "seconds from the first event until the hit rate stays within 0.01 of the baseline for 10 ticks; NULL if never") \
+    X(peak_backend_qps,  R, "highest tick backend_qps after warmup") \
+    X(peak_db_util,      R, "highest tick db_util after warmup") \
+    X(db_overload_s,     R, "seconds of ticks whose offered database load exceeded its capacity (db_demand > 1)") \
+    X(ejections,         I, "times a node went from ejected nowhere to ejected somewhere") \
+    X(cascade_removals,  I, "those ejections of a node with no injected fault (not slow, not crashed)") \
+    X(max_ejected,       I, "most nodes ejected at once") \
+    X(stale_reads,       I, "stale reads over the run") \
+    X(stale_overwrites,  I, "stale overwrites over the run") \
+    X(clobbers,          I, "clobbers over the run") \
+    X(keys_moved,        I, "keys whose owner changed, summed over membership changes") \
+    X(max_node_share,    R, "the busiest node's share of all GETs over the run") \
+    X(instance_ejections, I, "ejections by single client instances (client mode) or the coordinator") \
+    X(timeouts,          I, "cache requests that timed out over the run") \
+    X(errors,            I, "errors over the run") \
+    X(db_reads,          I, "database reads over the run") \
+    X(db_writes,         I, "database writes over the run")
+
+#define METRIC_I int64_t
+#define METRIC_R double
+#define METRIC_T const char *
+#define METRIC_FIELD(name, type, doc) METRIC_##type name;
+
+struct tick_row {
+    double t_s;
+    TICK_FIELDS(METRIC_FIELD)
+};
+
+struct node_tick_row {
+    double t_s;
+    const char *node;
+    NODE_TICK_FIELDS(METRIC_FIELD)
+};
+
+struct summary_row {
+    SUMMARY_FIELDS(METRIC_FIELD)
+};
+
+#undef METRIC_FIELD
+
+#endif

@@ -1,0 +1,80 @@
+/*
+ * stats.h — deterministic measurement helpers.
+ *
+ * lhist: a log-linear latency histogram (HdrHistogram's layout with 32
+ * sub-buckets per power of two): values below 64 ns are exact, above that
+ * each bucket spans at most 1/32 of its value, so a percentile is within
+ * ~3% of the exact order statistic. Integer counts only: the same inputs
+ * give the same percentile on every machine.
+ *
+ * busy_meter: splits busy intervals [start, done) over tick buckets, for
+ * utilization. Intervals may reach into future ticks (a job admitted now
+ * finishes later); a ring of BUSY_RING ticks holds them, and the rare part
+ * of an interval beyond the ring is credited to its last slot.
+ */
+#ifndef RINGSIM_STATS_H
+#define RINGSIM_STATS_H
+
+#include <stdint.h>
+#include <string.h>
+
+#define LHIST_SUB_BITS 5
+#define LHIST_SUB (1u << LHIST_SUB_BITS)
+#define LHIST_MAX_SHIFT 40 /* values up to 2^46 ns (~19 h); larger clamp */
+#define LHIST_BUCKETS (2 * LHIST_SUB + LHIST_MAX_SHIFT * LHIST_SUB)
+
+struct lhist {
+    uint64_t n;
+    uint64_t sum;   /* for exact means */
+    uint32_t count[LHIST_BUCKETS];
+};
+
+static inline unsigned lhist_bucket(uint64_t v)
+{
+    if (v < 2 * LHIST_SUB)
+        return (unsigned)v;
+    unsigned shift = 63u - (unsigned)__builtin_clzll(v) - LHIST_SUB_BITS;
+    if (shift > LHIST_MAX_SHIFT)
+        return LHIST_BUCKETS - 1;
+    return 2 * LHIST_SUB + (shift - 1) * LHIST_SUB + (unsigned)((v >> shift) - LHIST_SUB);
+}
+
+static inline void lhist_add(struct lhist *h, int64_t v)
+{
+    uint64_t u = v < 0 ? 0 : (uint64_t)v;
+    h->n++;
+    h->sum += u;
+    h->count[lhist_bucket(u)]++;
+}
+
+static inline void lhist_reset(struct lhist *h)
+{
+    memset(h, 0, sizeof(*h));
+}
+
+/* The value below which a fraction q of the samples fall: the midpoint of
+ * the bucket holding the ceil(q*n)-th sample. 0 when empty. */
+double lhist_quantile(const struct lhist *h, double q);
+static inline double lhist_mean(const struct lhist *h)
+{
+    return h->n ? (double)h->sum / (double)h->n : 0.0;
+}
+/* Lower bound and width of bucket b, for tests. */
+void lhist_bucket_range(unsigned b, uint64_t *lo, uint64_t *width);
+
+#define BUSY_RING 256
+
+struct busy_meter {
+    int64_t tick_ns;
+    int64_t base_tick;          /* tick index held in slot base_tick % BUSY_RING */
+    int64_t slot[BUSY_RING];    /* busy ns per tick */
+};
+
+void busy_init(struct busy_meter *m, int64_t tick_ns);
+/* Adds [start, done) (done >= start, start in the current tick or later). */
+void busy_add(struct busy_meter *m, int64_t start_ns, int64_t done_ns);
+/* Returns the busy ns credited to tick `tick` (the current one) and moves
+ * on to the next tick. */
+int64_t busy_take(struct busy_meter *m, int64_t tick);
+
+#endif

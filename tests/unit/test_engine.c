@@ -1,0 +1,221 @@
+/* Unit tests: event queue ordering, the analytic FIFO queue, histograms,
+ * busy metering (sim/eventq.c, models/fifo.c, sim/stats.c). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <math.h>
+#include <cmocka.h>
+
+#include "models/fifo.h"
+#include "sim/eventq.h"
+#include "sim/rng.h"
+#include "sim/stats.h"
+#include "sim/util.h"
+
+static void test_eventq_order(void **state)
+{
+    (void)state;
+    struct eventq q;
+    eventq_init(&q);
+    /* random times; equal times must come out in push order */
+    uint64_t x = 12345;
+    for (uint32_t i = 0; i < 20000; i++) {
+        x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+        int64_t t = (int64_t)((x >> 33) % 1000);
+        assert_int_equal(eventq_push(&q, t, 1 + (i % 7), i, 0), 0);
+    }
+    struct event e, prev = {INT64_MIN, 0, 0, 0};
+    size_t n = 0;
+    while (eventq_pop(&q, &e)) {
+        assert_true(e.t_ns >= prev.t_ns);
+        if (e.t_ns == prev.t_ns)
+            assert_true(e.a > prev.a); /* pushed later, popped later */
+        assert_int_equal(event_kind(&e), 1 + (e.a % 7));
+        prev = e;
+        n++;
+    }
+    assert_int_equal(n, 20000);
+    eventq_deinit(&q);
+}
+
+static void test_eventq_push_while_handling(void **state)
+{
+    (void)state;
+    struct eventq q;
+    eventq_init(&q);
+    eventq_push(&q, 10, 1, 0, 0);
+    eventq_push(&q, 10, 1, 1, 0);
+    struct event e;
+    assert_true(eventq_pop(&q, &e));
+    assert_int_equal(e.a, 0);
+    /* scheduled "now" while handling: runs after the one already waiting */
+    eventq_push(&q, 10, 1, 2, 0);
+    assert_true(eventq_pop(&q, &e));
+    assert_int_equal(e.a, 1);
+    assert_true(eventq_pop(&q, &e));
+    assert_int_equal(e.a, 2);
+    assert_false(eventq_pop(&q, &e));
+    eventq_deinit(&q);
+}
+
+static void test_fifo_single_server(void **state)
+{
+    (void)state;
+    struct fifo q;
+    int64_t s, d;
+    assert_int_equal(fifo_init(&q, 1, 2), 0);
+    assert_int_equal(fifo_admit(&q, 0, 10, &s, &d), 0);
+    assert_int_equal(s, 0);
+    assert_int_equal(d, 10);
+    assert_int_equal(fifo_admit(&q, 1, 10, &s, &d), 0); /* waits */
+    assert_int_equal(s, 10);
+    assert_int_equal(d, 20);
+    assert_int_equal(fifo_admit(&q, 2, 10, &s, &d), 0); /* waits: 2 waiting now */
+    assert_int_equal(s, 20);
+    assert_int_equal(fifo_waiting(&q, 3), 2);
+    assert_int_equal(fifo_admit(&q, 3, 10, &s, &d), -1); /* room full */
+    assert_int_equal(fifo_waiting(&q, 10), 1);            /* job 2 started at 10 */
+    assert_int_equal(fifo_admit(&q, 10, 10, &s, &d), 0);
+    assert_int_equal(s, 30);
+    assert_int_equal(fifo_admit(&q, 100, 5, &s, &d), 0); /* idle server */
+    assert_int_equal(s, 100);
+    assert_int_equal(d, 105);
+    fifo_reset(&q, 101);
+    assert_int_equal(fifo_waiting(&q, 101), 0);
+    assert_int_equal(fifo_admit(&q, 101, 5, &s, &d), 0);
+    assert_int_equal(s, 101);
+    fifo_deinit(&q);
+}
+
+static void test_fifo_multi_server(void **state)
+{
+    (void)state;
+    struct fifo q;
+    int64_t s, d;
+    assert_int_equal(fifo_init(&q, 3, 100), 0);
+    /* three jobs start at once, the fourth takes the earliest server */
+    fifo_admit(&q, 0, 30, &s, &d);
+    fifo_admit(&q, 0, 10, &s, &d);
+    fifo_admit(&q, 0, 20, &s, &d);
+    assert_int_equal(fifo_admit(&q, 1, 5, &s, &d), 0);
+    assert_int_equal(s, 10);
+    assert_int_equal(fifo_admit(&q, 2, 5, &s, &d), 0);
+    assert_int_equal(s, 15);
+    assert_int_equal(fifo_admit(&q, 3, 5, &s, &d), 0);
+    assert_int_equal(s, 20);
+    fifo_deinit(&q);
+}
+
+/* Erlang C mean wait for M/M/c (a = lambda/mu offered load). */
+static double erlang_c_wait(unsigned c, double lambda, double mu)
+{
+    double a = lambda / mu, rho = a / c, sum = 0, term = 1;
+    for (unsigned k = 0; k < c; k++) {
+        if (k)
+            term *= a / k;
+        sum += term;
+    }
+    double last = term * a / c; /* a^c / c! */
+    double pw = last / (1 - rho) / (sum + last / (1 - rho));
+    return pw / (c * mu - lambda);
+}
+
+/* The analytic queue against the M/M/c closed form: mean wait within 5%. */
+static void test_fifo_mmc_closed_form(void **state)
+{
+    (void)state;
+    const unsigned cs[] = {1, 4, 16};
+    const double rhos[] = {0.5, 0.9};
+    for (size_t ci = 0; ci < ARRAY_LEN(cs); ci++) {
+        for (size_t ri = 0; ri < ARRAY_LEN(rhos); ri++) {
+            unsigned c = cs[ci];
+            double mean_s = 1000.0, lambda = rhos[ri] * c / mean_s; /* per ns */
+            struct fifo q;
+            struct rng a, sv;
+            assert_int_equal(fifo_init(&q, c, 1u << 20), 0);
+            rng_init(&a, 7, "arr");
+            rng_init(&sv, 7, "svc");
+            double t = 0, wait = 0;
+            const int n = 2000000;
+            for (int i = 0; i < n; i++) {
+                t += rng_exp(&a, 1 / lambda);
+                int64_t st, dn;
+                int64_t svc = (int64_t)llround(rng_exp(&sv, mean_s * 1000)) ; /* finer grain */
+                assert_int_equal(fifo_admit(&q, (int64_t)(t * 1000), svc, &st, &dn), 0);
+                wait += (double)(st - (int64_t)(t * 1000));
+            }
+            double got = wait / n / 1000, want = erlang_c_wait(c, lambda, 1 / mean_s);
+            double total_got = got + mean_s, total_want = want + mean_s;
+            if (fabs(total_got - total_want) > 0.05 * total_want)
+                fail_msg("c=%u rho=%.1f: latency %.1f, M/M/c %.1f", c, rhos[ri], total_got,
+                         total_want);
+            rng_deinit(&a);
+            rng_deinit(&sv);
+            fifo_deinit(&q);
+        }
+    }
+}
+
+static void test_lhist(void **state)
+{
+    (void)state;
+    /* bucket ranges tile the line and each value lands in its own bucket */
+    uint64_t prev_end = 0;
+    for (unsigned b = 0; b < 600; b++) {
+        uint64_t lo, w;
+        lhist_bucket_range(b, &lo, &w);
+        assert_int_equal(lo, prev_end);
+        prev_end = lo + w;
+        assert_int_equal(lhist_bucket(lo), b);
+        assert_int_equal(lhist_bucket(lo + w - 1), b);
+        if (lo >= 64)
+            assert_true((double)w / (double)lo <= 1.0 / 32 + 1e-12);
+    }
+    struct lhist *h = calloc(1, sizeof(*h));
+    for (int i = 1; i <= 1000; i++)
+        lhist_add(h, i * 1000);
+    double p99 = lhist_quantile(h, 0.99), p50 = lhist_quantile(h, 0.5);
+    assert_true(fabs(p99 - 990000) / 990000 < 0.035);
+    assert_true(fabs(p50 - 500000) / 500000 < 0.035);
+    assert_true(fabs(lhist_mean(h) - 500500) < 1e-6);
+    lhist_reset(h);
+    assert_true(lhist_quantile(h, 0.99) == 0);
+    free(h);
+}
+
+static void test_busy_meter(void **state)
+{
+    (void)state;
+    struct busy_meter m;
+    busy_init(&m, 100);
+    busy_add(&m, 50, 250); /* 50 in tick 0, 100 in tick 1, 50 in tick 2 */
+    busy_add(&m, 90, 95);
+    assert_int_equal(busy_take(&m, 0), 55);
+    assert_int_equal(busy_take(&m, 1), 100);
+    busy_add(&m, 200, 210);
+    assert_int_equal(busy_take(&m, 2), 60);
+    assert_int_equal(busy_take(&m, 3), 0);
+    /* beyond the ring: credited to its last slot, never lost */
+    busy_add(&m, 400, 400 + 100LL * (BUSY_RING + 10));
+    int64_t total = 0;
+    for (int64_t t = 4; t < 4 + BUSY_RING + 20; t++)
+        total += busy_take(&m, t);
+    assert_int_equal(total, 100LL * (BUSY_RING + 10));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_eventq_order),
+        cmocka_unit_test(test_eventq_push_while_handling),
+        cmocka_unit_test(test_fifo_single_server),
+        cmocka_unit_test(test_fifo_multi_server),
+        cmocka_unit_test(test_fifo_mmc_closed_form),
+        cmocka_unit_test(test_lhist),
+        cmocka_unit_test(test_busy_meter),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
