@@ -53,10 +53,11 @@ LIB       := $(BUILD)/libringsim.a
 UNIT_SRCS := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 TESTLIB_SRCS := $(sort $(wildcard tests/unit/support_*.c))
-TESTLIB_OBJS := $(TESTLIB_SRCS:%.c=$(BUILD)/%.o)
+TESTLIB_OBJS := $(TESTLIB_SRCS:tests/unit/%.c=$(BUILD)/tests/%.o)
 BENCH_SRCS := $(sort $(wildcard tests/bench/*.c))
 BENCH_BINS := $(BENCH_SRCS:tests/bench/%.c=$(BUILD)/bench/%)
 
+.SECONDARY:
 .PHONY: all deps demo test check-deps test-run asan valgrind bench install uninstall \
         clean noopt unit-bins help
 

@@ -12,6 +12,7 @@ static const struct {
     int (*fn)(int argc, char **argv);
     const char *summary;
 } commands[] = {
+    {"run", cmd_run, "run a scenario and record it into SQLite"},
     {"check", cmd_check, "load and validate a scenario"},
     {"ring", cmd_ring, "static placement analysis: keys per node, keys moved"},
 };

@@ -46,6 +46,7 @@ fi
 if [ $unit_only = 0 ]; then
     for t in "$here"/cli/*.sh; do
         [ -f "$t" ] || continue
+        [ "$(basename "$t")" = lib.sh ] && continue
         selected "$(basename "$t")" && echo "cli $t" >>"$list"
     done
 fi

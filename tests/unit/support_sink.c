@@ -1,0 +1,112 @@
+/* support_sink.c — an in-memory sink for model tests (see support_sink.h). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "support_sink.h"
+
+static const char *intern(struct mem_run *m, const char *s)
+{
+    for (size_t i = 0; i < m->n_names; i++)
+        if (!strcmp(m->names[i], s))
+            return m->names[i];
+    m->names = realloc(m->names, (m->n_names + 1) * sizeof(char *));
+    m->names[m->n_names] = strdup(s);
+    return m->names[m->n_names++];
+}
+
+static int on_tick(void *ctx, const struct tick_row *r)
+{
+    struct mem_run *m = ctx;
+    m->ticks = realloc(m->ticks, (m->n_ticks + 1) * sizeof(*r));
+    m->ticks[m->n_ticks++] = *r;
+    return 0;
+}
+
+static int on_node(void *ctx, const struct node_tick_row *r)
+{
+    struct mem_run *m = ctx;
+    m->nodes = realloc(m->nodes, (m->n_nodes + 1) * sizeof(*r));
+    struct node_tick_row *c = &m->nodes[m->n_nodes++];
+    *c = *r;
+    c->node = intern(m, r->node);
+    c->state = intern(m, r->state);
+    return 0;
+}
+
+static int on_event(void *ctx, double t_s, const char *kind, const char *node, const char *detail)
+{
+    struct mem_run *m = ctx;
+    m->events = realloc(m->events, (m->n_events + 1) * sizeof(*m->events));
+    struct mem_event *e = &m->events[m->n_events++];
+    e->t_s = t_s;
+    snprintf(e->kind, sizeof e->kind, "%s", kind);
+    snprintf(e->node, sizeof e->node, "%s", node ? node : "");
+    snprintf(e->detail, sizeof e->detail, "%s", detail);
+    return 0;
+}
+
+void mem_run_yaml(struct mem_run *m, const char *yaml, const char *const *sets)
+{
+    memset(m, 0, sizeof(*m));
+    struct diag d;
+    diag_init(&d);
+    struct override ov[32];
+    size_t n = 0;
+    for (; sets && sets[n]; n++)
+        assert_int_equal(override_parse(sets[n], &ov[n], &d), 0);
+    struct scenario *sc = scenario_load_string("test.yaml", yaml, strlen(yaml), ov, n, &d);
+    if (!sc) {
+        diag_print(&d, stderr);
+        fail_msg("scenario did not load");
+    }
+    struct sink sink = {m, on_tick, on_node, on_event, NULL};
+    struct run_options opt = {NULL, NULL, NULL, true};
+    char err[256];
+    struct sim *s = sim_create(sc, &sink, &opt, err, sizeof err);
+    if (!s)
+        fail_msg("sim_create: %s", err);
+    m->status = sim_run(s);
+    snprintf(m->error, sizeof m->error, "%s", s->error);
+    sim_summary(s, &m->summary);
+    sim_destroy(s);
+    scenario_destroy(sc);
+    for (size_t i = 0; i < n; i++)
+        override_deinit(&ov[i]);
+    diag_deinit(&d);
+    if (m->status == RUN_FAILED)
+        fail_msg("run failed: %s", m->error);
+}
+
+void mem_run_free(struct mem_run *m)
+{
+    free(m->ticks);
+    free(m->nodes);
+    free(m->events);
+    for (size_t i = 0; i < m->n_names; i++)
+        free(m->names[i]);
+    free(m->names);
+    memset(m, 0, sizeof(*m));
+}
+
+long long mem_node_requests(const struct mem_run *m, const char *node)
+{
+    long long t = 0;
+    for (size_t i = 0; i < m->n_nodes; i++)
+        if (!strcmp(m->nodes[i].node, node))
+            t += m->nodes[i].requests;
+    return t;
+}
+
+size_t mem_count_events(const struct mem_run *m, const char *kind)
+{
+    size_t c = 0;
+    for (size_t i = 0; i < m->n_events; i++)
+        c += !strcmp(m->events[i].kind, kind);
+    return c;
+}

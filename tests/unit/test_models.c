@@ -1,0 +1,415 @@
+/*
+ * Model tests: whole runs checked against closed forms, each with its
+ * tolerance stated where it is asserted.
+ *
+ *  - determinism and common random numbers
+ *  - scale-out under uniform popularity: 1 - f·exp(-λ(t - t0)), 0.02 on 5 s windows
+ *  - Zipf + LRU: Che's approximation, 0.01
+ *  - TTL with fill on miss: λT / (1 + λT), 0.01
+ *  - database: M/M/c (Erlang C) mean latency 5%, utilization 0.01
+ *  - a hot key's node takes h + (1 - h)/N of requests, 0.01
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "support_sink.h"
+
+#define CHECK_NEAR(got, want, tol, ...)                                                     \
+    do {                                                                                    \
+        double g_ = (got), w_ = (want);                                                     \
+        if (!(fabs(g_ - w_) <= (tol))) {                                                    \
+            char m_[256];                                                                   \
+            snprintf(m_, sizeof m_, __VA_ARGS__);                                           \
+            fail_msg("%s: got %.5f, expected %.5f ± %.4f", m_, g_, w_, (double)(tol));      \
+        }                                                                                   \
+    } while (0)
+
+/* ---- determinism ------------------------------------------------------------ */
+
+static const char *small =
+    "name: small\nduration: 20s\ntick: 1s\n"
+    "workload: {keys: 5000, popularity: zipf, zipf_s: 0.9, qps: 20000, write_ratio: 0.05}\n"
+    "routing: {algorithm: ring, vnodes: 64}\n"
+    "nodes: [{id: A}, {id: B}, {id: C}]\n"
+    "cache: {capacity_items: 800}\n"
+    "events:\n"
+    "  - {at: 5s, add_node: {id: D}}\n"
+    "  - {at: 8s, slow_node: {id: A, factor: 50, for: 4s}}\n"
+    "  - {at: 12s, crash_node: {id: B}}\n"
+    "  - {at: 15s, restart_node: {id: B}}\n";
+
+static void test_deterministic(void **state)
+{
+    (void)state;
+    struct mem_run a, b, c;
+    mem_run_yaml(&a, small, NULL);
+    mem_run_yaml(&b, small, NULL);
+    assert_int_equal(a.n_ticks, 20);
+    assert_int_equal(a.n_ticks, b.n_ticks);
+    assert_int_equal(memcmp(a.ticks, b.ticks, a.n_ticks * sizeof(*a.ticks)), 0);
+    assert_int_equal(a.n_nodes, b.n_nodes);
+    for (size_t i = 0; i < a.n_nodes; i++) {
+        assert_string_equal(a.nodes[i].node, b.nodes[i].node);
+        assert_string_equal(a.nodes[i].state, b.nodes[i].state);
+        assert_int_equal(a.nodes[i].requests, b.nodes[i].requests);
+        assert_int_equal(a.nodes[i].items, b.nodes[i].items);
+        assert_true(memcmp(&a.nodes[i].util, &b.nodes[i].util, sizeof(double)) == 0);
+    }
+    assert_int_equal(a.n_events, b.n_events);
+    for (size_t i = 0; i < a.n_events; i++)
+        assert_string_equal(a.events[i].detail, b.events[i].detail);
+    assert_int_equal(memcmp(&a.summary, &b.summary, sizeof a.summary), 0);
+
+    const char *seed2[] = {"seed=2", NULL};
+    mem_run_yaml(&c, small, seed2);
+    assert_int_not_equal(memcmp(a.ticks, c.ticks, a.n_ticks * sizeof(*a.ticks)), 0);
+    mem_run_free(&a);
+    mem_run_free(&b);
+    mem_run_free(&c);
+}
+
+/* Runs differing only in routing see the same requests in every tick. */
+static void test_common_random_numbers(void **state)
+{
+    (void)state;
+    const char *variants[][4] = {
+        {"routing.algorithm=mod", NULL},
+        {"routing.vnodes=7", "routing.hash=xxh64", NULL},
+        {"routing.algorithm=maglev", NULL},
+        {"health.mode=central", "health.cooldown=5s", NULL},
+    };
+    struct mem_run base;
+    mem_run_yaml(&base, small, NULL);
+    for (size_t v = 0; v < ARRAY_LEN(variants); v++) {
+        struct mem_run o;
+        mem_run_yaml(&o, small, variants[v]);
+        assert_int_equal(o.n_ticks, base.n_ticks);
+        for (size_t i = 0; i < o.n_ticks; i++) {
+            assert_int_equal(o.ticks[i].requests, base.ticks[i].requests);
+            assert_int_equal(o.ticks[i].writes, base.ticks[i].writes);
+        }
+        mem_run_free(&o);
+    }
+    mem_run_free(&base);
+}
+
+/* ---- scale-out -------------------------------------------------------------- */
+
+static void check_scale_out(const char *algo)
+{
+    /* λ = 10000 reads/s over 50000 keys = 0.2 reads per key per second */
+    const char *yaml =
+        "name: scale\nduration: 100s\ntick: 1s\n"
+        "workload: {keys: 50000, popularity: uniform, qps: 10000}\n"
+        "routing: {algorithm: ring, vnodes: 512}\n"
+        "nodes: [{id: A}, {id: B}, {id: C}]\n"
+        "database: {workers: 64}\n"
+        "health: {mode: off}\n"
+        "events: [{at: 30s, add_node: {id: D}}]\n";
+    char set[64];
+    snprintf(set, sizeof set, "routing.algorithm=%s", algo);
+    const char *sets[] = {set, NULL};
+    struct mem_run m;
+    mem_run_yaml(&m, yaml, sets);
+    double f = (double)m.summary.keys_moved / 50000.0, lambda = 0.2, t0 = 30;
+    assert_true(f > 0.2);
+    CHECK_NEAR(m.summary.baseline_hit_rate, 1.0, 1e-9, "%s: warm caches before the join", algo);
+    for (double a = 30; a < 95; a += 5) {
+        double b = a + 5, sim = 0;
+        for (size_t i = (size_t)a; i < (size_t)b; i++)
+            sim += m.ticks[i].hit_rate / 5;
+        double model = 1 - f * (exp(-lambda * (a - t0)) - exp(-lambda * (b - t0))) / (lambda * 5);
+        CHECK_NEAR(sim, model, 0.02, "%s: hit rate over [%.0f, %.0f) s", algo, a, b);
+    }
+    mem_run_free(&m);
+}
+
+static void test_scale_out_ring(void **state)
+{
+    (void)state;
+    check_scale_out("ring");
+}
+
+static void test_scale_out_mod(void **state)
+{
+    (void)state;
+    check_scale_out("mod");
+}
+
+/* ---- Che's approximation -------------------------------------------------------- */
+
+static double che_hit_ratio(unsigned keys, double s, double cap)
+{
+    double *p = malloc(keys * sizeof(double)), z = 0;
+    for (unsigned i = 0; i < keys; i++)
+        z += p[i] = pow(i + 1.0, -s);
+    for (unsigned i = 0; i < keys; i++)
+        p[i] /= z;
+    double lo = 0, hi = 1;
+    for (;;) { /* bracket the characteristic time */
+        double occ = 0;
+        for (unsigned i = 0; i < keys; i++)
+            occ += 1 - exp(-p[i] * hi);
+        if (occ >= cap)
+            break;
+        hi *= 2;
+    }
+    for (int it = 0; it < 200; it++) {
+        double mid = (lo + hi) / 2, occ = 0;
+        for (unsigned i = 0; i < keys; i++)
+            occ += 1 - exp(-p[i] * mid);
+        if (occ < cap)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    double hit = 0;
+    for (unsigned i = 0; i < keys; i++)
+        hit += p[i] * (1 - exp(-p[i] * lo));
+    free(p);
+    return hit;
+}
+
+static void test_che_approximation(void **state)
+{
+    (void)state;
+    const double ss[] = {0.8, 1.1};
+    const unsigned caps[] = {1000, 4000};
+    for (size_t i = 0; i < ARRAY_LEN(ss); i++) {
+        for (size_t j = 0; j < ARRAY_LEN(caps); j++) {
+            char yaml[600];
+            snprintf(yaml, sizeof yaml,
+                     "name: che\nduration: 40s\nwarmup: 10s\ntick: 1s\n"
+                     "workload: {keys: 20000, popularity: zipf, zipf_s: %g, qps: 50000}\n"
+                     "nodes: [{id: A}]\ncache: {capacity_items: %u, service_time: 2us}\n"
+                     "database: {workers: 256}\nhealth: {mode: off}\n",
+                     ss[i], caps[j]);
+            struct mem_run m;
+            mem_run_yaml(&m, yaml, NULL);
+            CHECK_NEAR(m.summary.hit_rate, che_hit_ratio(20000, ss[i], caps[j]), 0.01,
+                       "LRU hit ratio, zipf s=%g, %u items", ss[i], caps[j]);
+            mem_run_free(&m);
+        }
+    }
+}
+
+/* ---- TTL -------------------------------------------------------------------------- */
+
+static void test_ttl_hit_ratio(void **state)
+{
+    (void)state;
+    const char *ttls[] = {"1s", "4s", "500ms"};
+    const double lt[] = {1.0, 4.0, 0.5}; /* λ = 1 read per key per second */
+    for (size_t i = 0; i < ARRAY_LEN(ttls); i++) {
+        char yaml[500];
+        snprintf(yaml, sizeof yaml,
+                 "name: ttl\nduration: 60s\nwarmup: 20s\ntick: 1s\n"
+                 "workload: {keys: 10000, popularity: uniform, qps: 10000, ttl: %s}\n"
+                 "nodes: [{id: A}, {id: B}]\ndatabase: {workers: 64}\nhealth: {mode: off}\n",
+                 ttls[i]);
+        struct mem_run m;
+        mem_run_yaml(&m, yaml, NULL);
+        CHECK_NEAR(m.summary.hit_rate, lt[i] / (1 + lt[i]), 0.01, "TTL %s, λT = %g", ttls[i],
+                   lt[i]);
+        long long expirations = 0;
+        for (size_t k = 0; k < m.n_nodes; k++)
+            expirations += m.nodes[k].expirations;
+        assert_true(expirations > 0);
+        mem_run_free(&m);
+    }
+}
+
+/* ---- database: M/M/c ----------------------------------------------------------------- */
+
+static double erlang_c_latency(unsigned c, double lambda, double mu)
+{
+    double a = lambda / mu, rho = a / c, sum = 0, term = 1;
+    for (unsigned k = 0; k < c; k++) {
+        if (k)
+            term *= a / k;
+        sum += term;
+    }
+    double last = term * a / c;
+    double pw = last / (1 - rho) / (sum + last / (1 - rho));
+    return pw / (c * mu - lambda) + 1 / mu;
+}
+
+static void test_database_mmc(void **state)
+{
+    (void)state;
+    const double rhos[] = {0.5, 0.9};
+    for (size_t i = 0; i < ARRAY_LEN(rhos); i++) {
+        /* writes go straight to the database: its arrivals are Poisson */
+        double qps = rhos[i] * 16 / 0.002;
+        char yaml[600];
+        snprintf(yaml, sizeof yaml,
+                 "name: mmc\nduration: 120s\nwarmup: 5s\ntick: 1s\n"
+                 "workload: {keys: 10000, qps: %g, write_ratio: 1}\n"
+                 "nodes: [{id: A}]\n"
+                 "database: {workers: 16, service_time: 2ms, service_dist: exp, max_queue: 100000}\n"
+                 "health: {mode: off}\n",
+                 qps);
+        struct mem_run m;
+        mem_run_yaml(&m, yaml, NULL);
+        double util = 0, lat = 0, n = 0;
+        size_t ticks = 0;
+        for (size_t k = 5; k < m.n_ticks; k++) {
+            const struct tick_row *t = &m.ticks[k];
+            util += t->db_util;
+            lat += t->db_mean_ms * (double)(t->db_reads + t->db_writes);
+            n += (double)(t->db_reads + t->db_writes);
+            ticks++;
+        }
+        util /= (double)ticks;
+        lat /= n;
+        double want = erlang_c_latency(16, qps, 500) * 1000;
+        CHECK_NEAR(util, rhos[i], 0.01, "database utilization at rho %.1f", rhos[i]);
+        CHECK_NEAR(lat, want, 0.05 * want, "database mean latency (ms) at rho %.1f", rhos[i]);
+        mem_run_free(&m);
+    }
+}
+
+/* ---- hot keys ---------------------------------------------------------------------------- */
+
+static void test_hot_key_share(void **state)
+{
+    (void)state;
+    const char *yaml =
+        "name: hot\nduration: 20s\ntick: 1s\n"
+        "workload: {keys: 100000, qps: 50000, hot_keys: [{key: key-000042, share: 0.2}]}\n"
+        "routing: {algorithm: ring, vnodes: 1000}\n"
+        "nodes: [{id: n0}, {id: n1}, {id: n2}, {id: n3}, {id: n4}, {id: n5}, {id: n6}, "
+        "{id: n7}, {id: n8}, {id: n9}]\n"
+        "health: {mode: off}\n";
+    struct mem_run m;
+    mem_run_yaml(&m, yaml, NULL);
+    long long total = 0, top = 0;
+    for (int i = 0; i < 10; i++) {
+        char id[8];
+        snprintf(id, sizeof id, "n%d", i);
+        long long r = mem_node_requests(&m, id);
+        total += r;
+        if (r > top)
+            top = r;
+    }
+    CHECK_NEAR((double)top / (double)total, 0.2 + 0.8 / 10, 0.01, "hot key node's share");
+    CHECK_NEAR(m.summary.max_node_share, 0.28, 0.01, "summary max_node_share");
+    mem_run_free(&m);
+
+    /* the same from a hot_key event, only while it lasts */
+    const char *ev =
+        "name: hotev\nduration: 20s\ntick: 1s\n"
+        "workload: {keys: 100000, qps: 50000}\n"
+        "routing: {algorithm: ring, vnodes: 1000}\n"
+        "nodes: [{id: n0}, {id: n1}, {id: n2}, {id: n3}, {id: n4}, {id: n5}, {id: n6}, "
+        "{id: n7}, {id: n8}, {id: n9}]\n"
+        "health: {mode: off}\n"
+        "events: [{at: 10s, hot_key: {key: key-000042, share: 0.2, for: 5s}}]\n";
+    mem_run_yaml(&m, ev, NULL);
+    double before = 0, during = 0, after = 0;
+    for (size_t i = 0; i < m.n_nodes; i++) {
+        const struct node_tick_row *r = &m.nodes[i];
+        double share = (double)r->requests / (double)m.ticks[(size_t)r->t_s].reads;
+        double *slot = r->t_s < 10 ? &before : r->t_s < 15 ? &during : &after;
+        if (share > *slot)
+            *slot = share; /* the busiest node's share, over the ticks of the phase */
+    }
+    assert_true(before < 0.13);
+    assert_true(during > 0.26);
+    assert_true(after < 0.13);
+    assert_int_equal(mem_count_events(&m, "hot_key"), 1);
+    assert_int_equal(mem_count_events(&m, "hot_key_end"), 1);
+    mem_run_free(&m);
+}
+
+/* ---- faults and writes ---------------------------------------------------------------------- */
+
+static void test_crash_empties_and_restart(void **state)
+{
+    (void)state;
+    const char *yaml =
+        "name: crash\nduration: 30s\ntick: 1s\n"
+        "workload: {keys: 10000, qps: 10000}\n"
+        "nodes: [{id: A}, {id: B}]\n"
+        "clients: {timeout: 50ms}\nhealth: {mode: off}\n"
+        "events: [{at: 10s, crash_node: {id: B}}, {at: 20s, restart_node: {id: B}}]\n";
+    struct mem_run m;
+    mem_run_yaml(&m, yaml, NULL);
+    for (size_t i = 0; i < m.n_nodes; i++) {
+        const struct node_tick_row *r = &m.nodes[i];
+        if (strcmp(r->node, "B"))
+            continue;
+        if (r->t_s >= 10 && r->t_s < 20) {
+            assert_string_equal(r->state, "crashed");
+            assert_int_equal(r->items, 0);
+            assert_int_equal(r->requests, 0);
+        }
+        if (r->t_s == 20) /* back empty at 20 s; a second of refill holds about 63% of its keys */
+            assert_true(r->items > 0 && r->items < 4000);
+    }
+    /* with no health checks every request to B times out while it is down */
+    long long timeouts = 0;
+    for (size_t k = 11; k < 19; k++)
+        timeouts += m.ticks[k].timeouts;
+    assert_true(timeouts > 8 * 4000);
+    assert_true(m.ticks[15].hit_rate < 0.6);
+    mem_run_free(&m);
+}
+
+static void test_writes_invalidate_and_write_through(void **state)
+{
+    (void)state;
+    const char *yaml =
+        "name: writes\nduration: 20s\ntick: 1s\n"
+        "workload: {keys: 20000, popularity: zipf, qps: 20000, write_ratio: 0.2}\n"
+        "nodes: [{id: A}, {id: B}]\n"
+        "database: {workers: 64}\nhealth: {mode: off}\n";
+    struct mem_run m;
+    mem_run_yaml(&m, yaml, NULL);
+    long long writes = 0, dbw = 0;
+    for (size_t k = 0; k < m.n_ticks; k++) {
+        writes += m.ticks[k].writes;
+        dbw += m.ticks[k].db_writes;
+    }
+    CHECK_NEAR((double)writes / (double)m.summary.requests, 0.2, 0.005, "write share");
+    assert_true(dbw > 0 && labs(dbw - writes) < 100);
+    /* invalidation: a key read r times and written w times a second hits at most
+     * r/(r+w) of the time, here 0.8 */
+    assert_true(m.summary.hit_rate < 0.81);
+    /* stale reads come only from the short windows between a commit and its
+     * invalidation, and from fills that raced a write: rare */
+    long long hits = 0;
+    for (size_t k = 0; k < m.n_ticks; k++)
+        hits += m.ticks[k].hits;
+    assert_true(m.summary.stale_reads < hits / 100);
+    mem_run_free(&m);
+
+    const char *wt[] = {"clients.write=write_through", NULL};
+    mem_run_yaml(&m, yaml, wt);
+    assert_true(m.summary.hit_rate > 0.97); /* write-through keeps keys cached */
+    mem_run_free(&m);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_deterministic),
+        cmocka_unit_test(test_common_random_numbers),
+        cmocka_unit_test(test_scale_out_ring),
+        cmocka_unit_test(test_scale_out_mod),
+        cmocka_unit_test(test_che_approximation),
+        cmocka_unit_test(test_ttl_hit_ratio),
+        cmocka_unit_test(test_database_mmc),
+        cmocka_unit_test(test_hot_key_share),
+        cmocka_unit_test(test_crash_empties_and_restart),
+        cmocka_unit_test(test_writes_invalidate_and_write_through),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
