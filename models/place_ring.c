@@ -34,7 +34,7 @@ static int ring_build(struct placement *pl, const struct placement *prev, char *
     for (size_t m = 0; m < n; m++) {
         double want = (double)pl->params.vnodes * pl->members[m].weight;
         if (want > PLACE_MAX_POINTS) {
-            place_err(err, errlen, "node %s: vnodes × weight = %.0f points is more than %u",
+            place_err(err, errlen, "node %s: vnodes x weight = %.0f points is more than %u",
                       pl->members[m].id, want, PLACE_MAX_POINTS);
             free(count);
             return -1;

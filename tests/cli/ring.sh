@@ -1,0 +1,125 @@
+#!/bin/sh
+# Command-line tests for `ringsim ring` (TAP).
+. "$(dirname "$0")/lib.sh"
+
+R="$RINGSIM ring"
+
+# --- known answers (SPEC.md) ------------------------------------------------
+expect_exit 0 "ring 512 vnodes A,B,C -> A,B,C,D (json)" \
+    $R --vnodes 512 --nodes A,B,C --to A,B,C,D --json
+cp "$T/out" "$T/ka.json"
+expect_match '"before":\{"A":33873,"B":33307,"C":32820\}' "$T/ka.json" "known answer: before"
+expect_match '"after":\{"A":25451,"B":25627,"C":24193,"D":24729\}' "$T/ka.json" "known answer: after"
+expect_match '"moved":24729,' "$T/ka.json" "known answer: moved 24729"
+expect_match '"moved_between_old":0,' "$T/ka.json" "known answer: between old 0"
+expect_match '^\{"algo":"ring","hash":"sha256","vnodes":512,' "$T/ka.json" "json starts with algo, hash, vnodes"
+expect_match '"count":100000,' "$T/ka.json" "json has count"
+expect_match '"max_over_avg_before":1\.016[0-9]*,"max_over_avg_after":1\.025' "$T/ka.json" "json has max/avg before and after"
+expect_eq "$(wc -l <"$T/ka.json" | tr -d ' ')" 1 "json is one line"
+if command -v python3 >/dev/null 2>&1; then
+    python3 -m json.tool "$T/ka.json" >/dev/null 2>&1
+    ok $? "json parses"
+else
+    echo "ok $((_n + 1)) - json parses # SKIP no python3"; _n=$((_n + 1))
+fi
+
+expect_exit 0 "mod A,B,C -> A,B,C,D" $R --algo mod --nodes A,B,C --to A,B,C,D --json
+expect_match '"moved":75273,' "$T/out" "mod moves 75273"
+
+expect_exit 0 "default table" $R --vnodes 512 --nodes A,B,C --to A,B,C,D
+cp "$T/out" "$T/table"
+expect_match '^  A +33873 +33\.87% +25451 +25\.45% +-8422$' "$T/table" "table row A"
+expect_match '^  D +- +- +24729 +24\.73% +\+24729$' "$T/table" "table row D (new node)"
+expect_match '^  moved +24729 +24\.73%' "$T/table" "table: moved with percent"
+expect_match 'between old nodes +0 ' "$T/table" "table: moved between old nodes"
+expect_match '^  max/avg +1\.0162 +1\.0251' "$T/table" "table: max/avg"
+expect_match '^  max/min ' "$T/table" "table: max/min"
+expect_match 'relative std +4\.42%' "$T/table" "table: theoretical spread 1/sqrt(512)"
+
+# --- defaults and no --to ----------------------------------------------------
+expect_exit 0 "defaults" $R --json
+expect_match '"algo":"ring","hash":"sha256","vnodes":160,' "$T/out" "defaults: ring sha256 160"
+expect_match '"nodes":\["A","B","C"\],"to":null' "$T/out" "defaults: nodes A,B,C, no --to"
+expect_match '"count":100000' "$T/out" "defaults: 100000 keys"
+expect_match '"moved":0,' "$T/out" "no --to: moved 0"
+before=$(sed 's/.*"before":\({[^}]*}\).*/\1/' "$T/out")
+after=$(sed 's/.*"after":\({[^}]*}\).*/\1/' "$T/out")
+expect_eq "$after" "$before" "no --to: after equals before"
+expect_exit 0 "table without --to" $R --count 1000
+expect_match '^  node +keys +%$' "$T/out" "table without --to has one column"
+
+# --- every algorithm runs, and the consistent ones move only what they must --
+for a in mod ring ketama jump rendezvous maglev bounded slots; do
+    expect_exit 0 "$a: join" $R --algo $a --count 20000 --nodes A,B,C --to A,B,C,D --json
+    expect_match "\"algo\":\"$a\"" "$T/out" "$a: json names the algorithm"
+done
+for a in ring ketama rendezvous slots; do
+    $R --algo $a --count 20000 --nodes A,B,C,D --to A,B,D --json >"$T/o" 2>"$T/e"
+    expect_match '"moved_between_old":0,"moved_to_new":0,' "$T/o" "$a: a leave moves only the leaver's keys"
+done
+$R --algo jump --count 20000 --nodes A,B,C,D --to A,B,C --json >"$T/o"
+expect_match '"moved_between_old":0,' "$T/o" "jump: removing the last member moves only its keys"
+$R --algo slots --count 20000 --nodes A,B,C --to A,B,C,D --json >"$T/o"
+expect_match '"table_size":16384,"table_min":4096,"table_max":4096' "$T/o" "slots: the joiner takes an even share"
+$R --algo maglev --count 20000 --nodes A,B,C --json >"$T/o"
+expect_match '"table_min":21845,"table_max":21846' "$T/o" "maglev: floor/ceil of M/N entries"
+$R --algo ketama --hash md5 --nodes s1,s2,s3 --json >"$T/o"
+expect_match '"vnodes":160,' "$T/o" "ketama reports 160 points"
+expect_match '"points_per_node":160,' "$T/o" "ketama: 160 points per node"
+
+# --- options -------------------------------------------------------------------
+expect_exit 0 "bounded caps" $R --algo bounded --load-factor 1.05 --vnodes 20 --count 30000 --nodes A,B,C --json
+expect_match '"cap":10500,' "$T/out" "bounded: cap ceil(1.05 x 30000 / 3)"
+expect_exit 0 "weights" $R --weights C=2 --nodes A,B,C --count 20000 --json
+expect_match '"weights":\{"A":1,"B":1,"C":2\}' "$T/out" "weights reported"
+expect_exit 0 "weights ignored by mod (note)" $R --algo mod --weights C=2 --count 1000
+expect_match 'note: --weights is ignored by mod' "$T/err" "note on ignored weights"
+expect_exit 0 "hex keys" $R --keys 'user:%x' --start 10 --count 5
+expect_match 'keys: user:a \.\. user:e \(5\)' "$T/out" "keys rendered with %x from --start"
+expect_exit 0 "--flag=value form" $R --algo=jump --count=100 --json
+expect_match '"algo":"jump"' "$T/out" "--algo=jump"
+expect_exit 0 "point format and node key" $R --point-format '%s-%03d' --node-key address \
+    --nodes 'A@10.0.0.1:11211,B@10.0.0.2:11211' --count 1000 --json
+expect_match '"node_key":"address"' "$T/out" "node key address"
+expect_exit 0 "table size" $R --algo maglev --table-size 251 --count 1000 --json
+expect_match '"table_size":251,' "$T/out" "maglev table size"
+expect_exit 0 "help" $R --help
+expect_match 'Examples:' "$T/out" "help shows examples"
+expect_match 'ringsim ring --vnodes 512 --nodes A,B,C --to A,B,C,D' "$T/out" "help shows the known-answer example"
+
+# --- bad arguments: exit 2, a message naming the flag ---------------------------
+bad() { # bad "name" REGEX args...
+    name=$1 re=$2
+    shift 2
+    expect_exit 2 "$name" $R "$@"
+    expect_match "$re" "$T/err" "$name: message"
+}
+bad "--keys with %s" '--keys: .*integer' --keys 'key-%s'
+bad "--keys without a conversion" '--keys: .*no integer conversion' --keys 'key'
+bad "--keys with two conversions" '--keys: .*more than one' --keys 'k%d-%d'
+bad "--keys with %n" '--keys: ' --keys 'k%n'
+bad "empty --nodes" '--nodes: .*empty' --nodes ''
+bad "empty entry in --nodes" '--nodes: entry 2 is empty' --nodes 'A,,B'
+bad "duplicate node" '--nodes: node "A" appears twice' --nodes A,B,A
+bad "duplicate node in --to" '--to: node "B" appears twice' --to A,B,B
+bad "weight 0" '--weights: A: expected a weight > 0' --weights A=0
+bad "negative weight" '--weights: ' --weights A=-1
+bad "weight of an unknown node" '--weights: node "Z" is not in --nodes or --to' --weights Z=2
+bad "malformed weights" '--weights: entry "A" is not ID=WEIGHT' --weights A
+bad "--vnodes 0" '--vnodes: expected an integer from 1' --vnodes 0
+bad "--vnodes many" '--vnodes: .*"many"' --vnodes many
+bad "unknown algo" '--algo: unknown algorithm "chord" \(expected mod\|ring' --algo chord
+bad "unknown hash" '--hash: unknown hash "sha1"' --hash sha1
+bad "--count 0" '--count: expected an integer from 1' --count 0
+bad "--count huge" '--count: ' --count 99999999999
+bad "--start negative" '--start: ' --start -5
+bad "--load-factor below 1" '--load-factor: expected a number from 1' --load-factor 0.5
+bad "--table-size not prime" '--table-size: expected a prime' --algo maglev --table-size 65536
+bad "--point-format without %d" '--point-format: .*needs one %d' --point-format '%s'
+bad "--node-key bad" '--node-key: expected id or address' --node-key name
+bad "unknown option" "unknown option '--frobnicate'" --frobnicate 3
+bad "missing value" '--count needs a value' --count
+bad "positional argument" "unexpected argument 'A,B'" A,B
+bad "duplicate address" '--nodes: address "x" appears twice' --node-key address --nodes 'A@x,B@x'
+
+finish
