@@ -1,0 +1,104 @@
+#!/bin/sh
+# `ringsim check`: the ok line, exit codes, error messages with FILE:LINE:COL,
+# --set and --seed, usage errors, --help and --schema.
+. "$(dirname "$0")/lib.sh"
+
+# --- valid scenarios ---------------------------------------------------------
+for f in minimal full events; do
+    expect_exit 0 "check $f.yaml exits 0" "$RINGSIM" check "tests/data/$f.yaml"
+done
+expect_exit 0 "check full.yaml" "$RINGSIM" check tests/data/full.yaml
+expect_eq "$(cat "$T/out")" "ok: scale-out-3-to-4" "prints exactly one line: ok: NAME"
+expect_eq "$(wc -c <"$T/err")" "0" "nothing on stderr when valid"
+expect_exit 0 "name defaults to the file name" "$RINGSIM" check tests/data/minimal.yaml
+expect_eq "$(cat "$T/out")" "ok: minimal" "ok: minimal"
+
+# --- invalid files: every error, one per line, with positions ---------------------
+cat >"$T/bad.yaml" <<'EOF'
+name: bad
+routing:
+  vnodes: many
+  vnode: 5
+nodes:
+  - {id: A}
+  - {id: A}
+events:
+  - {at: 5s, remove_node: {id: C}}
+EOF
+expect_exit 2 "an invalid scenario exits 2" "$RINGSIM" check "$T/bad.yaml"
+expect_eq "$(wc -c <"$T/out")" "0" "nothing on stdout when invalid"
+expect_eq "$(wc -l <"$T/err")" "4" "one line per error, all of them"
+expect_match "^$T/bad.yaml:3:11: routing.vnodes: expected a positive integer, got \"many\"$" \
+    "$T/err" "type error at line:col of the value"
+expect_match "^$T/bad.yaml:4:3: routing.vnode: unknown key \(expected one of: algorithm, hash, vnodes, .*\); did you mean vnodes\?$" \
+    "$T/err" "unknown key with a suggestion"
+expect_match "^$T/bad.yaml:7:10: nodes.1.id: duplicate node id \"A\" \(first at line 6\)$" \
+    "$T/err" "duplicate node id"
+expect_match "^$T/bad.yaml:9:32: events.0.remove_node.id: node \"C\" is not in the cluster at 5s$" \
+    "$T/err" "event cross-check at the event's position"
+
+printf 'nodes: [{id: A}\n' >"$T/syntax.yaml"
+expect_exit 2 "a YAML syntax error exits 2" "$RINGSIM" check "$T/syntax.yaml"
+expect_match "^$T/syntax.yaml:2:1: YAML syntax error: did not find expected ',' or ']'" \
+    "$T/err" "YAML syntax error with its position"
+
+printf 'nodes: [{id: A}]\ncache:\n  workers: 1\n  workers: 2\n' >"$T/dup.yaml"
+expect_exit 2 "duplicate key exits 2" "$RINGSIM" check "$T/dup.yaml"
+expect_match "^$T/dup.yaml:4:3: cache.workers: duplicate key \(first at line 3\)$" "$T/err" \
+    "duplicate key at the second one"
+
+: >"$T/empty.yaml"
+expect_exit 2 "an empty file exits 2" "$RINGSIM" check "$T/empty.yaml"
+expect_match "^$T/empty.yaml:1:1: the scenario is empty" "$T/err" "empty file message"
+
+expect_exit 2 "a missing file exits 2" "$RINGSIM" check "$T/nope.yaml"
+expect_eq "$(cat "$T/err")" "$T/nope.yaml: cannot read: No such file or directory" \
+    "missing file: FILE: cannot read: reason"
+
+# --- --set and --seed ----------------------------------------------------------
+expect_exit 0 "--set of a valid value" "$RINGSIM" check tests/data/minimal.yaml \
+    --set routing.vnodes=512 --set health.cooldown=60s --seed 9
+expect_eq "$(cat "$T/out")" "ok: minimal" "--set: still ok"
+expect_exit 0 "--set name= changes the name" "$RINGSIM" check tests/data/minimal.yaml \
+    --set name=renamed
+expect_eq "$(cat "$T/out")" "ok: renamed" "ok line shows the overridden name"
+expect_exit 2 "--set of a bad value exits 2" "$RINGSIM" check tests/data/minimal.yaml \
+    --set routing.vnodes=many
+expect_eq "$(cat "$T/err")" \
+    '--set routing.vnodes=many: routing.vnodes: expected a positive integer, got "many"' \
+    "--set error names the argument"
+expect_exit 2 "--set of an unknown key exits 2" "$RINGSIM" check tests/data/minimal.yaml \
+    --set routing.vnode=1
+expect_match '^--set routing.vnode=1: routing.vnode: unknown key' "$T/err" "--set unknown key"
+expect_exit 2 "--set past the last node exits 2" "$RINGSIM" check tests/data/full.yaml \
+    --set nodes.7.weight=2
+expect_match '^--set nodes.7.weight=2: nodes.7: no such entry \(entries are numbered 0 to 2\)$' \
+    "$T/err" "--set index out of range names the range"
+expect_exit 2 "--set without '=' exits 2" "$RINGSIM" check tests/data/minimal.yaml --set vnodes
+expect_match '^--set vnodes: expected PATH=VALUE' "$T/err" "--set without '='"
+expect_exit 2 "--seed with a bad number exits 2" "$RINGSIM" check tests/data/minimal.yaml \
+    --seed abc
+expect_match 'seed: expected a non-negative integer, got "abc"' "$T/err" "--seed is checked"
+
+# --- usage ---------------------------------------------------------------------
+expect_exit 2 "no file: exit 2" "$RINGSIM" check
+expect_match 'missing the scenario file' "$T/err" "no file: says so"
+expect_match '^usage: ringsim check' "$T/err" "no file: usage line"
+expect_exit 2 "unknown option: exit 2" "$RINGSIM" check tests/data/minimal.yaml --frobnicate
+expect_match "unknown option --frobnicate" "$T/err" "unknown option: names it"
+expect_exit 2 "two files: exit 2" "$RINGSIM" check tests/data/minimal.yaml tests/data/full.yaml
+expect_exit 2 "--set without a value: exit 2" "$RINGSIM" check tests/data/minimal.yaml --set
+expect_exit 0 "--help exits 0" "$RINGSIM" check --help
+expect_match '^usage: ringsim check SCENARIO.yaml' "$T/out" "--help: usage"
+expect_match 'example:' "$T/out" "--help: an example"
+expect_match 'ringsim check scenarios/.*--set routing.vnodes=' "$T/out" "--help: example with --set"
+
+# --- the schema reference --------------------------------------------------------
+expect_exit 0 "--schema exits 0" "$RINGSIM" check --schema
+expect_match '^\| `vnodes` \| integer \| `160` \|' "$T/out" "--schema prints the tables"
+awk '/^<!-- schema:begin -->$/{on=1; next} /^<!-- schema:end -->$/{on=0} on' \
+    scenarios/README.md >"$T/readme-part"
+if cmp -s "$T/out" "$T/readme-part"; then ok 0 "scenarios/README.md quotes --schema verbatim"
+else ok 1 "scenarios/README.md quotes --schema verbatim"; fi
+
+finish

@@ -1,0 +1,1304 @@
+/* Unit tests: the scenario loader (sim/scenario.c) — defaults, units, every
+ * class of error with its exact position, --set, events, round trips of the
+ * effective YAML, and the schema reference in scenarios/README.md. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "sim/scenario.h"
+
+/* ---- helpers ------------------------------------------------------------- */
+
+/* Loads text as file "x.yaml" with --set arguments (NULL-terminated). */
+static struct scenario *load_sets(const char *text, struct diag *d, const char *const *sets)
+{
+    struct override o[16];
+    size_t n = 0;
+    diag_init(d);
+    for (; sets && sets[n]; n++)
+        assert_int_equal(override_parse(sets[n], &o[n], d), 0);
+    struct scenario *s = scenario_load_string("x.yaml", text, strlen(text), o, n, d);
+    for (size_t i = 0; i < n; i++)
+        override_deinit(&o[i]);
+    return s;
+}
+
+static struct scenario *load_ok_sets(const char *text, const char *const *sets)
+{
+    struct diag d;
+    struct scenario *s = load_sets(text, &d, sets);
+    if (!s)
+        diag_print(&d, stderr);
+    assert_non_null(s);
+    assert_int_equal(d.n, 0);
+    diag_deinit(&d);
+    return s;
+}
+
+static struct scenario *load_ok(const char *text)
+{
+    return load_ok_sets(text, NULL);
+}
+
+static bool has_msg(const struct diag *d, const char *want)
+{
+    for (size_t i = 0; i < d->n; i++)
+        if (!strcmp(d->msgs[i], want))
+            return true;
+    return false;
+}
+
+/* The load fails and one of its messages is exactly `want`. */
+static void expect_error_sets(const char *text, const char *const *sets, const char *want)
+{
+    struct diag d;
+    struct scenario *s = load_sets(text, &d, sets);
+    bool found = has_msg(&d, want);
+    if (!found || s) {
+        fprintf(stderr, "wanted: %s\ngot %zu message(s):\n", want, d.n);
+        diag_print(&d, stderr);
+    }
+    scenario_destroy(s);
+    diag_deinit(&d);
+    assert_null(s);
+    assert_true(found);
+}
+
+static void expect_error(const char *text, const char *want)
+{
+    expect_error_sets(text, NULL, want);
+}
+
+/* The load fails with exactly these messages, in this order. */
+static void expect_errors(const char *text, const char *const *want)
+{
+    struct diag d;
+    size_t n = 0;
+    struct scenario *s = load_sets(text, &d, NULL);
+    while (want[n])
+        n++;
+    bool same = d.n == n;
+    for (size_t i = 0; same && i < n; i++)
+        same = !strcmp(d.msgs[i], want[i]);
+    if (!same) {
+        fprintf(stderr, "got %zu message(s):\n", d.n);
+        diag_print(&d, stderr);
+    }
+    scenario_destroy(s);
+    diag_deinit(&d);
+    assert_null(s);
+    assert_true(same);
+}
+
+#define NODES "nodes: [{id: A}, {id: B}, {id: C}]\n"
+
+/* ---- defaults ------------------------------------------------------------ */
+
+static void test_defaults(void **state)
+{
+    (void)state;
+    struct scenario *s = load_ok("nodes:\n  - id: A\n");
+    assert_string_equal(s->name, "x");
+    assert_string_equal(s->path, "<string>");
+    assert_string_equal(s->description, "");
+    assert_int_equal(s->seed, 1);
+    assert_int_equal(s->duration_ns, 60 * NS_PER_S);
+    assert_int_equal(s->tick_ns, NS_PER_S);
+    assert_int_equal(s->warmup_ns, 0);
+
+    assert_int_equal(s->workload.keys, 100000);
+    assert_string_equal(s->workload.key_format, "key-%06d");
+    assert_int_equal(s->workload.popularity, POP_UNIFORM);
+    assert_true(s->workload.zipf_s == 0.99);
+    assert_true(s->workload.qps == 10000);
+    assert_true(s->workload.write_ratio == 0);
+    assert_int_equal(s->workload.value_bytes, 1024);
+    assert_int_equal(s->workload.ttl_ns, 0);
+    assert_int_equal(s->workload.n_hot_keys, 0);
+    assert_null(s->workload.hot_keys);
+
+    assert_int_equal(s->routing.algorithm, PLACE_RING);
+    assert_int_equal(s->routing.hash, HASH_SHA256);
+    assert_int_equal(s->routing.vnodes, 160);
+    assert_string_equal(s->routing.point_format, "%s#%d");
+    assert_false(s->routing.node_key_address);
+    assert_true(s->routing.load_factor == 1.25);
+    assert_int_equal(s->routing.table_size, 65537);
+
+    assert_int_equal(s->cache.capacity_bytes, 1ULL << 30);
+    assert_int_equal(s->cache.capacity_items, 0);
+    assert_int_equal(s->cache.service_ns, 20 * NS_PER_US);
+    assert_int_equal(s->cache.service_dist, DIST_EXP);
+    assert_int_equal(s->cache.workers, 1);
+    assert_int_equal(s->cache.max_queue, 10000);
+    assert_int_equal(s->cache.rtt_ns, 200 * NS_PER_US);
+    assert_true(s->cache.prewarm);
+
+    assert_int_equal(s->database.workers, 16);
+    assert_int_equal(s->database.service_ns, 2 * NS_PER_MS);
+    assert_int_equal(s->database.service_dist, DIST_EXP);
+    assert_int_equal(s->database.max_queue, 2000);
+
+    assert_int_equal(s->clients.instances, 4);
+    assert_int_equal(s->clients.timeout_ns, 100 * NS_PER_MS);
+    assert_int_equal(s->clients.on_timeout, ON_TIMEOUT_DB);
+    assert_int_equal(s->clients.fill, FILL_SET);
+    assert_int_equal(s->clients.write, WRITE_INVALIDATE);
+    assert_false(s->clients.coalesce);
+    assert_true(s->clients.backfill_qps == 0);
+    assert_false(s->clients.fallback_to_previous_owner);
+
+    assert_int_equal(s->health.mode, HEALTH_CLIENT);
+    assert_int_equal(s->health.failure_limit, 3);
+    assert_int_equal(s->health.retry_after_ns, 30 * NS_PER_S);
+    assert_int_equal(s->health.cooldown_ns, 0);
+    assert_true(s->health.max_ejected == 1.0);
+    assert_int_equal(s->health.probe_interval_ns, NS_PER_S);
+    assert_int_equal(s->health.propagation_delay_ns, 0);
+    assert_int_equal(s->health.on_eject, EJECT_REHASH);
+    assert_int_equal(s->health.gutter_nodes, 0);
+    assert_int_equal(s->health.gutter_ttl_ns, 10 * NS_PER_S);
+
+    assert_int_equal(s->n_nodes, 1);
+    assert_string_equal(s->nodes[0].id, "A");
+    assert_string_equal(s->nodes[0].address, "A");
+    assert_true(s->nodes[0].weight == 1);
+    assert_memory_equal(&s->nodes[0].cache, &s->cache, sizeof(s->cache));
+    assert_int_equal(s->nodes[0].pos.line, 2);
+    assert_int_equal(s->nodes[0].pos.col, 5);
+    assert_int_equal(s->n_events, 0);
+    assert_null(s->events);
+    assert_int_equal(s->n_overrides, 0);
+    assert_non_null(s->effective_yaml);
+    scenario_destroy(s);
+}
+
+static void test_name_from_file(void **state)
+{
+    (void)state;
+    struct diag d;
+    diag_init(&d);
+    struct scenario *s = scenario_load("tests/data/minimal.yaml", NULL, 0, &d);
+    assert_non_null(s);
+    assert_string_equal(s->name, "minimal");
+    assert_string_equal(s->path, "tests/data/minimal.yaml");
+    /* written out explicitly, so a replay from the database keeps it */
+    assert_non_null(strstr(s->effective_yaml, "name: minimal\n"));
+    scenario_destroy(s);
+
+    const char *text = "nodes: [{id: A}]\n";
+    s = scenario_load_string("dir/other.yml", text, strlen(text), NULL, 0, &d);
+    assert_non_null(s);
+    assert_string_equal(s->name, "other");
+    scenario_destroy(s);
+    s = scenario_load_string("noext", text, strlen(text), NULL, 0, &d);
+    assert_string_equal(s->name, "noext");
+    scenario_destroy(s);
+    assert_int_equal(d.n, 0);
+    diag_deinit(&d);
+}
+
+static void test_full_example(void **state)
+{
+    (void)state;
+    struct diag d;
+    diag_init(&d);
+    struct scenario *s = scenario_load("tests/data/full.yaml", NULL, 0, &d);
+    if (!s)
+        diag_print(&d, stderr);
+    assert_non_null(s);
+    assert_string_equal(s->name, "scale-out-3-to-4");
+    assert_int_equal(s->duration_ns, 300 * NS_PER_S);
+    assert_int_equal(s->workload.n_hot_keys, 1);
+    assert_string_equal(s->workload.hot_keys[0].key, "key-000042");
+    assert_true(s->workload.hot_keys[0].share == 0.2);
+    assert_int_equal(s->routing.vnodes, 512);
+    assert_int_equal(s->n_nodes, 3);
+    assert_string_equal(s->nodes[1].address, "10.0.0.2:11211");
+    assert_true(s->nodes[1].weight == 2);
+    /* node C: its own capacity (in items) replaces the default entirely */
+    assert_int_equal(s->nodes[2].cache.capacity_items, 50000);
+    assert_int_equal(s->nodes[2].cache.capacity_bytes, 0);
+    assert_int_equal(s->nodes[2].cache.workers, 2);
+    assert_int_equal(s->nodes[2].cache.rtt_ns, 200 * NS_PER_US);
+    assert_int_equal(s->nodes[0].cache.capacity_bytes, 1ULL << 30);
+
+    assert_int_equal(s->n_events, 9);
+    static const enum event_kind kinds[] = {EV_ADD_NODE, EV_SLOW_NODE, EV_CRASH_NODE,
+                                            EV_RESTART_NODE, EV_REMOVE_NODE, EV_SPLIT_BRAIN,
+                                            EV_SET_QPS, EV_SET_ADDRESS, EV_HOT_KEY};
+    for (size_t i = 0; i < 9; i++)
+        assert_int_equal(s->events[i].kind, kinds[i]);
+    const struct event_cfg *e = s->events;
+    assert_int_equal(e[0].at_ns, 60 * NS_PER_S);
+    assert_string_equal(e[0].node, "D");
+    assert_string_equal(e[0].address, "10.0.0.4:11211");
+    assert_true(e[0].weight == 1);
+    assert_memory_equal(&e[0].cache, &s->cache, sizeof(s->cache));
+    assert_string_equal(e[1].node, "B");
+    assert_true(e[1].factor == 20);
+    assert_int_equal(e[1].latency_ns, 0);
+    assert_int_equal(e[1].for_ns, 30 * NS_PER_S);
+    assert_int_equal(e[5].n_instances, 2);
+    assert_int_equal(e[5].instances[0], 0);
+    assert_int_equal(e[5].instances[1], 1);
+    assert_int_equal(e[5].for_ns, 30 * NS_PER_S);
+    assert_true(e[6].qps == 20000);
+    assert_string_equal(e[7].address, "10.0.0.9:11211");
+    assert_string_equal(e[8].key, "key-000007");
+    assert_true(e[8].share == 0.3);
+    assert_int_equal(e[8].for_ns, 60 * NS_PER_S);
+    assert_int_equal(e[0].pos.line, 71);
+    assert_int_equal(e[0].pos.col, 5);
+    scenario_destroy(s);
+    diag_deinit(&d);
+}
+
+static void test_place_params_and_names(void **state)
+{
+    (void)state;
+    struct scenario *s = load_ok("routing: {algorithm: maglev, hash: fnv1a, vnodes: 7, "
+                                 "node_key: address, load_factor: 2, table_size: 13, "
+                                 "point_format: \"%s-%d\"}\n" NODES);
+    struct place_params p;
+    scenario_place_params(s, &p);
+    assert_int_equal(p.algo, PLACE_MAGLEV);
+    assert_int_equal(p.hash, HASH_FNV1A);
+    assert_int_equal(p.vnodes, 7);
+    assert_string_equal(p.point_format, "%s-%d");
+    assert_true(p.node_key_address);
+    assert_true(p.load_factor == 2);
+    assert_int_equal(p.maglev_size, 13);
+    scenario_destroy(s);
+
+    assert_string_equal(event_kind_name(EV_ADD_NODE), "add_node");
+    assert_string_equal(event_kind_name(EV_SET_QPS), "set_qps");
+    assert_string_equal(event_kind_name(EV_HOT_KEY), "hot_key");
+    assert_string_equal(event_kind_name(EV_KIND_COUNT), "?");
+}
+
+/* ---- values and units ---------------------------------------------------- */
+
+static void test_units(void **state)
+{
+    (void)state;
+    struct scenario *s = load_ok(
+        "duration: 1.5h\ntick: 250ms\nwarmup: 90s\nseed: 12345678901234567890\n"
+        "workload: {keys: 1_000_000, qps: 1.5e3, value_bytes: 1.5KiB, ttl: 0, "
+        "write_ratio: .25}\n"
+        "cache: {capacity: 64MB, service_time: 1500ns, rtt: 0.5ms}\n"
+        "database: {workers: 2e2, service_time: 0.000001s}\n" NODES);
+    assert_int_equal(s->duration_ns, 5400 * NS_PER_S);
+    assert_int_equal(s->tick_ns, 250 * NS_PER_MS);
+    assert_int_equal(s->warmup_ns, 90 * NS_PER_S);
+    assert_true(s->seed == 12345678901234567890ULL);
+    assert_int_equal(s->workload.keys, 1000000);
+    assert_true(s->workload.qps == 1500);
+    assert_int_equal(s->workload.value_bytes, 1536);
+    assert_int_equal(s->workload.ttl_ns, 0);
+    assert_true(s->workload.write_ratio == 0.25);
+    assert_int_equal(s->cache.capacity_bytes, 64000000);
+    assert_int_equal(s->cache.service_ns, 1500);
+    assert_int_equal(s->cache.rtt_ns, 500 * NS_PER_US);
+    assert_int_equal(s->database.workers, 200);
+    assert_int_equal(s->database.service_ns, 1000);
+    scenario_destroy(s);
+
+    s = load_ok("workload: {value_bytes: 100}\ncache: {capacity: 2GiB}\n" NODES);
+    assert_int_equal(s->workload.value_bytes, 100);
+    assert_int_equal(s->cache.capacity_bytes, 2ULL << 30);
+    scenario_destroy(s);
+}
+
+static void test_strings_and_enums(void **state)
+{
+    (void)state;
+    /* strings take plain or quoted scalars; enums too; id: 1 is the string "1" */
+    struct scenario *s = load_ok(
+        "name: 'my run'\ndescription: |\n  two\n  lines\n"
+        "routing: {algorithm: \"jump\", hash: 'md5'}\n"
+        "clients: {fill: versioned, write: write_through, on_timeout: error}\n"
+        "health: {mode: central, on_eject: rehash}\n"
+        "cache: {service_dist: fixed}\nworkload: {popularity: zipf}\n"
+        "nodes: [{id: 1}, {id: \"2\", address: ''}]\n");
+    assert_string_equal(s->name, "my run");
+    assert_string_equal(s->description, "two\nlines\n");
+    assert_int_equal(s->routing.algorithm, PLACE_JUMP);
+    assert_int_equal(s->routing.hash, HASH_MD5);
+    assert_int_equal(s->clients.fill, FILL_VERSIONED);
+    assert_int_equal(s->clients.write, WRITE_THROUGH);
+    assert_int_equal(s->clients.on_timeout, ON_TIMEOUT_ERROR);
+    assert_int_equal(s->health.mode, HEALTH_CENTRAL);
+    assert_int_equal(s->cache.service_dist, DIST_FIXED);
+    assert_int_equal(s->workload.popularity, POP_ZIPF);
+    assert_string_equal(s->nodes[0].id, "1");
+    assert_string_equal(s->nodes[1].id, "2");
+    assert_string_equal(s->nodes[1].address, "");
+    scenario_destroy(s);
+}
+
+static void test_null_sections(void **state)
+{
+    (void)state;
+    /* a section with everything commented out is an empty section */
+    struct scenario *s = load_ok("cache:\n  # capacity: 1GiB\nevents:\nhealth: ~\n" NODES);
+    assert_int_equal(s->cache.capacity_bytes, 1ULL << 30);
+    assert_int_equal(s->n_events, 0);
+    assert_int_equal(s->health.mode, HEALTH_CLIENT);
+    scenario_destroy(s);
+}
+
+static void test_key_formats(void **state)
+{
+    (void)state;
+    static const char *const good[] = {"k%d", "%i", "%u-x", "%x", "%X", "%%k-%08d-%%",
+                                       "%-5d", "%+d", "% d", "%#x", "%.3u", "%64.64d"};
+    static const char *const bad[] = {"none", "%d-%d", "%s", "%ld", "%f", "%65d", "%",
+                                      "k%", "%.65d", "%%"};
+    char text[160];
+    for (size_t i = 0; i < sizeof good / sizeof *good; i++) {
+        snprintf(text, sizeof text, "workload: {key_format: \"%s\"}\n" NODES, good[i]);
+        struct scenario *s = load_ok(text);
+        assert_string_equal(s->workload.key_format, good[i]);
+        scenario_destroy(s);
+    }
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        char want[300];
+        snprintf(text, sizeof text, "workload: {key_format: \"%s\"}\n" NODES, bad[i]);
+        snprintf(want, sizeof want,
+                 "x.yaml:1:24: workload.key_format: expected a printf format with exactly one "
+                 "integer conversion (%%d, %%i, %%u, %%x or %%X), such as key-%%06d, got \"%s\"",
+                 bad[i]);
+        expect_error(text, want);
+    }
+}
+
+/* ---- errors: values ------------------------------------------------------ */
+
+static void test_error_type_and_range(void **state)
+{
+    (void)state;
+    /* the example of SPEC.md, at its line and column */
+    expect_error("name: x\n"
+                 "routing:\n"
+                 "  hash: md5\n"
+                 "  vnodes:   many\n" NODES,
+                 "x.yaml:4:13: routing.vnodes: expected a positive integer, got \"many\"");
+    expect_error("routing: {vnodes: 0}\n" NODES,
+                 "x.yaml:1:19: routing.vnodes: expected an integer from 1 to 1000000, got \"0\"");
+    expect_error("routing: {vnodes: 1000001}\n" NODES,
+                 "x.yaml:1:19: routing.vnodes: expected an integer from 1 to 1000000, "
+                 "got \"1000001\"");
+    expect_error("routing: {vnodes: -5}\n" NODES,
+                 "x.yaml:1:19: routing.vnodes: expected a positive integer, got \"-5\"");
+    expect_error("routing: {vnodes: 1.5}\n" NODES,
+                 "x.yaml:1:19: routing.vnodes: expected a positive integer, got \"1.5\"");
+    expect_error("seed: x\n" NODES,
+                 "x.yaml:1:7: seed: expected a non-negative integer, got \"x\"");
+    expect_error("workload: {qps: 0}\n" NODES,
+                 "x.yaml:1:17: workload.qps: expected a number > 0, got \"0\"");
+    expect_error("workload: {qps: fast}\n" NODES,
+                 "x.yaml:1:17: workload.qps: expected a number > 0, got \"fast\"");
+    expect_error("workload: {write_ratio: 1.01}\n" NODES,
+                 "x.yaml:1:25: workload.write_ratio: expected a number from 0 to 1, got \"1.01\"");
+    expect_error("workload: {zipf_s: 11}\n" NODES,
+                 "x.yaml:1:20: workload.zipf_s: expected a number > 0 and <= 10, got \"11\"");
+    expect_error("routing: {load_factor: 1}\n" NODES,
+                 "x.yaml:1:24: routing.load_factor: expected a number > 1, got \"1\"");
+    expect_error("clients: {instances: 4097}\n" NODES,
+                 "x.yaml:1:22: clients.instances: expected an integer from 1 to 4096, "
+                 "got \"4097\"");
+    expect_error("cache: {workers: 0}\n" NODES,
+                 "x.yaml:1:18: cache.workers: expected an integer from 1 to 1024, got \"0\"");
+    expect_error("health: {max_ejected: -0.5}\n" NODES,
+                 "x.yaml:1:23: health.max_ejected: expected a number from 0 to 1, got \"-0.5\"");
+    expect_error("nodes: [{id: A, weight: 0}]\n",
+                 "x.yaml:1:25: nodes.0.weight: expected a number > 0 and <= 1000000, got \"0\"");
+    expect_error("workload: {value_bytes: 0}\n" NODES,
+                 "x.yaml:1:25: workload.value_bytes: expected a size from 1 to 1GiB, got \"0\"");
+}
+
+static void test_error_units(void **state)
+{
+    (void)state;
+    expect_error("tick: 5\n" NODES,
+                 "x.yaml:1:7: tick: expected a duration such as 20us, 1.5s or 2m, got \"5\"");
+    expect_error("duration: 0s\n" NODES, "x.yaml:1:11: duration: expected a duration > 0, "
+                                         "got \"0s\"");
+    expect_error("cache: {service_time: 10 ms}\n" NODES,
+                 "x.yaml:1:23: cache.service_time: expected a duration such as 20us, 1.5s or "
+                 "2m, got \"10 ms\"");
+    expect_error("cache: {capacity: 1Gb}\n" NODES,
+                 "x.yaml:1:19: cache.capacity: expected a size such as 1024, 64KiB or 1GB, "
+                 "got \"1Gb\"");
+    expect_error("cache: {capacity: 0B}\n" NODES,
+                 "x.yaml:1:19: cache.capacity: expected a size >= 1, got \"0B\"");
+    expect_error("cache: {prewarm: yes}\n" NODES,
+                 "x.yaml:1:18: cache.prewarm: expected true or false, got \"yes\"");
+    expect_error("cache: {prewarm: True}\n" NODES,
+                 "x.yaml:1:18: cache.prewarm: expected true or false, got \"True\"");
+    expect_error("cache: {service_dist: normal}\n" NODES,
+                 "x.yaml:1:23: cache.service_dist: expected one of: exp, fixed, got \"normal\"");
+    expect_error("routing: {hash: SHA256}\n" NODES,
+                 "x.yaml:1:17: routing.hash: expected one of: sha256, md5, crc32, xxh64, "
+                 "murmur3, fnv1a, got \"SHA256\"");
+}
+
+static void test_error_quoted_numbers(void **state)
+{
+    (void)state;
+    /* a quoted scalar is a string, never a number */
+    expect_error("routing: {vnodes: \"512\"}\n" NODES,
+                 "x.yaml:1:19: routing.vnodes: expected a positive integer without quotes, "
+                 "got \"512\"");
+    expect_error("workload: {qps: '100'}\n" NODES,
+                 "x.yaml:1:17: workload.qps: expected a number > 0 without quotes, got \"100\"");
+    expect_error("cache: {prewarm: \"true\"}\n" NODES,
+                 "x.yaml:1:18: cache.prewarm: expected true or false without quotes, "
+                 "got \"true\"");
+    /* durations and sizes carry a unit, so quotes are fine */
+    struct scenario *s = load_ok("tick: \"2s\"\ncache: {capacity: '1MiB'}\n" NODES);
+    assert_int_equal(s->tick_ns, 2 * NS_PER_S);
+    assert_int_equal(s->cache.capacity_bytes, 1 << 20);
+    scenario_destroy(s);
+}
+
+static void test_error_collections(void **state)
+{
+    (void)state;
+    expect_error("cache: 5\n" NODES, "x.yaml:1:8: cache: expected a mapping, got \"5\"");
+    expect_error("routing: [ring]\n" NODES,
+                 "x.yaml:1:10: routing: expected a mapping, got a sequence");
+    expect_error("nodes: {id: A}\n", "x.yaml:1:8: nodes: expected a sequence, got a mapping");
+    expect_error("nodes: []\n",
+                 "x.yaml:1:8: nodes: expected a sequence of at least 1 entry, got an empty "
+                 "sequence");
+    expect_error("nodes:\n", "x.yaml:1:7: nodes: expected a sequence of at least 1 entry, got "
+                             "an empty sequence");
+    expect_error("routing: {vnodes: {a: 1}}\n" NODES,
+                 "x.yaml:1:19: routing.vnodes: expected a positive integer, got a mapping");
+    expect_error("description: [a]\n" NODES,
+                 "x.yaml:1:14: description: expected a string, got a sequence");
+    expect_error("nodes: [5]\n", "x.yaml:1:9: nodes.0: expected a mapping, got \"5\"");
+}
+
+static void test_error_keys(void **state)
+{
+    (void)state;
+    expect_error("routing:\n  vnode: 5\n" NODES,
+                 "x.yaml:2:3: routing.vnode: unknown key (expected one of: algorithm, hash, "
+                 "vnodes, point_format, node_key, load_factor, table_size); did you mean vnodes?");
+    expect_error("routing:\n  zzz: 5\n" NODES,
+                 "x.yaml:2:3: routing.zzz: unknown key (expected one of: algorithm, hash, "
+                 "vnodes, point_format, node_key, load_factor, table_size)");
+    expect_error("vnodes: 5\n" NODES,
+                 "x.yaml:1:1: vnodes: unknown key (expected one of: name, description, seed, "
+                 "duration, tick, warmup, workload, routing, nodes, cache, database, clients, "
+                 "health, events); did you mean routing.vnodes (it belongs in routing:)?");
+    expect_error("nodes: [{id: A, capacty: 1GiB}]\n",
+                 "x.yaml:1:17: nodes.0.capacty: unknown key (expected one of: id, address, "
+                 "weight, capacity, capacity_items, service_time, service_dist, workers, "
+                 "max_queue, rtt, prewarm); did you mean capacity?");
+    expect_error("routing:\n  vnodes: 5\n  hash: md5\n  vnodes: 6\n" NODES,
+                 "x.yaml:4:3: routing.vnodes: duplicate key (first at line 2)");
+    expect_error("seed: 1\nseed: 2\n" NODES, "x.yaml:2:1: seed: duplicate key (first at line 1)");
+    expect_error("name: x\n", "x.yaml:1:1: nodes: required key is missing");
+    expect_error("nodes:\n  - address: x\n", "x.yaml:2:5: nodes.0.id: required key is missing");
+    expect_error("nodes: [{id: A}]\nworkload: {hot_keys: [{key: k}]}\n",
+                 "x.yaml:2:23: workload.hot_keys.0.share: required key is missing");
+}
+
+static void test_error_yaml(void **state)
+{
+    (void)state;
+    expect_error("nodes: [{id: A}\n",
+                 "x.yaml:2:1: YAML syntax error: did not find expected ',' or ']' (while "
+                 "parsing a flow sequence at line 1, column 8)");
+    expect_error("a: b: c\n",
+                 "x.yaml:1:5: YAML syntax error: mapping values are not allowed in this context");
+    expect_error("", "x.yaml:1:1: the scenario is empty (expected a mapping with at least "
+                     "nodes:)");
+    expect_error("# only a comment\n\n", "x.yaml:1:1: the scenario is empty (expected a "
+                                         "mapping with at least nodes:)");
+    expect_error("---\n", "x.yaml:2:1: the scenario is empty (expected a mapping with at "
+                          "least nodes:)");
+    expect_error(NODES "---\n" NODES,
+                 "x.yaml:2:1: more than one YAML document (a scenario is exactly one document)");
+    expect_error("- a\n- b\n",
+                 "x.yaml:1:1: expected a mapping of scenario keys at the top level, got a "
+                 "sequence");
+    expect_error("hello\n", "x.yaml:1:1: expected a mapping of scenario keys at the top level, "
+                            "got \"hello\"");
+    expect_error("nodes: &n [{id: A}]\n",
+                 "x.yaml:1:8: anchors and aliases are not supported (write the value out)");
+    expect_error("cache: &c {workers: 2}\nnodes: [{id: A}]\n",
+                 "x.yaml:1:8: anchors and aliases are not supported (write the value out)");
+    expect_error("x: &a 1\ny: *a\n",
+                 "x.yaml:1:4: anchors and aliases are not supported (write the value out)");
+    expect_error("seed: !!int 5\n" NODES,
+                 "x.yaml:1:7: tags are not supported (found tag:yaml.org,2002:int)");
+    expect_error("? [a]\n: 1\n" NODES,
+                 "x.yaml:1:3: mapping keys must be plain words, not collections");
+    expect_error("name: \"a\\0b\"\n" NODES,
+                 "x.yaml:1:7: NUL characters are not allowed in values");
+    expect_error("name: \"\xff\"\n" NODES, "x.yaml:1:8: YAML syntax error: invalid leading "
+                                          "UTF-8 octet");
+
+    char deep[400] = "nodes: [{id: A}]\nx: ";
+    for (int i = 0; i < 40; i++)
+        strcat(deep, "[");
+    expect_error(deep, "x.yaml:2:35: nesting deeper than 32 levels");
+}
+
+static void test_all_errors_sorted(void **state)
+{
+    (void)state;
+    static const char *const want[] = {
+        "x.yaml:1:7: seed: expected a non-negative integer, got \"-1\"",
+        "x.yaml:2:19: routing.vnodes: expected a positive integer, got \"x\"",
+        "x.yaml:3:3: routing.hashh: unknown key (expected one of: algorithm, hash, vnodes, "
+        "point_format, node_key, load_factor, table_size); did you mean hash?",
+        "x.yaml:4:14: nodes.0.id: expected a node id (non-empty, without spaces or commas), "
+        "got \"a,b\"",
+        "x.yaml:5:36: events.0.crash_node.id: node \"Q\" is not in the cluster at 1s",
+        NULL};
+    expect_errors("seed: -1\nrouting: {vnodes: x,\n  hashh: md5}\nnodes: [{id: \"a,b\"}, {id: B}]\n"
+                  "events: [{at: 1s, crash_node: {id: Q}}]\n",
+                  want);
+}
+
+static void test_error_limit(void **state)
+{
+    (void)state;
+    struct strbuf sb;
+    struct diag d;
+    sb_init(&sb);
+    sb_puts(&sb, "nodes:\n");
+    for (int i = 0; i < 150; i++)
+        sb_printf(&sb, "  - {id: A, weight: 0}\n");
+    struct scenario *s = scenario_load_string("x.yaml", sb.buf, sb.len, NULL, 0, (diag_init(&d), &d));
+    assert_null(s);
+    assert_int_equal(d.n, 101);
+    assert_string_equal(d.msgs[100], "x.yaml: 199 more errors not shown");
+    diag_deinit(&d);
+    sb_deinit(&sb);
+}
+
+static void test_error_files(void **state)
+{
+    (void)state;
+    struct diag d;
+    diag_init(&d);
+    assert_null(scenario_load("tests/data/no-such-file.yaml", NULL, 0, &d));
+    assert_int_equal(d.n, 1);
+    assert_string_equal(d.msgs[0], "tests/data/no-such-file.yaml: cannot read: No such file or "
+                                   "directory");
+    diag_deinit(&d);
+    assert_null(scenario_load("tests/data", NULL, 0, &d));
+    assert_string_equal(d.msgs[0], "tests/data: cannot read: Is a directory");
+    diag_deinit(&d);
+}
+
+/* ---- errors: whole-scenario checks ------------------------------------------ */
+
+static void test_error_cross_fields(void **state)
+{
+    (void)state;
+    expect_error("duration: 10s\ntick: 20s\n" NODES,
+                 "x.yaml:2:7: tick: expected a tick > 0 and <= duration (10s), got \"20s\"");
+    expect_error("duration: 500ms\n" NODES,
+                 "x.yaml:1:11: tick: expected a tick > 0 and <= duration (500ms), got \"1s\" "
+                 "(the default)");
+    expect_error("duration: 1000h\ntick: 1ms\n" NODES,
+                 "x.yaml:2:7: tick: expected a tick of at least duration / 10000000 (1000h "
+                 "would have more ticks), got \"1ms\"");
+    expect_error("warmup: 60s\n" NODES,
+                 "x.yaml:1:9: warmup: expected a warmup >= 0 and < duration (1m), got \"60s\"");
+    expect_error("health: {on_eject: gutter}\n" NODES,
+                 "x.yaml:1:20: health.gutter_nodes: expected at least 1 gutter node when "
+                 "on_eject is gutter, got \"0\" (the default)");
+    expect_error("health: {on_eject: gutter, gutter_nodes: 0}\n" NODES,
+                 "x.yaml:1:42: health.gutter_nodes: expected at least 1 gutter node when "
+                 "on_eject is gutter, got \"0\"");
+    expect_error("routing: {table_size: 65536}\n" NODES,
+                 "x.yaml:1:23: routing.table_size: expected a prime number such as 65537, "
+                 "got \"65536\"");
+    expect_error("routing: {table_size: 2}\n" NODES,
+                 "x.yaml:1:23: routing.table_size: expected a prime >= the most nodes in the "
+                 "cluster at once (3), got \"2\"");
+    expect_error("routing: {table_size: 3}\n" NODES "events: [{at: 1s, add_node: {id: D}}]\n",
+                 "x.yaml:1:23: routing.table_size: expected a prime >= the most nodes in the "
+                 "cluster at once (4), got \"3\"");
+    expect_error("routing: {vnodes: 1000000}\nnodes: [{id: A, weight: 11}]\n",
+                 "x.yaml:1:19: routing.vnodes: vnodes x total weight gives 11000000 ring "
+                 "points, more than 10000000; lower vnodes or the weights");
+    expect_error("routing: {point_format: \"%d-%s\"}\n" NODES,
+                 "x.yaml:1:25: routing.point_format: expected a point format with %s then %d, "
+                 "such as %s#%d (has %d before %s (the name comes first)), got \"%d-%s\"");
+    expect_error("name: a/b\n" NODES,
+                 "x.yaml:1:7: name: expected a non-empty name without '/' or control "
+                 "characters, got \"a/b\"");
+    struct scenario *s = load_ok("routing: {table_size: 3}\n" NODES);
+    scenario_destroy(s);
+}
+
+static void test_error_nodes(void **state)
+{
+    (void)state;
+    expect_error("nodes: [{id: A}, {id: B}, {id: A}]\n",
+                 "x.yaml:1:32: nodes.2.id: duplicate node id \"A\" (first at line 1)");
+    expect_error("nodes: [{id: \"\"}]\n", "x.yaml:1:14: nodes.0.id: expected a node id "
+                                          "(non-empty, without spaces or commas), got \"\"");
+    expect_error("nodes: [{id: \"a b\"}]\n", "x.yaml:1:14: nodes.0.id: expected a node id "
+                                             "(non-empty, without spaces or commas), got \"a b\"");
+    expect_error("routing: {node_key: address}\nnodes: [{id: A, address: h1}, {id: B, "
+                 "address: h1}]\n",
+                 "x.yaml:2:48: nodes.1.address: address \"h1\" is also node A's (with "
+                 "node_key: address, addresses must be unique)");
+    /* the same address is fine when ids are hashed */
+    struct scenario *s = load_ok("nodes: [{id: A, address: h1}, {id: B, address: h1}]\n");
+    scenario_destroy(s);
+    expect_error("cache: {capacity: 1GiB, capacity_items: 10}\n" NODES,
+                 "x.yaml:1:25: cache.capacity_items: give capacity or capacity_items, not both "
+                 "(capacity is at line 1)");
+    expect_error("nodes: [{id: A, capacity: 1MiB, capacity_items: 10}]\n",
+                 "x.yaml:1:33: nodes.0.capacity_items: give capacity or capacity_items, not "
+                 "both (capacity is at line 1)");
+}
+
+static void test_node_cache_overrides(void **state)
+{
+    (void)state;
+    struct scenario *s = load_ok(
+        "cache: {capacity_items: 1000, workers: 4, rtt: 1ms}\n"
+        "nodes:\n"
+        "  - {id: A}\n"
+        "  - {id: B, capacity: 1MiB}\n"
+        "  - {id: C, capacity_items: 5, rtt: 0s, prewarm: false}\n"
+        "events: [{at: 1s, add_node: {id: D, weight: 3, capacity: 2MiB, workers: 2}}]\n");
+    assert_int_equal(s->cache.capacity_items, 1000);
+    assert_int_equal(s->cache.capacity_bytes, 0);
+    assert_int_equal(s->nodes[0].cache.capacity_items, 1000);
+    assert_int_equal(s->nodes[0].cache.workers, 4);
+    assert_int_equal(s->nodes[1].cache.capacity_bytes, 1 << 20);
+    assert_int_equal(s->nodes[1].cache.capacity_items, 0);
+    assert_int_equal(s->nodes[1].cache.rtt_ns, NS_PER_MS);
+    assert_int_equal(s->nodes[2].cache.capacity_items, 5);
+    assert_int_equal(s->nodes[2].cache.rtt_ns, 0);
+    assert_false(s->nodes[2].cache.prewarm);
+    assert_int_equal(s->nodes[2].cache.workers, 4);
+    const struct event_cfg *e = &s->events[0];
+    assert_string_equal(e->address, "D");
+    assert_true(e->weight == 3);
+    assert_int_equal(e->cache.capacity_bytes, 2 << 20);
+    assert_int_equal(e->cache.capacity_items, 0);
+    assert_int_equal(e->cache.workers, 2);
+    assert_int_equal(e->cache.rtt_ns, NS_PER_MS);
+    assert_true(e->cache.prewarm);
+    scenario_destroy(s);
+}
+
+/* ---- events ------------------------------------------------------------- */
+
+static void test_events_sorted_stable(void **state)
+{
+    (void)state;
+    struct scenario *s = load_ok(
+        NODES "events:\n"
+        "  - {at: 30s, set_qps: 3}\n"
+        "  - {at: 10s, set_qps: 1}\n"
+        "  - {at: 30s, set_qps: 4}\n"
+        "  - {at: 0s, set_qps: 0.5}\n"
+        "  - {at: 10s, set_qps: 2}\n"
+        "  - {at: 1m, set_qps: 5}\n");
+    static const double want[] = {0.5, 1, 2, 3, 4, 5};
+    assert_int_equal(s->n_events, 6);
+    for (size_t i = 0; i < 6; i++) {
+        assert_int_equal(s->events[i].kind, EV_SET_QPS);
+        assert_true(s->events[i].qps == want[i]);
+    }
+    assert_int_equal(s->events[0].pos.line, 6); /* positions follow their events */
+    assert_int_equal(s->events[5].at_ns, 60 * NS_PER_S);
+    scenario_destroy(s);
+}
+
+static void test_events_membership(void **state)
+{
+    (void)state;
+    /* the order of the file does not matter, the order in time does */
+    struct scenario *s = load_ok(
+        NODES "events:\n"
+        "  - {at: 20s, restart_node: {id: A}}\n"
+        "  - {at: 10s, crash_node: {id: A}}\n"
+        "  - {at: 30s, remove_node: {id: B}}\n"
+        "  - {at: 40s, add_node: {id: B}}\n"
+        "  - {at: 40s, slow_node: {id: B, latency: 5ms}}\n"
+        "  - {at: 50s, crash_node: {id: A}}\n"
+        "  - {at: 60s, set_address: {id: C, address: c2}}\n");
+    assert_int_equal(s->events[0].kind, EV_CRASH_NODE);
+    assert_int_equal(s->events[1].kind, EV_RESTART_NODE);
+    assert_int_equal(s->events[4].kind, EV_SLOW_NODE);
+    assert_true(s->events[4].factor == 1);
+    assert_int_equal(s->events[4].latency_ns, 5 * NS_PER_MS);
+    assert_int_equal(s->events[4].for_ns, 0);
+    scenario_destroy(s);
+
+    expect_error(NODES "events:\n  - {at: 5s, remove_node: {id: Z}}\n",
+                 "x.yaml:3:32: events.0.remove_node.id: node \"Z\" is not in the cluster at 5s");
+    expect_error(NODES "events:\n  - {at: 5s, restart_node: {id: A}}\n",
+                 "x.yaml:3:33: events.0.restart_node.id: node \"A\" is not crashed at 5s");
+    expect_error(NODES "events:\n  - {at: 5s, crash_node: {id: A}}\n  - {at: 6s, crash_node: "
+                 "{id: A}}\n",
+                 "x.yaml:4:31: events.1.crash_node.id: node \"A\" is already crashed at 6s");
+    expect_error(NODES "events:\n  - {at: 5s, add_node: {id: C}}\n",
+                 "x.yaml:3:29: events.0.add_node.id: node \"C\" is already in the cluster at 5s");
+    /* the removal comes first in time, so the slow_node is about a node that left */
+    expect_error(NODES "events:\n  - {at: 9s, slow_node: {id: B, factor: 2}}\n"
+                 "  - {at: 8s, remove_node: {id: B}}\n",
+                 "x.yaml:3:30: events.0.slow_node.id: node \"B\" is not in the cluster at 9s");
+    expect_error("nodes: [{id: A}]\nevents:\n  - {at: 5s, remove_node: {id: A}}\n",
+                 "x.yaml:3:32: events.0.remove_node.id: removing node \"A\" at 5s would leave no "
+                 "nodes");
+    expect_error(NODES "events:\n  - {at: 5s, set_address: {id: Q, address: q}}\n",
+                 "x.yaml:3:32: events.0.set_address.id: node \"Q\" is not in the cluster at 5s");
+    expect_error("routing: {node_key: address}\n" NODES
+                 "events:\n  - {at: 5s, set_address: {id: A, address: B}}\n",
+                 "x.yaml:4:44: events.0.set_address.address: address \"B\" is node B's at 5s "
+                 "(with node_key: address, addresses must be unique)");
+    expect_error("routing: {node_key: address}\n" NODES
+                 "events:\n  - {at: 5s, add_node: {id: D, address: C}}\n",
+                 "x.yaml:4:41: events.0.add_node.address: address \"C\" is node C's at 5s "
+                 "(with node_key: address, addresses must be unique)");
+}
+
+static void test_events_entries(void **state)
+{
+    (void)state;
+    expect_error(NODES "events:\n  - {at: 90s, set_qps: 5}\n",
+                 "x.yaml:3:10: events.0.at: expected a time from 0 to duration (1m), got \"90s\"");
+    struct scenario *s = load_ok(NODES "events: [{at: 60s, set_qps: 5}]\n");
+    scenario_destroy(s);
+    expect_error(NODES "events:\n  - {at: 5s}\n",
+                 "x.yaml:3:5: events.0: expected an event key (one of: add_node, remove_node, "
+                 "slow_node, crash_node, restart_node, split_brain, set_qps, set_address, "
+                 "hot_key), got none");
+    expect_error(NODES "events:\n  - {at: 5s, crash_node: {id: A}, set_qps: 5}\n",
+                 "x.yaml:3:35: events.0.set_qps: an entry holds exactly one event, and this one "
+                 "already has crash_node (line 3)");
+    expect_error(NODES "events:\n  - {set_qps: 5}\n",
+                 "x.yaml:3:5: events.0.at: required key is missing");
+    expect_error(NODES "events:\n  - {at: 5s, set_qps: {qps: 5}}\n",
+                 "x.yaml:3:23: events.0.set_qps: expected a number > 0, got a mapping");
+    expect_error(NODES "events:\n  - {at: 5s, slow_node: {id: A}}\n",
+                 "x.yaml:3:25: events.0.slow_node: expected factor or latency (or both)");
+    expect_error(NODES "events:\n  - {at: 5s, slow_node: {id: A, factor: 0.5}}\n",
+                 "x.yaml:3:41: events.0.slow_node.factor: expected a number from 1 to 1000000, "
+                 "got \"0.5\"");
+    expect_error(NODES "events:\n  - {at: 5s, slow_node: {id: A, factor: 2, for: 0s}}\n",
+                 "x.yaml:3:49: events.0.slow_node.for: expected a duration > 0, got \"0s\"");
+    expect_error(NODES "events:\n  - {at: 5s, crash_node: {id: A, for: 1s}}\n",
+                 "x.yaml:3:34: events.0.crash_node.for: unknown key (expected one of: id)");
+    expect_error(NODES "events:\n  - {at: 5s, split_brain: {instances: [0]}}\n",
+                 "x.yaml:3:27: events.0.split_brain.for: required key is missing");
+    expect_error(NODES "events:\n  - {at: 5s, split_brain: {instances: [], for: 1s}}\n",
+                 "x.yaml:3:39: events.0.split_brain.instances: expected a sequence of at least "
+                 "1 entry, got an empty sequence");
+    expect_error(NODES "events:\n  - {at: 5s, split_brain: {instances: [0, 4], for: 1s}}\n",
+                 "x.yaml:3:43: events.0.split_brain.instances.1: expected an instance number "
+                 "from 0 to 3 (clients.instances is 4), got \"4\"");
+    expect_error(NODES "events:\n  - {at: 5s, split_brain: {instances: [1, 1], for: 1s}}\n",
+                 "x.yaml:3:43: events.0.split_brain.instances.1: instance 1 is listed twice");
+    expect_error(NODES "events:\n  - {at: 5s, split_brain: {instances: [x], for: 1s}}\n",
+                 "x.yaml:3:40: events.0.split_brain.instances.0: expected a non-negative "
+                 "integer, got \"x\"");
+    expect_error(NODES "events:\n  - {at: 5s, hot_key: {key: k}}\n",
+                 "x.yaml:3:23: events.0.hot_key.share: required key is missing");
+    expect_error(NODES "events: 5\n", "x.yaml:2:9: events: expected a sequence, got \"5\"");
+}
+
+static void test_events_hot_keys(void **state)
+{
+    (void)state;
+    /* a hot_key event for a key already hot replaces its share while it lasts */
+    struct scenario *s = load_ok(
+        "workload: {hot_keys: [{key: a, share: 0.5}, {key: b, share: 0.3}]}\n" NODES
+        "events:\n"
+        "  - {at: 10s, hot_key: {key: a, share: 0.7, for: 10s}}\n"  /* 0.7 + 0.3 */
+        "  - {at: 20s, hot_key: {key: c, share: 0.2}}\n"            /* a back to 0.5 */
+        "  - {at: 30s, hot_key: {key: c, share: 0.1, for: 5s}}\n"); /* replaces c */
+    assert_int_equal(s->events[0].kind, EV_HOT_KEY);
+    assert_int_equal(s->events[2].for_ns, 5 * NS_PER_S);
+    scenario_destroy(s);
+
+    expect_error("workload: {hot_keys: [{key: a, share: 0.6}, {key: b, share: 0.5}]}\n" NODES,
+                 "x.yaml:1:22: workload.hot_keys: expected shares that sum to at most 1, "
+                 "got 1.1");
+    expect_error("workload: {hot_keys: [{key: a, share: 0.2}, {key: a, share: 0.1}]}\n" NODES,
+                 "x.yaml:1:51: workload.hot_keys.1.key: duplicate hot key \"a\" (first at "
+                 "line 1)");
+    expect_error("workload: {hot_keys: [{key: a, share: 1.5}]}\n" NODES,
+                 "x.yaml:1:39: workload.hot_keys.0.share: expected a number > 0 and <= 1, "
+                 "got \"1.5\"");
+    /* overlapping events */
+    expect_error("workload: {hot_keys: [{key: a, share: 0.5}]}\n" NODES
+                 "events:\n"
+                 "  - {at: 10s, hot_key: {key: b, share: 0.3, for: 20s}}\n"
+                 "  - {at: 20s, hot_key: {key: c, share: 0.3}}\n",
+                 "x.yaml:5:40: events.1.hot_key.share: hot key shares (workload.hot_keys and "
+                 "active hot_key events) sum to 1.1 at 20s, expected at most 1");
+    /* a replacement that ends brings the larger file share back */
+    expect_error("workload: {hot_keys: [{key: a, share: 0.8}]}\n" NODES
+                 "events:\n"
+                 "  - {at: 10s, hot_key: {key: a, share: 0.1, for: 10s}}\n"
+                 "  - {at: 15s, hot_key: {key: b, share: 0.5}}\n",
+                 "x.yaml:5:40: events.1.hot_key.share: hot key shares (workload.hot_keys and "
+                 "active hot_key events) sum to 1.3 at 20s, expected at most 1");
+    /* ... and when they do not overlap, it is fine */
+    s = load_ok(NODES "events:\n"
+                "  - {at: 10s, hot_key: {key: b, share: 0.8, for: 10s}}\n"
+                "  - {at: 20s, hot_key: {key: c, share: 0.8}}\n");
+    scenario_destroy(s);
+}
+
+/* ---- --set ------------------------------------------------------------- */
+
+static void test_set_scalars(void **state)
+{
+    (void)state;
+    static const char *const sets[] = {"seed=42", "routing.vnodes=512", "health.cooldown=60s",
+                                       "nodes.1.weight=2", "workload.hot_keys.0.share=0.5",
+                                       "description=hello world", NULL};
+    struct scenario *s = load_ok_sets(
+        "workload: {hot_keys: [{key: a, share: 0.1}]}\nrouting: {vnodes: 10}\n" NODES, sets);
+    assert_int_equal(s->seed, 42);
+    assert_int_equal(s->routing.vnodes, 512);
+    assert_int_equal(s->health.cooldown_ns, 60 * NS_PER_S);
+    assert_true(s->nodes[1].weight == 2);
+    assert_true(s->nodes[0].weight == 1);
+    assert_true(s->workload.hot_keys[0].share == 0.5);
+    assert_string_equal(s->description, "hello world");
+    assert_int_equal(s->n_overrides, 6);
+    assert_string_equal(s->overrides[1].path, "routing.vnodes");
+    assert_string_equal(s->overrides[1].value, "512");
+    assert_string_equal(s->overrides[1].arg, "routing.vnodes=512");
+    scenario_destroy(s);
+}
+
+static void test_set_events(void **state)
+{
+    (void)state;
+    /* moving an event in time re-sorts the events */
+    static const char *const sets[] = {"events.0.at=90s", "events.1.slow_node.latency=5ms",
+                                       NULL};
+    struct scenario *s = load_ok_sets(
+        "duration: 2m\n" NODES "events:\n  - {at: 10s, set_qps: 1}\n"
+        "  - {at: 20s, slow_node: {id: A, factor: 2}}\n", sets);
+    assert_int_equal(s->events[0].kind, EV_SLOW_NODE);
+    assert_int_equal(s->events[0].latency_ns, 5 * NS_PER_MS);
+    assert_true(s->events[0].factor == 2);
+    assert_int_equal(s->events[1].kind, EV_SET_QPS);
+    assert_int_equal(s->events[1].at_ns, 90 * NS_PER_S);
+    scenario_destroy(s);
+}
+
+static void test_set_creates(void **state)
+{
+    (void)state;
+    /* keys and whole sections absent from the file */
+    static const char *const sets[] = {"health.cooldown=60s", "cache.workers=8",
+                                       "nodes.0.rtt=1ms", "name=renamed", NULL};
+    struct scenario *s = load_ok_sets("nodes:\n  - id: A\n", sets);
+    assert_int_equal(s->health.cooldown_ns, 60 * NS_PER_S);
+    assert_int_equal(s->health.mode, HEALTH_CLIENT);
+    assert_int_equal(s->cache.workers, 8);
+    assert_int_equal(s->nodes[0].cache.workers, 8);
+    assert_int_equal(s->nodes[0].cache.rtt_ns, NS_PER_MS);
+    assert_string_equal(s->name, "renamed");
+    scenario_destroy(s);
+
+    /* into a section written as null */
+    static const char *const sets2[] = {"cache.workers=3", NULL};
+    s = load_ok_sets("cache:\n" NODES, sets2);
+    assert_int_equal(s->cache.workers, 3);
+    scenario_destroy(s);
+}
+
+static void test_set_capacity(void **state)
+{
+    (void)state;
+    /* --set of one capacity key replaces the other one given by the file */
+    static const char *const items[] = {"cache.capacity_items=1000", NULL};
+    struct scenario *s = load_ok_sets("cache: {capacity: 1GiB}\n" NODES, items);
+    assert_int_equal(s->cache.capacity_items, 1000);
+    assert_int_equal(s->cache.capacity_bytes, 0);
+    scenario_destroy(s);
+    static const char *const bytes[] = {"nodes.0.capacity=1MiB", NULL};
+    s = load_ok_sets("nodes: [{id: A, capacity_items: 5}]\n", bytes);
+    assert_int_equal(s->nodes[0].cache.capacity_bytes, 1 << 20);
+    assert_int_equal(s->nodes[0].cache.capacity_items, 0);
+    scenario_destroy(s);
+}
+
+static void test_set_seed(void **state)
+{
+    (void)state;
+    /* --seed N is the override seed=N (the command line builds it) */
+    static const char *const sets[] = {"seed=7", NULL};
+    struct scenario *s = load_ok_sets("seed: 3\n" NODES, sets);
+    assert_int_equal(s->seed, 7);
+    scenario_destroy(s);
+}
+
+static void test_set_errors(void **state)
+{
+    (void)state;
+    const char *text = "routing: {vnodes: 10}\n" NODES "events: [{at: 1s, set_qps: 5}]\n";
+#define SETS(...) ((const char *const[]){__VA_ARGS__, NULL})
+    expect_error_sets(text, SETS("routing.vnodes=many"),
+                      "--set routing.vnodes=many: routing.vnodes: expected a positive integer, "
+                      "got \"many\"");
+    expect_error_sets(text, SETS("routing.vnode=1"),
+                      "--set routing.vnode=1: routing.vnode: unknown key (expected one of: "
+                      "algorithm, hash, vnodes, point_format, node_key, load_factor, "
+                      "table_size); did you mean vnodes?");
+    expect_error_sets(text, SETS("routng.vnodes=1"),
+                      "--set routng.vnodes=1: routng: unknown key (expected one of: name, "
+                      "description, seed, duration, tick, warmup, workload, routing, nodes, "
+                      "cache, database, clients, health, events); did you mean routing?");
+    expect_error_sets(text, SETS("nodes.3.weight=2"),
+                      "--set nodes.3.weight=2: nodes.3: no such entry (entries are numbered 0 "
+                      "to 2)");
+    expect_error_sets(text, SETS("nodes.x.weight=2"),
+                      "--set nodes.x.weight=2: nodes.x: no such entry (entries are numbered 0 "
+                      "to 2)");
+    expect_error_sets(NODES, SETS("events.0.at=90s"),
+                      "--set events.0.at=90s: events.0: no such entry (events has no entries)");
+    expect_error_sets(NODES "events: []\n", SETS("events.0.at=90s"),
+                      "--set events.0.at=90s: events.0: no such entry (the sequence is empty)");
+    expect_error_sets(NODES "events:\n", SETS("events.0.at=90s"),
+                      "--set events.0.at=90s: events.0: no such entry (the sequence is empty)");
+    expect_error_sets(text, SETS("routing=ring"),
+                      "--set routing=ring: routing: --set changes single values, but this is a "
+                      "mapping; set one of its keys instead (such as routing.KEY=VALUE)");
+    expect_error_sets(text, SETS("nodes=A"),
+                      "--set nodes=A: nodes: --set changes single values, but this is a "
+                      "sequence; set one entry instead (such as nodes.0=VALUE or "
+                      "nodes.0.KEY=VALUE)");
+    expect_error_sets(text, SETS("routing.vnodes.x=1"),
+                      "--set routing.vnodes.x=1: routing.vnodes: has a single value (\"10\"), so "
+                      "it has no key x");
+    expect_error_sets(text, SETS("events.0.set_qps=0"),
+                      "--set events.0.set_qps=0: events.0.set_qps: expected a number > 0, "
+                      "got \"0\"");
+    expect_error_sets(text, SETS("duration=500ms"),
+                      "--set duration=500ms: tick: expected a tick > 0 and <= duration (500ms), "
+                      "got \"1s\" (the default)");
+    /* an --set value is checked like the file's, and its errors come first */
+    static const char *const want[] = {
+        "--set seed=x: seed: expected a non-negative integer, got \"x\"",
+        "--set tick=0s: tick: expected a duration > 0, got \"0s\"",
+        "x.yaml:1:1: nodes: required key is missing", NULL};
+    struct diag d;
+    struct scenario *s = load_sets("name: a\n", &d, SETS("seed=x", "tick=0s"));
+    assert_null(s);
+    assert_int_equal(d.n, 3);
+    for (size_t i = 0; i < 3; i++)
+        assert_string_equal(d.msgs[i], want[i]);
+    diag_deinit(&d);
+#undef SETS
+}
+
+static void test_override_parse(void **state)
+{
+    (void)state;
+    struct override o;
+    struct diag d;
+    diag_init(&d);
+    assert_int_equal(override_parse("a.b=c=d", &o, &d), 0);
+    assert_string_equal(o.path, "a.b");
+    assert_string_equal(o.value, "c=d");
+    assert_string_equal(o.arg, "a.b=c=d");
+    override_deinit(&o);
+    assert_int_equal(override_parse("description=", &o, &d), 0);
+    assert_string_equal(o.value, "");
+    override_deinit(&o);
+    static const char *const bad[] = {"novalue", "=5", ".a=1", "a.=1", "a..b=1", "a b=1"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
+        assert_int_equal(override_parse(bad[i], &o, &d), -1);
+    assert_int_equal(override_parse("name=\xc3\x28", &o, &d), -1);
+    assert_int_equal(d.n, 7);
+    assert_string_equal(d.msgs[0], "--set novalue: expected PATH=VALUE, such as "
+                                   "routing.vnodes=160");
+    assert_string_equal(d.msgs[2], "--set .a=1: expected a dotted path of keys and indices, "
+                                   "such as nodes.1.weight, before '='");
+    assert_string_equal(d.msgs[6], "--set name=\xc3\x28: the value is not valid UTF-8");
+    diag_deinit(&d);
+}
+
+/* ---- effective YAML ------------------------------------------------------- */
+
+static void assert_cache_equal(const struct cache_cfg *a, const struct cache_cfg *b)
+{
+    assert_int_equal(a->capacity_bytes, b->capacity_bytes);
+    assert_int_equal(a->capacity_items, b->capacity_items);
+    assert_int_equal(a->service_ns, b->service_ns);
+    assert_int_equal(a->service_dist, b->service_dist);
+    assert_int_equal(a->workers, b->workers);
+    assert_int_equal(a->max_queue, b->max_queue);
+    assert_int_equal(a->rtt_ns, b->rtt_ns);
+    assert_int_equal(a->prewarm, b->prewarm);
+}
+
+static void assert_str_eq_or_null(const char *a, const char *b)
+{
+    if (!a || !b)
+        assert_true(a == b);
+    else
+        assert_string_equal(a, b);
+}
+
+/* Every field a run reads; positions, path and overrides aside. */
+static void assert_scenario_equal(const struct scenario *a, const struct scenario *b)
+{
+    assert_string_equal(a->name, b->name);
+    assert_string_equal(a->description, b->description);
+    assert_true(a->seed == b->seed);
+    assert_int_equal(a->duration_ns, b->duration_ns);
+    assert_int_equal(a->tick_ns, b->tick_ns);
+    assert_int_equal(a->warmup_ns, b->warmup_ns);
+    const struct workload_cfg *w = &a->workload, *x = &b->workload;
+    assert_int_equal(w->keys, x->keys);
+    assert_string_equal(w->key_format, x->key_format);
+    assert_int_equal(w->popularity, x->popularity);
+    assert_true(w->zipf_s == x->zipf_s);
+    assert_true(w->qps == x->qps);
+    assert_true(w->write_ratio == x->write_ratio);
+    assert_int_equal(w->value_bytes, x->value_bytes);
+    assert_int_equal(w->ttl_ns, x->ttl_ns);
+    assert_int_equal(w->n_hot_keys, x->n_hot_keys);
+    for (size_t i = 0; i < w->n_hot_keys; i++) {
+        assert_string_equal(w->hot_keys[i].key, x->hot_keys[i].key);
+        assert_true(w->hot_keys[i].share == x->hot_keys[i].share);
+    }
+    assert_int_equal(a->routing.algorithm, b->routing.algorithm);
+    assert_int_equal(a->routing.hash, b->routing.hash);
+    assert_int_equal(a->routing.vnodes, b->routing.vnodes);
+    assert_string_equal(a->routing.point_format, b->routing.point_format);
+    assert_int_equal(a->routing.node_key_address, b->routing.node_key_address);
+    assert_true(a->routing.load_factor == b->routing.load_factor);
+    assert_int_equal(a->routing.table_size, b->routing.table_size);
+    assert_int_equal(a->n_nodes, b->n_nodes);
+    for (size_t i = 0; i < a->n_nodes; i++) {
+        assert_string_equal(a->nodes[i].id, b->nodes[i].id);
+        assert_string_equal(a->nodes[i].address, b->nodes[i].address);
+        assert_true(a->nodes[i].weight == b->nodes[i].weight);
+        assert_cache_equal(&a->nodes[i].cache, &b->nodes[i].cache);
+    }
+    assert_cache_equal(&a->cache, &b->cache);
+    assert_memory_equal(&a->database, &b->database, sizeof(a->database));
+    assert_memory_equal(&a->clients, &b->clients, sizeof(a->clients));
+    assert_memory_equal(&a->health, &b->health, sizeof(a->health));
+    assert_int_equal(a->n_events, b->n_events);
+    for (size_t i = 0; i < a->n_events; i++) {
+        const struct event_cfg *e = &a->events[i], *f = &b->events[i];
+        assert_int_equal(e->at_ns, f->at_ns);
+        assert_int_equal(e->kind, f->kind);
+        assert_str_eq_or_null(e->node, f->node);
+        assert_str_eq_or_null(e->address, f->address);
+        assert_str_eq_or_null(e->key, f->key);
+        assert_true(e->weight == f->weight);
+        assert_true(e->factor == f->factor);
+        assert_int_equal(e->latency_ns, f->latency_ns);
+        assert_int_equal(e->for_ns, f->for_ns);
+        assert_true(e->qps == f->qps);
+        assert_true(e->share == f->share);
+        assert_int_equal(e->n_instances, f->n_instances);
+        for (size_t j = 0; j < e->n_instances; j++)
+            assert_int_equal(e->instances[j], f->instances[j]);
+        if (e->kind == EV_ADD_NODE)
+            assert_cache_equal(&e->cache, &f->cache);
+    }
+}
+
+/* load(effective_yaml(s)) is s, and its effective YAML is the same text. */
+static void check_round_trip(struct scenario *s)
+{
+    struct diag d;
+    diag_init(&d);
+    struct scenario *r = scenario_load_string("replay.yaml", s->effective_yaml,
+                                              strlen(s->effective_yaml), NULL, 0, &d);
+    if (!r) {
+        fprintf(stderr, "%s", s->effective_yaml);
+        diag_print(&d, stderr);
+    }
+    assert_non_null(r);
+    assert_scenario_equal(s, r);
+    assert_string_equal(s->effective_yaml, r->effective_yaml);
+    scenario_destroy(r);
+    diag_deinit(&d);
+}
+
+static void test_round_trip_files(void **state)
+{
+    (void)state;
+    static const char *const files[] = {"tests/data/minimal.yaml", "tests/data/full.yaml",
+                                        "tests/data/events.yaml"};
+    for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
+        struct diag d;
+        diag_init(&d);
+        struct scenario *s = scenario_load(files[i], NULL, 0, &d);
+        assert_non_null(s);
+        check_round_trip(s);
+        scenario_destroy(s);
+        diag_deinit(&d);
+    }
+}
+
+static void test_round_trip_with_sets(void **state)
+{
+    (void)state;
+    static const char *const sets[] = {
+        "nodes.1.weight=2.5", "events.0.at=90s", "health.cooldown=1.5s", "seed=99",
+        "workload.qps=12345.678", "cache.capacity=1000000", "nodes.2.capacity=3KiB",
+        "description=  leading spaces: and # a hash", "workload.key_format=%%k%x", NULL};
+    struct diag d;
+    diag_init(&d);
+    struct override o[16];
+    size_t n = 0;
+    for (; sets[n]; n++)
+        assert_int_equal(override_parse(sets[n], &o[n], &d), 0);
+    struct scenario *s = scenario_load("tests/data/full.yaml", o, n, &d);
+    if (!s)
+        diag_print(&d, stderr);
+    assert_non_null(s);
+    assert_true(s->nodes[1].weight == 2.5);
+    assert_int_equal(s->nodes[2].cache.capacity_bytes, 3072);
+    assert_int_equal(s->events[0].kind, EV_ADD_NODE);
+    assert_int_equal(s->events[0].at_ns, 90 * NS_PER_S);
+    check_round_trip(s);
+    scenario_destroy(s);
+    for (size_t i = 0; i < n; i++)
+        override_deinit(&o[i]);
+    diag_deinit(&d);
+}
+
+static void test_round_trip_odd_values(void **state)
+{
+    (void)state;
+    struct scenario *s = load_ok(
+        "name: \"yes\"\n"
+        "description: \"tab\\there, newline\\nthere, quote \\\" and unicode \\u00e9\\u2028\"\n"
+        "seed: 12345678901234567890\n"
+        "duration: 1h\ntick: 1000001ns\nwarmup: 1ns\n"
+        "workload: {qps: 0.1, zipf_s: 1e-9, write_ratio: 0.3333333333333333, "
+        "value_bytes: 1000001, hot_keys: [{key: \"~\", share: 1e-3}, {key: \"#x\", share: "
+        "0.999}]}\n"
+        "routing: {point_format: \"%%%s:%5d\", load_factor: 1.0000001}\n"
+        "clients: {backfill_qps: 123456789012}\n"
+        "nodes: [{id: \"null\", address: \"\"}, {id: \"1e3\", address: \"- a\"}, {id: '[x]', "
+        "address: ': x'}]\n"
+        "events:\n"
+        "  - {at: 30m, split_brain: {instances: [3, 0, 2], for: 1ns}}\n"
+        "  - {at: 30m, hot_key: {key: \"~\", share: 0.001, for: 10m}}\n"
+        "  - {at: 1h, add_node: {id: \"x:y\", service_time: 3us, max_queue: 7}}\n");
+    assert_string_equal(s->nodes[0].id, "null");
+    assert_int_equal(s->events[0].n_instances, 3);
+    check_round_trip(s);
+    scenario_destroy(s);
+}
+
+/* ---- the schema reference ------------------------------------------------ */
+
+static char *read_all(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    struct strbuf sb;
+    char buf[4096];
+    size_t n;
+    sb_init(&sb);
+    while ((n = fread(buf, 1, sizeof buf, f)) > 0)
+        sb_add(&sb, buf, n);
+    fclose(f);
+    return sb_steal(&sb);
+}
+
+static void test_readme_has_schema(void **state)
+{
+    (void)state;
+    static const char begin[] = "<!-- schema:begin -->\n", end[] = "<!-- schema:end -->";
+    char *gen = NULL;
+    size_t gen_len = 0;
+    FILE *f = open_memstream(&gen, &gen_len);
+    assert_non_null(f);
+    scenario_schema_markdown(f);
+    fclose(f);
+
+    char *readme = read_all("scenarios/README.md");
+    assert_non_null(readme);
+    char *b = strstr(readme, begin), *e = b ? strstr(b, end) : NULL;
+    assert_non_null(b);
+    assert_non_null(e);
+    b += strlen(begin);
+    bool same = (size_t)(e - b) == gen_len && !memcmp(b, gen, gen_len);
+    if (!same)
+        fprintf(stderr, "scenarios/README.md is out of date: regenerate the part between the "
+                        "schema markers with `ringsim check --schema` (see that file)\n");
+    assert_true(same);
+    /* every key of the schema is documented */
+    static const char *const keys[] = {"`capacity_items`", "`table_size`", "`gutter_ttl`",
+                                       "`fallback_to_previous_owner`", "`set_qps`",
+                                       "`events.N.split_brain`", "`workload.hot_keys.N`"};
+    for (size_t i = 0; i < sizeof keys / sizeof *keys; i++)
+        assert_non_null(strstr(gen, keys[i]));
+    free(readme);
+    free(gen);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_defaults),
+        cmocka_unit_test(test_name_from_file),
+        cmocka_unit_test(test_full_example),
+        cmocka_unit_test(test_place_params_and_names),
+        cmocka_unit_test(test_units),
+        cmocka_unit_test(test_strings_and_enums),
+        cmocka_unit_test(test_null_sections),
+        cmocka_unit_test(test_key_formats),
+        cmocka_unit_test(test_error_type_and_range),
+        cmocka_unit_test(test_error_units),
+        cmocka_unit_test(test_error_quoted_numbers),
+        cmocka_unit_test(test_error_collections),
+        cmocka_unit_test(test_error_keys),
+        cmocka_unit_test(test_error_yaml),
+        cmocka_unit_test(test_all_errors_sorted),
+        cmocka_unit_test(test_error_limit),
+        cmocka_unit_test(test_error_files),
+        cmocka_unit_test(test_error_cross_fields),
+        cmocka_unit_test(test_error_nodes),
+        cmocka_unit_test(test_node_cache_overrides),
+        cmocka_unit_test(test_events_sorted_stable),
+        cmocka_unit_test(test_events_membership),
+        cmocka_unit_test(test_events_entries),
+        cmocka_unit_test(test_events_hot_keys),
+        cmocka_unit_test(test_set_scalars),
+        cmocka_unit_test(test_set_events),
+        cmocka_unit_test(test_set_creates),
+        cmocka_unit_test(test_set_capacity),
+        cmocka_unit_test(test_set_seed),
+        cmocka_unit_test(test_set_errors),
+        cmocka_unit_test(test_override_parse),
+        cmocka_unit_test(test_round_trip_files),
+        cmocka_unit_test(test_round_trip_with_sets),
+        cmocka_unit_test(test_round_trip_odd_values),
+        cmocka_unit_test(test_readme_has_schema),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
