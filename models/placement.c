@@ -402,7 +402,8 @@ uint32_t placement_lookup_bounded(const struct placement *pl, uint64_t pos,
     const struct continuum *c = place_continuum(pl);
     if (c)
         return continuum_lookup_capped(c, pos, load, cap);
-    /* algorithms with another preference order (rendezvous) or none */
+    /* algorithms with another preference order (rendezvous: the first 64
+     * members by score) or none (the owner) */
     uint32_t order[64];
     size_t k = placement_successors(pl, pos, order, ARRAY_LEN(order));
     for (size_t i = 0; i < k; i++)
