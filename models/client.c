@@ -90,7 +90,7 @@ void client_adopt(struct sim *s, struct instance *in, uint32_t epoch)
 
 static uint32_t route(struct sim *s, struct instance *in, uint32_t key, uint8_t *flags)
 {
-    uint64_t pos = s->wl.ks.pos[key];
+    uint64_t pos = s->wl.ks.rec[key].pos;
     const struct placement *pl = in->view->pl;
     uint32_t n;
     if (s->pp.algo == PLACE_BOUNDED && pl->n_members) {
@@ -203,7 +203,7 @@ static void log_stale(struct sim *s, const struct req *q, const struct node *n,
 {
     char buf[512];
     const char *name = keyspace_name(&s->wl.ks, q->key, buf, sizeof buf);
-    uint32_t dbv = s->db.version[q->key];
+    uint32_t dbv = s->wl.ks.rec[q->key].version;
     if (res->replaced)
         sim_event(s, "stale_overwrite", n, "key %s: set v%u over cached v%u; database has v%u%s",
                   name, q->version, res->old_version, dbv,
@@ -232,9 +232,9 @@ static void node_op_done(struct sim *s, uint32_t r)
     }
     int64_t ttl = (q->flags & RQF_GUTTER) ? s->sc->health.gutter_ttl_ns : s->sc->workload.ttl_ns;
     struct store_set_result res = store_set(&n->store, q->key, q->version,
-                                            s->wl.ks.item_bytes[q->key],
+                                            keyspace_item_bytes(&s->wl.ks, q->key),
                                             ttl ? s->now_ns + ttl : 0, s->now_ns, mode);
-    if (res.stored && q->version < s->db.version[q->key]) {
+    if (res.stored && q->version < s->wl.ks.rec[q->key].version) {
         s->tk.stale_overwrites++;
         s->tot.stale_overwrites++;
         if (res.replaced && res.old_version > q->version) {
@@ -255,7 +255,7 @@ static void db_done(struct sim *s, uint32_t r)
     if (q->kind == RQ_WRITE) {
         d->writes++;
         s->tot.db_writes++;
-        uint32_t v = ++d->version[q->key];
+        uint32_t v = ++s->wl.ks.rec[q->key].version;
         uint8_t flags = 0;
         uint32_t n = route(s, &s->inst[q->inst], q->key, &flags);
         if (n == PLACE_NONE)
@@ -269,7 +269,7 @@ static void db_done(struct sim *s, uint32_t r)
     d->reads++;
     s->tot.db_reads++;
     if ((q->flags & RQF_FILL) && s->sc->clients.fill != FILL_NONE && q->node != PLACE_NONE)
-        send_node_op(s, r, RQ_FILL, d->version[q->key]);
+        send_node_op(s, r, RQ_FILL, s->wl.ks.rec[q->key].version);
 }
 
 /* ---- the read path ------------------------------------------------------------------- */
@@ -333,7 +333,7 @@ static void get_done(struct sim *s, uint32_t r)
         return; /* the client has given up (or will, before this reply arrives) */
     if (it) {
         s->tk.hits++;
-        if (it->version < s->db.version[q->key]) {
+        if (it->version < s->wl.ks.rec[q->key].version) {
             s->tk.stale_reads++;
             s->tot.stale_reads++;
         }

@@ -4,9 +4,9 @@
  * or fixed with mean `service_time`, so its capacity is workers /
  * service_time operations per second. Reads and writes cost the same.
  *
- * It holds the authoritative version of every key: a committed write
- * increments it (in client.c, at the write's completion). Staleness is
- * measured against these versions.
+ * It holds the authoritative version of every key (key_rec.version in the
+ * keyspace's per-key records): a committed write increments it (client.c,
+ * at the write's completion). Staleness is measured against these versions.
  *
  * Per tick it records operations completed, their latency (queue +
  * service), busy time (utilization) and the offered load: the service time
@@ -24,8 +24,7 @@ int db_init(struct sim *s)
     struct database *d = &s->db;
     memset(d, 0, sizeof(*d));
     d->cfg = s->sc->database;
-    d->version = calloc(s->wl.ks.n_total ? s->wl.ks.n_total : 1, sizeof(uint32_t));
-    if (!d->version || fifo_init(&d->queue, d->cfg.workers, d->cfg.max_queue)
+    if (fifo_init(&d->queue, d->cfg.workers, d->cfg.max_queue)
         || rng_init(&d->service, s->sc->seed, "service/database"))
         return -1;
     busy_init(&d->busy, s->tick_ns);
@@ -34,7 +33,6 @@ int db_init(struct sim *s)
 
 void db_deinit(struct database *d)
 {
-    free(d->version);
     fifo_deinit(&d->queue);
     rng_deinit(&d->service);
 }

@@ -193,9 +193,9 @@ static int64_t count_moved(const struct sim *s, const struct placement *a,
                            const struct placement *b)
 {
     int64_t moved = 0;
-    const uint64_t *pos = s->wl.ks.pos;
+    const struct key_rec *rec = s->wl.ks.rec;
     for (uint32_t k = 0; k < s->wl.ks.n_keys; k++)
-        moved += placement_lookup(a, pos[k]) != placement_lookup(b, pos[k]);
+        moved += placement_lookup(a, rec[k].pos) != placement_lookup(b, rec[k].pos);
     return moved;
 }
 

@@ -37,8 +37,8 @@ int node_init(struct sim *s, struct node *n, uint32_t index, const char *id,
     n->half_rtt_ns = cfg->rtt_ns / 2;
     char name[300];
     snprintf(name, sizeof name, "service/%s", id);
-    if (store_init(&n->store, cfg->capacity_bytes, cfg->capacity_items)
-        || fifo_init(&n->queue, cfg->workers, cfg->max_queue)
+    store_init(&n->store, &s->pool, index, cfg->capacity_bytes, cfg->capacity_items);
+    if (fifo_init(&n->queue, cfg->workers, cfg->max_queue)
         || rng_init(&n->service, s->sc->seed, name))
         return -1;
     busy_init(&n->busy, s->tick_ns);
@@ -49,7 +49,6 @@ void node_deinit(struct node *n)
 {
     free(n->id);
     free(n->address);
-    store_deinit(&n->store);
     fifo_deinit(&n->queue);
     rng_deinit(&n->service);
 }
@@ -118,7 +117,7 @@ const char *node_state_name(const struct sim *s, const struct node *n)
  * 1 if that node just became full. */
 static int prewarm_key(struct sim *s, const struct placement *pl, uint32_t key, uint8_t *full)
 {
-    uint32_t owner = placement_lookup(pl, s->wl.ks.pos[key]);
+    uint32_t owner = placement_lookup(pl, s->wl.ks.rec[key].pos);
     if (owner == PLACE_NONE || full[owner])
         return 0;
     struct node *n = &s->nodes[owner];
@@ -127,7 +126,8 @@ static int prewarm_key(struct sim *s, const struct placement *pl, uint32_t key, 
         /* remaining life uniform in (0, ttl] */
         expire = 1 + (int64_t)floor(rng_uniform(&s->prewarm_rng) * (double)ttl);
     }
-    if (!store_append_cold(&n->store, key, s->db.version[key], s->wl.ks.item_bytes[key],
+    if (!store_append_cold(&n->store, key, s->wl.ks.rec[key].version,
+                           keyspace_item_bytes(&s->wl.ks, key),
                            expire)) {
         full[owner] = 1;
         return 1;
@@ -166,6 +166,6 @@ void node_prewarm(struct sim *s)
     }
     free(hot);
     for (uint32_t r = 0; r < w->ks.n_keys && open; r++)
-        open -= (uint32_t)prewarm_key(s, pl, w->rank_to_key[r], full);
+        open -= (uint32_t)prewarm_key(s, pl, r, full); /* ids are popularity ranks */
     free(full);
 }

@@ -1,10 +1,10 @@
 /*
- * store.c — LRU + TTL + versions for one cache node (see store.h).
+ * store.c — LRU + TTL + versions for every cache node (see store.h).
  *
- * Index: linear probing at load <= 1/2, multiplicative hashing of the key
- * id (Fibonacci hashing), deletion by backward shift so no tombstones ever
- * accumulate. Items: a slot array with a free list; it doubles when full, so
- * memory follows what the node actually holds, not its nominal capacity.
+ * Items live in one pool with a free list; the pool doubles when full, so
+ * memory follows what the nodes actually hold, not their nominal capacity.
+ * A key's items form a short singly linked chain from its record; removing an
+ * item walks that chain (almost always one or two long).
  */
 #include "models/store.h"
 
@@ -14,124 +14,94 @@
 
 #include "sim/util.h"
 
-static inline uint32_t index_home(const struct store *s, uint32_t key)
+int item_pool_init(struct item_pool *p, struct key_rec *keys, uint32_t n_keys)
 {
-    return (uint32_t)(((uint64_t)key * 0x9E3779B97F4A7C15ULL) >> 32) & s->index_mask;
-}
-
-static int index_alloc(struct store *s, uint32_t size)
-{
-    struct store_slot *ix = malloc((size_t)size * sizeof(*ix));
-    if (!ix)
+    memset(p, 0, sizeof(*p));
+    p->cap = 1024;
+    p->items = malloc(p->cap * sizeof(*p->items));
+    p->free_head = STORE_NIL;
+    p->keys = keys;
+    p->n_keys = n_keys;
+    if (!p->items)
         return -1;
-    for (uint32_t i = 0; i < size; i++)
-        ix[i].item = STORE_NIL;
-    s->index = ix;
-    s->index_mask = size - 1;
+    for (uint32_t k = 0; k < n_keys; k++)
+        keys[k].head = STORE_NIL;
     return 0;
 }
 
-int store_init(struct store *s, uint64_t capacity_bytes, uint64_t capacity_items)
+void item_pool_deinit(struct item_pool *p)
+{
+    free(p->items);
+    p->items = NULL;
+}
+
+static uint32_t item_alloc(struct item_pool *p)
+{
+    if (p->free_head != STORE_NIL) {
+        uint32_t it = p->free_head;
+        p->free_head = p->items[it].next;
+        p->live++;
+        return it;
+    }
+    if (p->high_water == p->cap) {
+        if (p->cap >= UINT32_MAX / 2)
+            return STORE_NIL;
+        struct item *n = realloc(p->items, (size_t)p->cap * 2 * sizeof(*n));
+        if (!n)
+            return STORE_NIL;
+        p->items = n;
+        p->cap *= 2;
+    }
+    p->live++;
+    return p->high_water++;
+}
+
+void store_init(struct store *s, struct item_pool *pool, uint32_t node,
+                uint64_t capacity_bytes, uint64_t capacity_items)
 {
     memset(s, 0, sizeof(*s));
+    s->pool = pool;
+    s->node = node;
     s->capacity_bytes = capacity_bytes;
     s->capacity_items = capacity_items;
-    s->items_cap = 64;
-    s->items = malloc(s->items_cap * sizeof(*s->items));
-    s->free_head = STORE_NIL;
     s->head = s->tail = STORE_NIL;
-    if (!s->items || index_alloc(s, 128)) {
-        store_deinit(s);
-        return -1;
+}
+
+/* The node's item for key, and the chain link pointing at it. */
+static inline uint32_t find(const struct store *s, uint32_t key, uint32_t **link)
+{
+    struct item_pool *p = s->pool;
+    uint32_t *l = &p->keys[key].head;
+    uint32_t it = *l;
+    while (it != STORE_NIL && p->items[it].node != s->node) {
+        l = &p->items[it].kchain;
+        it = *l;
     }
-    return 0;
-}
-
-void store_deinit(struct store *s)
-{
-    free(s->items);
-    free(s->index);
-    s->items = NULL;
-    s->index = NULL;
-}
-
-void store_clear(struct store *s)
-{
-    for (uint32_t i = 0; i <= s->index_mask; i++)
-        s->index[i].item = STORE_NIL;
-    s->n_items = 0;
-    s->high_water = 0;
-    s->free_head = STORE_NIL;
-    s->head = s->tail = STORE_NIL;
-    s->bytes = 0;
-}
-
-/* Slot of key in the index, or the empty slot where it would go. */
-static inline uint32_t index_find(const struct store *s, uint32_t key)
-{
-    uint32_t i = index_home(s, key);
-    while (s->index[i].item != STORE_NIL && s->index[i].key != key)
-        i = (i + 1) & s->index_mask;
-    return i;
-}
-
-static void index_remove_at(struct store *s, uint32_t i)
-{
-    /* backward-shift deletion: pull later entries of the cluster into the hole */
-    uint32_t mask = s->index_mask, j = i;
-    for (;;) {
-        j = (j + 1) & mask;
-        if (s->index[j].item == STORE_NIL)
-            break;
-        uint32_t home = index_home(s, s->index[j].key);
-        /* entry j may move to i if its home is not in (i, j] cyclically */
-        bool in_range = i <= j ? (home > i && home <= j) : (home > i || home <= j);
-        if (!in_range) {
-            s->index[i] = s->index[j];
-            i = j;
-        }
-    }
-    s->index[i].item = STORE_NIL;
-}
-
-static int index_grow(struct store *s)
-{
-    struct store_slot *old = s->index;
-    uint32_t old_size = s->index_mask + 1;
-    if (index_alloc(s, old_size * 2)) {
-        s->index = old;
-        return -1;
-    }
-    for (uint32_t i = 0; i < old_size; i++) {
-        if (old[i].item == STORE_NIL)
-            continue;
-        uint32_t j = index_find(s, old[i].key);
-        s->index[j] = old[i];
-    }
-    free(old);
-    return 0;
+    if (link)
+        *link = l;
+    return it;
 }
 
 static inline void lru_unlink(struct store *s, uint32_t it)
 {
-    struct item *x = &s->items[it];
+    struct item *items = s->pool->items, *x = &items[it];
     if (x->prev != STORE_NIL)
-        s->items[x->prev].next = x->next;
+        items[x->prev].next = x->next;
     else
         s->head = x->next;
     if (x->next != STORE_NIL)
-        s->items[x->next].prev = x->prev;
+        items[x->next].prev = x->prev;
     else
         s->tail = x->prev;
 }
 
 static inline void lru_push_head(struct store *s, uint32_t it)
 {
-    struct item *x = &s->items[it];
+    struct item *items = s->pool->items, *x = &items[it];
     x->prev = STORE_NIL;
     x->next = s->head;
     if (s->head != STORE_NIL)
-        s->items[s->head].prev = it;
+        items[s->head].prev = it;
     else
         s->tail = it;
     s->head = it;
@@ -139,56 +109,49 @@ static inline void lru_push_head(struct store *s, uint32_t it)
 
 static inline void lru_push_tail(struct store *s, uint32_t it)
 {
-    struct item *x = &s->items[it];
+    struct item *items = s->pool->items, *x = &items[it];
     x->next = STORE_NIL;
     x->prev = s->tail;
     if (s->tail != STORE_NIL)
-        s->items[s->tail].next = it;
+        items[s->tail].next = it;
     else
         s->head = it;
     s->tail = it;
 }
 
-/* Removes the item in index slot i. */
-static void remove_at(struct store *s, uint32_t i)
+/* Removes item it, whose chain link is *link. */
+static void remove_item(struct store *s, uint32_t it, uint32_t *link)
 {
-    uint32_t it = s->index[i].item;
+    struct item_pool *p = s->pool;
+    struct item *x = &p->items[it];
     lru_unlink(s, it);
-    s->bytes -= s->items[it].bytes;
+    *link = x->kchain;
+    s->bytes -= x->bytes;
     s->n_items--;
-    s->items[it].next = s->free_head;
-    s->free_head = it;
-    index_remove_at(s, i);
+    x->next = p->free_head;
+    p->free_head = it;
+    p->live--;
 }
 
-static uint32_t item_alloc(struct store *s)
+void store_clear(struct store *s)
 {
-    if (s->free_head != STORE_NIL) {
-        uint32_t it = s->free_head;
-        s->free_head = s->items[it].next;
-        return it;
+    while (s->head != STORE_NIL) {
+        uint32_t *link;
+        uint32_t it = find(s, s->pool->items[s->head].key, &link);
+        assert(it == s->head);
+        remove_item(s, it, link);
     }
-    if (s->high_water == s->items_cap) {
-        if (s->items_cap >= UINT32_MAX / 2)
-            return STORE_NIL;
-        struct item *n = realloc(s->items, (size_t)s->items_cap * 2 * sizeof(*n));
-        if (!n)
-            return STORE_NIL;
-        s->items = n;
-        s->items_cap *= 2;
-    }
-    return s->high_water++;
 }
 
 struct item *store_get(struct store *s, uint32_t key, int64_t now_ns, bool touch)
 {
-    uint32_t i = index_find(s, key);
-    uint32_t it = s->index[i].item;
+    uint32_t *link;
+    uint32_t it = find(s, key, &link);
     if (it == STORE_NIL)
         return NULL;
-    struct item *x = &s->items[it];
+    struct item *x = &s->pool->items[it];
     if (x->expire_ns && x->expire_ns <= now_ns) {
-        remove_at(s, i);
+        remove_item(s, it, link);
         s->expirations++;
         return NULL;
     }
@@ -210,13 +173,35 @@ bool store_has_room(const struct store *s, uint32_t bytes)
 
 static void evict_one(struct store *s, int64_t now_ns)
 {
-    uint32_t it = s->tail;
-    struct item *x = &s->items[it];
+    uint32_t *link;
+    struct item *x = &s->pool->items[s->tail];
     if (x->expire_ns && x->expire_ns <= now_ns)
         s->expirations++;
     else
         s->evictions++;
-    remove_at(s, index_find(s, x->key));
+    uint32_t it = find(s, x->key, &link);
+    remove_item(s, it, link);
+}
+
+/* A new item for key at the head of its chain; STORE_NIL if out of memory. */
+static uint32_t new_item(struct store *s, uint32_t key, uint32_t version, uint32_t bytes,
+                         int64_t expire_ns)
+{
+    struct item_pool *p = s->pool;
+    uint32_t it = item_alloc(p);
+    if (it == STORE_NIL)
+        return STORE_NIL;
+    struct item *x = &p->items[it];
+    x->key = key;
+    x->version = version;
+    x->bytes = bytes;
+    x->node = s->node;
+    x->expire_ns = expire_ns;
+    x->kchain = p->keys[key].head;
+    p->keys[key].head = it;
+    s->bytes += bytes;
+    s->n_items++;
+    return it;
 }
 
 struct store_set_result store_set(struct store *s, uint32_t key, uint32_t version,
@@ -226,10 +211,9 @@ struct store_set_result store_set(struct store *s, uint32_t key, uint32_t versio
     struct store_set_result r = {false, false, 0};
     if (s->capacity_bytes && bytes > s->capacity_bytes)
         return r; /* larger than the whole node */
-    uint32_t i = index_find(s, key);
-    uint32_t it = s->index[i].item;
+    uint32_t it = find(s, key, NULL);
     if (it != STORE_NIL) {
-        struct item *x = &s->items[it];
+        struct item *x = &s->pool->items[it];
         bool live = !(x->expire_ns && x->expire_ns <= now_ns);
         if (live) {
             if (mode == STORE_ADD || (mode == STORE_NEWER && x->version >= version))
@@ -239,12 +223,10 @@ struct store_set_result store_set(struct store *s, uint32_t key, uint32_t versio
         } else {
             s->expirations++;
         }
-        /* update in place */
         s->bytes = s->bytes - x->bytes + bytes;
         x->version = version;
         x->bytes = bytes;
         x->expire_ns = expire_ns;
-        x->lease = 0;
         if (s->head != it) {
             lru_unlink(s, it);
             lru_push_head(s, it);
@@ -259,35 +241,21 @@ struct store_set_result store_set(struct store *s, uint32_t key, uint32_t versio
         evict_one(s, now_ns);
     if (!store_has_room(s, bytes))
         return r;
-    if ((s->n_items + 1) * 2 > s->index_mask + 1) {
-        if (index_grow(s))
-            return r;
-    }
-    it = item_alloc(s);
+    it = new_item(s, key, version, bytes, expire_ns);
     if (it == STORE_NIL)
         return r;
-    i = index_find(s, key);
-    s->index[i].key = key;
-    s->index[i].item = it;
-    struct item *x = &s->items[it];
-    x->key = key;
-    x->version = version;
-    x->bytes = bytes;
-    x->expire_ns = expire_ns;
-    x->lease = 0;
     lru_push_head(s, it);
-    s->bytes += bytes;
-    s->n_items++;
     r.stored = true;
     return r;
 }
 
 bool store_delete(struct store *s, uint32_t key)
 {
-    uint32_t i = index_find(s, key);
-    if (s->index[i].item == STORE_NIL)
+    uint32_t *link;
+    uint32_t it = find(s, key, &link);
+    if (it == STORE_NIL)
         return false;
-    remove_at(s, i);
+    remove_item(s, it, link);
     return true;
 }
 
@@ -296,42 +264,31 @@ bool store_append_cold(struct store *s, uint32_t key, uint32_t version, uint32_t
 {
     if (!store_has_room(s, bytes))
         return false;
-    uint32_t i = index_find(s, key);
-    if (s->index[i].item != STORE_NIL)
+    if (find(s, key, NULL) != STORE_NIL)
         return true; /* already there */
-    if ((s->n_items + 1) * 2 > s->index_mask + 1) {
-        if (index_grow(s))
-            return false;
-        i = index_find(s, key);
-    }
-    uint32_t it = item_alloc(s);
+    uint32_t it = new_item(s, key, version, bytes, expire_ns);
     if (it == STORE_NIL)
         return false;
-    s->index[i].key = key;
-    s->index[i].item = it;
-    struct item *x = &s->items[it];
-    x->key = key;
-    x->version = version;
-    x->bytes = bytes;
-    x->expire_ns = expire_ns;
-    x->lease = 0;
     lru_push_tail(s, it);
-    s->bytes += bytes;
-    s->n_items++;
     return true;
 }
 
 const char *store_check(const struct store *s)
 {
+    const struct item_pool *p = s->pool;
     uint64_t bytes = 0;
     uint32_t n = 0, prev = STORE_NIL;
-    for (uint32_t it = s->head; it != STORE_NIL; it = s->items[it].next) {
-        if (s->items[it].prev != prev)
+    for (uint32_t it = s->head; it != STORE_NIL; it = p->items[it].next) {
+        const struct item *x = &p->items[it];
+        if (x->prev != prev)
             return "LRU list back link broken";
-        uint32_t i = index_find(s, s->items[it].key);
-        if (s->index[i].item != it)
-            return "item on the LRU list is not in the index";
-        bytes += s->items[it].bytes;
+        if (x->node != s->node)
+            return "an item on the node's list belongs to another node";
+        if (x->key >= p->n_keys)
+            return "item key out of range";
+        if (find(s, x->key, NULL) != it)
+            return "item on the LRU list is not on its key's chain";
+        bytes += x->bytes;
         prev = it;
         if (++n > s->n_items)
             return "LRU list longer than n_items";
@@ -342,12 +299,6 @@ const char *store_check(const struct store *s)
         return "n_items does not match the LRU list";
     if (bytes != s->bytes)
         return "byte count does not match the items";
-    uint32_t in_index = 0;
-    for (uint32_t i = 0; i <= s->index_mask; i++)
-        if (s->index[i].item != STORE_NIL)
-            in_index++;
-    if (in_index != n)
-        return "index holds a different number of items";
     if (s->capacity_items && n > s->capacity_items)
         return "more items than capacity_items";
     if (s->capacity_bytes && bytes > s->capacity_bytes)

@@ -1,18 +1,23 @@
 /*
- * store.h — one cache node's contents: an LRU of items bounded by bytes
- * and/or item count, with lazy TTL expiry and a version per item.
+ * store.h — the contents of the cache nodes: per node an LRU of items
+ * bounded by bytes and/or item count, with lazy TTL expiry and a version
+ * per item.
  *
- * Keys are dense integer ids (the workload's keyspace), so the store needs
- * no strings: an open-addressing index maps key -> item slot, and the items
- * form a doubly linked LRU list through slot numbers.
+ * Keys are dense integer ids (the workload's keyspace, in popularity
+ * order), so no strings and no hash tables are needed. All nodes draw
+ * their items from one pool, and a per-key array points at the key's first
+ * item; a key held by several nodes (old copies after a move, a gutter
+ * copy) chains its items through `kchain`:
  *
- *      index (linear probing, key+slot)        items[]
- *      [k7|3] [ -- ] [k2|0] ...    --->   0:k2  1:free  2:..  3:k7
- *                                  MRU head -> 3 <-> 0 <-> ... <- tail LRU
+ *      keys[k].head ─► item (node 2) ─kchain─► item (node 0) ─► NIL
+ *      node 2: MRU head ─► … ◄─► item ◄─► … ◄─ tail (LRU)
  *
- * All operations are O(1) expected (eviction O(1) per evicted item).
- * Invariants (store_check): the index and the list hold the same items;
- * bytes and n_items match the list.
+ * Because ids are popularity ranks, the heads of the hot keys share a few
+ * cache lines: a lookup costs one access to the key's record, one to the item
+ * (chains are almost always one long), and the LRU relinking.
+ * All operations are O(1) but for the chain walk (O(copies of the key)).
+ * Invariants (store_check): every item on a node's LRU list is on its key's
+ * chain with that node; bytes and n_items match the list.
  */
 #ifndef RINGSIM_STORE_H
 #define RINGSIM_STORE_H
@@ -22,29 +27,39 @@
 
 #define STORE_NIL UINT32_MAX
 
+/* One record per key, shared by the models that keep per-key state, so that
+ * a request finds all of it in one cache line: the key's placement position
+ * (workload), its first cached item (this store) and its authoritative
+ * version (database). Ids are popularity ranks: the hot keys' records are
+ * adjacent. */
+struct key_rec {
+    uint64_t pos;
+    uint32_t head;     /* first item of the key's chain, or STORE_NIL */
+    uint32_t version;
+};
+
 struct item {
     uint32_t key;
     uint32_t version;
-    uint32_t prev, next;   /* LRU neighbours (slot numbers), STORE_NIL at the ends */
-    int64_t expire_ns;     /* 0: never */
+    uint32_t prev, next;   /* LRU neighbours on the node, STORE_NIL at the ends */
+    uint32_t kchain;       /* next item of the same key (another node), or NIL */
     uint32_t bytes;
-    uint32_t lease;        /* lease token when filled under a lease, else 0 */
+    uint32_t node;
+    int64_t expire_ns;     /* 0: never */
 };
 
-struct store_slot {
-    uint32_t key;
-    uint32_t item;         /* STORE_NIL: empty */
+struct item_pool {
+    struct item *items;
+    uint32_t cap, high_water, free_head, live;
+    struct key_rec *keys;  /* per key: .head (not owned) */
+    uint32_t n_keys;
 };
 
 struct store {
-    struct item *items;
-    uint32_t items_cap;    /* allocated item slots */
-    uint32_t n_items;
-    uint32_t free_head;    /* free list through item.next */
-    uint32_t high_water;   /* slots ever used */
-    struct store_slot *index;
-    uint32_t index_mask;   /* index size - 1 (a power of two) */
+    struct item_pool *pool;
+    uint32_t node;
     uint32_t head, tail;   /* MRU, LRU */
+    uint32_t n_items;
     uint64_t bytes;
     uint64_t capacity_bytes; /* 0: unbounded by bytes */
     uint64_t capacity_items; /* 0: unbounded by count */
@@ -53,13 +68,18 @@ struct store {
 
 /* What a set did, for staleness accounting. */
 struct store_set_result {
-    bool stored;            /* false: refused (add on present, versioned on newer, too big) */
-    bool replaced;          /* an item was present (and live) */
+    bool stored;            /* false: refused (add on present, newer on newer, too big) */
+    bool replaced;          /* a live item was present */
     uint32_t old_version;   /* its version when replaced */
 };
 
-int store_init(struct store *s, uint64_t capacity_bytes, uint64_t capacity_items);
-void store_deinit(struct store *s);
+/* keys: the run's per-key records (n_keys of them); heads are set to NIL. */
+int item_pool_init(struct item_pool *p, struct key_rec *keys, uint32_t n_keys);
+void item_pool_deinit(struct item_pool *p);
+
+void store_init(struct store *s, struct item_pool *pool, uint32_t node,
+                uint64_t capacity_bytes, uint64_t capacity_items);
+/* Empties the node (a crash, a removal). O(items). */
 void store_clear(struct store *s);
 
 /* Looks a key up; an expired item is removed (counted in expirations) and

@@ -1,18 +1,21 @@
 /*
  * workload.c — the keyspace and the request stream.
  *
- * Keyspace: key id i is the string key_format(i) for i < keys; hot keys
- * named outside that range get ids after it. Every key's placement
- * position and item size are computed once here, so a request never
- * formats or hashes a string.
+ * Keyspace: a key's id is its popularity rank (0 = the most requested),
+ * and its name is key_format(name_of[id]), where name_of is a seeded
+ * permutation — so the hottest keys are not simply the first names, while
+ * the hot keys' per-key data (position, size, version) sits together at
+ * the front of every per-key array and stays in the CPU caches. Hot keys
+ * named outside the format's range get ids after the rest. Every key's
+ * placement position and item size are computed once here, so a request
+ * never formats or hashes a string.
  *
  * Requests: one Poisson stream at `qps` for all client instances together;
  * each arrival draws, from its own stream, the instance (uniform), the
  * operation (write with probability write_ratio) and the key. Key choice:
  * with probability (sum of hot shares) a hot key, in proportion to the
  * shares; otherwise a popularity rank — uniform, or Zipf(s) by Hörmann &
- * Derflinger's rejection-inversion (O(1), no table) — mapped to a key by a
- * seeded permutation, so the hottest keys are not simply the first names.
+ * Derflinger's rejection-inversion (O(1), no table) — which is the key id.
  * No draw depends on the model's state: the same scenario and seed give the
  * same requests whatever the routing or health settings.
  */
@@ -55,7 +58,7 @@ const char *keyspace_name(const struct keyspace *ks, uint32_t id, char *buf, siz
 {
     if (id >= ks->n_keys)
         return ks->extra_names[id - ks->n_keys];
-    format_key(ks, id, buf, n);
+    format_key(ks, ks->name_of[id], buf, n);
     return buf;
 }
 
@@ -85,12 +88,14 @@ static size_t collect_hot_names(const struct scenario *sc, struct hot_name **out
     return m;
 }
 
+/* name_of: the permutation (owned by the keyspace from here on). */
 static int keyspace_init(struct keyspace *ks, const struct scenario *sc,
-                         const struct place_params *pp, struct hot_name *hot, size_t n_hot,
-                         char *err, size_t errlen)
+                         const struct place_params *pp, uint32_t *name_of,
+                         struct hot_name *hot, size_t n_hot, char *err, size_t errlen)
 {
     const struct workload_cfg *w = &sc->workload;
     memset(ks, 0, sizeof(*ks));
+    ks->name_of = name_of;
     if (w->keys > (uint64_t)UINT32_MAX - 1 - n_hot) {
         snprintf(err, errlen, "workload.keys: at most %u keys are supported",
                  UINT32_MAX - 1 - (unsigned)n_hot);
@@ -100,21 +105,21 @@ static int keyspace_init(struct keyspace *ks, const struct scenario *sc,
     ks->key_format = xstrdup(w->key_format);
     ks->conv = format_conversion(w->key_format);
     size_t total = (size_t)ks->n_keys + n_hot;
-    ks->pos = malloc(total * sizeof(*ks->pos));
+    ks->rec = calloc(total ? total : 1, sizeof(*ks->rec));
     ks->item_bytes = malloc(total * sizeof(*ks->item_bytes));
-    if (!ks->pos || !ks->item_bytes) {
+    if (!ks->rec || !ks->item_bytes) {
         snprintf(err, errlen, "out of memory for %zu keys", total);
         return -1;
     }
     char buf[512];
     for (uint32_t i = 0; i < ks->n_keys; i++) {
-        int len = format_key(ks, i, buf, sizeof buf);
+        int len = format_key(ks, name_of[i], buf, sizeof buf);
         if (len < 0 || (size_t)len >= sizeof buf) {
             snprintf(err, errlen, "workload.key_format: key %u is longer than %zu bytes", i,
                      sizeof buf - 1);
             return -1;
         }
-        ks->pos[i] = placement_key_position(pp, buf, (size_t)len);
+        ks->rec[i].pos = placement_key_position(pp, buf, (size_t)len);
         ks->item_bytes[i] = (uint32_t)(w->value_bytes + (uint64_t)len);
         if (n_hot) {
             struct hot_name probe = {buf, 0}, *hit;
@@ -131,11 +136,20 @@ static int keyspace_init(struct keyspace *ks, const struct scenario *sc,
             continue;
         size_t len = strlen(hot[h].name);
         ks->extra_names[next - ks->n_keys] = xstrdup(hot[h].name);
-        ks->pos[next] = placement_key_position(pp, hot[h].name, len);
+        ks->rec[next].pos = placement_key_position(pp, hot[h].name, len);
         ks->item_bytes[next] = (uint32_t)(w->value_bytes + len);
         hot[h].id = next++;
     }
     ks->n_total = next;
+    /* one size for all (the usual fixed-width names): no per-key array */
+    bool same = true;
+    for (uint32_t i = 1; i < ks->n_total && same; i++)
+        same = ks->item_bytes[i] == ks->item_bytes[0];
+    if (same && ks->n_total) {
+        ks->bytes_fixed = ks->item_bytes[0];
+        free(ks->item_bytes);
+        ks->item_bytes = NULL;
+    }
     return 0;
 }
 
@@ -145,9 +159,10 @@ static void keyspace_deinit(struct keyspace *ks)
         for (uint32_t i = 0; i < ks->n_total - ks->n_keys; i++)
             free(ks->extra_names[i]);
     free(ks->extra_names);
-    free(ks->pos);
+    free(ks->rec);
     free(ks->item_bytes);
     free(ks->key_format);
+    free(ks->name_of);
     memset(ks, 0, sizeof(*ks));
 }
 
@@ -225,56 +240,62 @@ double workload_rank_prob(const struct workload *w, uint32_t rank)
 
 /* ---- the stream ------------------------------------------------------------ */
 
+/* A seeded permutation of 0..n-1 (Fisher–Yates): the name number of each rank. */
+static uint32_t *name_permutation(uint64_t seed, uint32_t n)
+{
+    uint32_t *p = malloc((size_t)(n ? n : 1) * sizeof(uint32_t));
+    struct rng perm;
+    if (!p || rng_init(&perm, seed, "popularity")) {
+        free(p);
+        return NULL;
+    }
+    for (uint32_t i = 0; i < n; i++)
+        p[i] = i;
+    for (uint32_t i = n; i > 1; i--) {
+        uint32_t j = rng_below(&perm, i);
+        uint32_t t = p[i - 1];
+        p[i - 1] = p[j];
+        p[j] = t;
+    }
+    rng_deinit(&perm);
+    return p;
+}
+
 int workload_init(struct sim *s, char *err, size_t errlen)
 {
     const struct scenario *sc = s->sc;
     struct workload *w = &s->wl;
     struct hot_name *hot;
-    size_t n_hot = collect_hot_names(sc, &hot);
     memset(w, 0, sizeof(*w));
-    int rc = keyspace_init(&w->ks, sc, &s->pp, hot, n_hot, err, errlen);
-    if (rc) {
+    if (sc->workload.keys > UINT32_MAX / 2) {
+        snprintf(err, errlen, "workload.keys: at most %u keys are supported", UINT32_MAX / 2);
+        return -1;
+    }
+    uint32_t *name_of = name_permutation(sc->seed, (uint32_t)sc->workload.keys);
+    if (!name_of) {
+        snprintf(err, errlen, "out of memory for %llu keys",
+                 (unsigned long long)sc->workload.keys);
+        return -1;
+    }
+    size_t n_hot = collect_hot_names(sc, &hot);
+    if (keyspace_init(&w->ks, sc, &s->pp, name_of, hot, n_hot, err, errlen)) {
         free(hot);
         return -1;
     }
+    w->hot_names = hot; /* sorted by name, ids resolved */
+    w->n_hot_names = n_hot;
+    w->hot = xcalloc(n_hot + 1, sizeof(*w->hot));
     w->kind = sc->workload.popularity;
     w->zipf_s = sc->workload.zipf_s;
     w->qps = sc->workload.qps;
     w->write_ratio = sc->workload.write_ratio;
     if (rng_init(&w->arrivals, sc->seed, "arrivals") || rng_init(&w->instances, sc->seed, "instances")
         || rng_init(&w->ops, sc->seed, "operations") || rng_init(&w->keys, sc->seed, "keys")) {
-        free(hot);
         snprintf(err, errlen, "cannot allocate random streams");
         return -1;
     }
-    uint32_t n = w->ks.n_keys;
-    w->rank_to_key = malloc((size_t)n * sizeof(uint32_t));
-    if (!w->rank_to_key) {
-        free(hot);
-        snprintf(err, errlen, "out of memory for %u keys", n);
-        return -1;
-    }
-    struct rng perm;
-    if (rng_init(&perm, sc->seed, "popularity")) {
-        free(hot);
-        snprintf(err, errlen, "cannot allocate random streams");
-        return -1;
-    }
-    for (uint32_t i = 0; i < n; i++)
-        w->rank_to_key[i] = i;
-    for (uint32_t i = n; i > 1; i--) { /* Fisher–Yates */
-        uint32_t j = rng_below(&perm, i);
-        uint32_t t = w->rank_to_key[i - 1];
-        w->rank_to_key[i - 1] = w->rank_to_key[j];
-        w->rank_to_key[j] = t;
-    }
-    rng_deinit(&perm);
     if (w->kind == POP_ZIPF)
-        zipf_setup(w, n);
-
-    w->hot_names = hot; /* sorted by name, ids resolved */
-    w->n_hot_names = n_hot;
-    w->hot = xcalloc(n_hot + 1, sizeof(*w->hot));
+        zipf_setup(w, w->ks.n_keys);
     workload_set_hot(w, sc, 0);
     w->next_arrival_ns = rng_exp(&w->arrivals, 1e9 / w->qps);
     return 0;
@@ -283,7 +304,6 @@ int workload_init(struct sim *s, char *err, size_t errlen)
 void workload_deinit(struct workload *w)
 {
     keyspace_deinit(&w->ks);
-    free(w->rank_to_key);
     free(w->hot);
     free(w->hot_names);
     rng_deinit(&w->arrivals);
@@ -349,7 +369,7 @@ uint32_t workload_sample_key(struct workload *w)
     }
     if (w->kind == POP_UNIFORM)
         return rng_below(&w->keys, w->ks.n_keys);
-    return w->rank_to_key[zipf_rank(w, w->ks.n_keys)];
+    return zipf_rank(w, w->ks.n_keys);
 }
 
 void workload_next(struct workload *w, uint32_t n_inst, int64_t *t_ns, uint32_t *inst,

@@ -172,7 +172,13 @@ struct sim *sim_create(const struct scenario *sc, const struct sink *sink,
     s->first_event_ns = sc->n_events ? sc->events[0].at_ns : -1;
     s->reqs.free_head = UINT32_MAX;
     eventq_init(&s->q);
-    if (workload_init(s, err, errlen) || build_nodes(s, err, errlen))
+    if (workload_init(s, err, errlen))
+        goto fail;
+    if (item_pool_init(&s->pool, s->wl.ks.rec, s->wl.ks.n_total)) {
+        snprintf(err, errlen, "out of memory for %u keys", s->wl.ks.n_total);
+        goto fail;
+    }
+    if (build_nodes(s, err, errlen))
         goto fail;
     if (db_init(s)) {
         snprintf(err, errlen, "out of memory for the database model");
@@ -228,6 +234,7 @@ void sim_destroy(struct sim *s)
     for (uint32_t i = 0; i < s->n_nodes; i++)
         node_deinit(&s->nodes[i]);
     free(s->nodes);
+    item_pool_deinit(&s->pool);
     db_deinit(&s->db);
     workload_deinit(&s->wl);
     rng_deinit(&s->propagation);

@@ -50,10 +50,12 @@ enum {
 
 /* ---- keyspace and workload (models/workload.c) --------------------------- */
 struct keyspace {
-    uint32_t n_keys;      /* ids 0..n_keys-1 are key_format(id) */
+    uint32_t n_keys;      /* ids 0..n_keys-1 (popularity ranks) are key_format(name_of[id]) */
+    uint32_t *name_of;    /* seeded permutation: the name number of each id */
     uint32_t n_total;     /* plus hot keys outside that range */
-    uint64_t *pos;        /* placement position of every key */
-    uint32_t *item_bytes; /* value_bytes + name length */
+    struct key_rec *rec;  /* per key: position, cached items, version */
+    uint32_t *item_bytes; /* value_bytes + name length; NULL when all are bytes_fixed */
+    uint32_t bytes_fixed;
     char **extra_names;   /* names of ids >= n_keys */
     char *key_format;
     char conv;            /* the format's conversion: d i u x X */
@@ -72,7 +74,6 @@ struct hot_name {
 struct workload {
     struct keyspace ks;
     enum popularity kind;
-    uint32_t *rank_to_key;   /* seeded permutation: rank r is key rank_to_key[r] */
     double zipf_s;           /* rejection-inversion constants below */
     double z_hx1, z_hn, z_sc;
     double qps;
@@ -121,7 +122,6 @@ struct node {
 /* ---- database (models/db.c) ------------------------------------------------ */
 struct database {
     struct db_cfg cfg;
-    uint32_t *version;       /* per key; every committed write increments it */
     struct fifo queue;
     struct rng service;
     struct busy_meter busy;
@@ -245,6 +245,7 @@ struct sim {
     struct eventq q;
 
     struct workload wl;
+    struct item_pool pool;   /* every node's items */
     struct node *nodes;      /* every node the run will ever have, then gutter nodes */
     uint32_t n_nodes, n_gutter, gutter_first;
     struct placement *gutter_pl;
@@ -305,6 +306,10 @@ uint32_t workload_sample_key(struct workload *w);
 void workload_set_qps(struct workload *w, int64_t now_ns, double qps);
 void workload_set_hot(struct workload *w, const struct scenario *sc, int64_t now_ns);
 const char *keyspace_name(const struct keyspace *ks, uint32_t id, char *buf, size_t n);
+static inline uint32_t keyspace_item_bytes(const struct keyspace *ks, uint32_t id)
+{
+    return ks->item_bytes ? ks->item_bytes[id] : ks->bytes_fixed;
+}
 /* Probability that one request (ignoring hot keys) picks popularity rank r. */
 double workload_rank_prob(const struct workload *w, uint32_t rank);
 

@@ -11,11 +11,30 @@
 
 #include "models/store.h"
 
+#define KEYS_DEFAULT 4096
+
+/* One node's store over a private pool of `keys` keys. */
+static struct item_pool *pool_for(uint32_t keys)
+{
+    struct item_pool *p = malloc(sizeof(*p));
+    struct key_rec *rec = calloc(keys, sizeof(*rec));
+    assert_int_equal(item_pool_init(p, rec, keys), 0);
+    return p;
+}
+
+static void pool_free(struct item_pool *p)
+{
+    free(p->keys);
+    item_pool_deinit(p);
+    free(p);
+}
+
 static void test_lru_eviction_by_items(void **state)
 {
     (void)state;
     struct store s;
-    assert_int_equal(store_init(&s, 0, 3), 0);
+    struct item_pool *pool = pool_for(KEYS_DEFAULT);
+    store_init(&s, pool, 0, 0, 3);
     for (uint32_t k = 1; k <= 3; k++)
         assert_true(store_set(&s, k, 0, 10, 0, 0, STORE_SET).stored);
     assert_non_null(store_get(&s, 1, 0, true)); /* 1 is now most recent: order 1,3,2 */
@@ -27,14 +46,15 @@ static void test_lru_eviction_by_items(void **state)
     assert_int_equal(s.evictions, 1);
     assert_int_equal(s.n_items, 3);
     assert_null(store_check(&s));
-    store_deinit(&s);
+    pool_free(pool);
 }
 
 static void test_capacity_bytes(void **state)
 {
     (void)state;
     struct store s;
-    assert_int_equal(store_init(&s, 100, 0), 0);
+    struct item_pool *pool = pool_for(KEYS_DEFAULT);
+    store_init(&s, pool, 0, 100, 0);
     assert_true(store_set(&s, 1, 0, 40, 0, 0, STORE_SET).stored);
     assert_true(store_set(&s, 2, 0, 40, 0, 0, STORE_SET).stored);
     assert_true(store_set(&s, 3, 0, 40, 0, 0, STORE_SET).stored); /* evicts 1 */
@@ -46,14 +66,15 @@ static void test_capacity_bytes(void **state)
     assert_int_equal(s.bytes, 90);
     assert_null(store_get(&s, 2, 0, false));
     assert_null(store_check(&s));
-    store_deinit(&s);
+    pool_free(pool);
 }
 
 static void test_ttl(void **state)
 {
     (void)state;
     struct store s;
-    assert_int_equal(store_init(&s, 0, 10), 0);
+    struct item_pool *pool = pool_for(KEYS_DEFAULT);
+    store_init(&s, pool, 0, 0, 10);
     store_set(&s, 1, 0, 1, 100, 0, STORE_SET);
     assert_non_null(store_get(&s, 1, 99, true));
     assert_null(store_get(&s, 1, 100, true)); /* expires at 100 */
@@ -65,14 +86,15 @@ static void test_ttl(void **state)
     assert_true(r.stored);
     assert_false(r.replaced);
     assert_null(store_check(&s));
-    store_deinit(&s);
+    pool_free(pool);
 }
 
 static void test_modes(void **state)
 {
     (void)state;
     struct store s;
-    assert_int_equal(store_init(&s, 0, 10), 0);
+    struct item_pool *pool = pool_for(KEYS_DEFAULT);
+    store_init(&s, pool, 0, 0, 10);
     store_set(&s, 1, 5, 1, 0, 0, STORE_SET);
     struct store_set_result r = store_set(&s, 1, 6, 1, 0, 0, STORE_ADD);
     assert_false(r.stored);
@@ -88,14 +110,15 @@ static void test_modes(void **state)
     assert_int_equal(r.old_version, 7);
     assert_true(store_delete(&s, 1));
     assert_false(store_delete(&s, 1));
-    store_deinit(&s);
+    pool_free(pool);
 }
 
 static void test_append_cold(void **state)
 {
     (void)state;
     struct store s;
-    assert_int_equal(store_init(&s, 0, 3), 0);
+    struct item_pool *pool = pool_for(KEYS_DEFAULT);
+    store_init(&s, pool, 0, 0, 3);
     assert_true(store_append_cold(&s, 10, 0, 1, 0)); /* hottest first */
     assert_true(store_append_cold(&s, 11, 0, 1, 0));
     assert_true(store_append_cold(&s, 12, 0, 1, 0));
@@ -104,7 +127,34 @@ static void test_append_cold(void **state)
     assert_null(store_get(&s, 12, 0, false));
     assert_non_null(store_get(&s, 10, 0, false));
     assert_null(store_check(&s));
-    store_deinit(&s);
+    pool_free(pool);
+}
+
+/* Two nodes share the pool: the same key on both, chains kept apart. */
+static void test_two_nodes_one_pool(void **state)
+{
+    (void)state;
+    struct item_pool *pool = pool_for(100);
+    struct store a, b;
+    store_init(&a, pool, 0, 0, 10);
+    store_init(&b, pool, 1, 0, 10);
+    for (uint32_t k = 0; k < 8; k++) {
+        store_set(&a, k, 1, 1, 0, 0, STORE_SET);
+        store_set(&b, k, 2, 1, 0, 0, STORE_SET);
+    }
+    assert_int_equal(store_get(&a, 3, 0, true)->version, 1);
+    assert_int_equal(store_get(&b, 3, 0, true)->version, 2);
+    assert_true(store_delete(&a, 3));
+    assert_null(store_get(&a, 3, 0, true));
+    assert_non_null(store_get(&b, 3, 0, true));
+    store_clear(&b);
+    assert_int_equal(b.n_items, 0);
+    assert_int_equal(a.n_items, 7);
+    assert_int_equal(pool->live, 7);
+    assert_non_null(store_get(&a, 5, 0, true));
+    assert_null(store_check(&a));
+    assert_null(store_check(&b));
+    pool_free(pool);
 }
 
 /* Random operations against a reference: a plain array with recency stamps. */
@@ -113,7 +163,8 @@ static void test_random_against_reference(void **state)
     (void)state;
     enum { KEYS = 3000, CAP = 500, OPS = 300000 };
     struct store s;
-    assert_int_equal(store_init(&s, 0, CAP), 0);
+    struct item_pool *pool = pool_for(KEYS_DEFAULT);
+    store_init(&s, pool, 0, 0, CAP);
     int64_t *stamp = calloc(KEYS, sizeof(int64_t)); /* 0: absent */
     int64_t *expire = calloc(KEYS, sizeof(int64_t));
     uint64_t x = 99;
@@ -168,7 +219,7 @@ static void test_random_against_reference(void **state)
     assert_null(store_check(&s));
     free(stamp);
     free(expire);
-    store_deinit(&s);
+    pool_free(pool);
 }
 
 int main(void)
@@ -176,7 +227,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_lru_eviction_by_items), cmocka_unit_test(test_capacity_bytes),
         cmocka_unit_test(test_ttl),                   cmocka_unit_test(test_modes),
-        cmocka_unit_test(test_append_cold),           cmocka_unit_test(test_random_against_reference),
+        cmocka_unit_test(test_append_cold),           cmocka_unit_test(test_two_nodes_one_pool),
+        cmocka_unit_test(test_random_against_reference),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
