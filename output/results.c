@@ -512,6 +512,42 @@ out:
     return copied;
 }
 
+int results_read_summary(const char *path, int64_t run_id, struct summary_row *out)
+{
+    sqlite3 *db = NULL;
+    sqlite3_stmt *st = NULL;
+    int rc = -1;
+    if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK)
+        goto out;
+    struct strbuf sql;
+    sb_init(&sql);
+    sb_puts(&sql, "SELECT run_id");
+    col_list(&sql, sum_cols, ARRAY_LEN(sum_cols));
+    if (run_id > 0)
+        sb_printf(&sql, " FROM summary WHERE run_id = %lld", (long long)run_id);
+    else
+        sb_puts(&sql, " FROM summary ORDER BY run_id DESC LIMIT 1");
+    int prc = sqlite3_prepare_v2(db, sql.buf, -1, &st, NULL);
+    sb_deinit(&sql);
+    if (prc != SQLITE_OK || sqlite3_step(st) != SQLITE_ROW)
+        goto out;
+    memset(out, 0, sizeof(*out));
+    for (size_t i = 0; i < ARRAY_LEN(sum_cols); i++) {
+        char *p = (char *)out + sum_cols[i].off;
+        int k = (int)i + 1;
+        if (sum_cols[i].type == 'I')
+            *(int64_t *)p = sqlite3_column_int64(st, k);
+        else if (sum_cols[i].type == 'R')
+            *(double *)p = sqlite3_column_type(st, k) == SQLITE_NULL
+                               ? NAN : sqlite3_column_double(st, k);
+    }
+    rc = 0;
+out:
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+    return rc;
+}
+
 /* ---- documentation ---------------------------------------------------------------- */
 
 static void md_table(FILE *f, const char *title, const char *lead, const struct column *c,

@@ -43,6 +43,10 @@ int results_finish_run(struct results *r, const struct summary_row *sum, const c
  * in src's run_id order. Returns the number copied, or -1. */
 int results_merge_from(struct results *r, const char *src_path, char *err, size_t errlen);
 
+/* Reads the summary of run_id (the last run when run_id <= 0) of the
+ * database at path. Returns 0, or -1 if there is none. */
+int results_read_summary(const char *path, int64_t run_id, struct summary_row *out);
+
 /* The metric reference (Markdown tables) for output/README.md. */
 void results_schema_markdown(FILE *f);
 

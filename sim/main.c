@@ -14,6 +14,8 @@ static const struct {
 } commands[] = {
     {"run", cmd_run, "run a scenario and record it into SQLite"},
     {"check", cmd_check, "load and validate a scenario"},
+    {"sweep", cmd_sweep, "run a scenario over combinations of parameters and seeds"},
+    {"merge", cmd_merge, "copy the runs of result databases into one"},
     {"ring", cmd_ring, "static placement analysis: keys per node, keys moved"},
 };
 
