@@ -39,6 +39,7 @@ static const char run_usage[] =
     "                     --set routing.vnodes=32 --set health.cooldown=60s --set nodes.1.weight=2\n"
     "  --quiet            print nothing but errors (no progress bar, no summary)\n"
     "  --no-progress      no progress bar even on a terminal\n"
+    "  --metrics          print the results database reference (output/README.md) and exit\n"
     "\n"
     "Prints the summary (the `summary` table's numbers) on stdout and a progress bar on\n"
     "stderr when stderr is a terminal. Ctrl-C stops the run: what was recorded is kept,\n"
@@ -167,8 +168,10 @@ int run_scenario(const struct scenario *sc, const char *out_path, const struct r
         goto out;
     }
     if (!cli->quiet) {
+        fflush(stderr);
         summary_print(stdout, sc->name, sc->seed, &sum, (double)sc->duration_ns / 1e9);
         printf("  %-22s %s (run %lld)\n", "recorded in", path, (long long)run_id);
+        fflush(stdout);
         struct rusage ru;
         getrusage(RUSAGE_SELF, &ru);
         fprintf(stderr, "ringsim: %lld requests in %.2f s wall (%.2f M simulated requests/s), "
@@ -195,6 +198,10 @@ out:
 
 int cmd_run(int argc, char **argv)
 {
+    if (argc == 2 && !strcmp(argv[1], "--metrics")) {
+        results_schema_markdown(stdout);
+        return EXIT_OK;
+    }
     struct run_cli cli;
     struct diag d;
     diag_init(&d);
