@@ -149,29 +149,24 @@ static void path_pop(struct loader *L, size_t old)
     L->path.buf[old] = '\0';
 }
 
-/* What a value was, for "got ...": a scalar quoted and escaped (cut at 80
- * bytes), or the kind of collection. */
+/* What a value was, for "got ...": a scalar quoted and escaped (at most
+ * about 80 bytes of it, cut between characters), or the kind of collection. */
 static void describe(const struct ynode *v, char *buf, size_t n)
 {
     struct strbuf sb;
+    size_t i;
     if (!v) {
         snprintf(buf, n, "nothing");
         return;
     }
-    if (v->type == YNODE_MAP) {
-        snprintf(buf, n, "a mapping");
+    if (v->type != YNODE_SCALAR) {
+        snprintf(buf, n, "%s", v->type == YNODE_MAP ? "a mapping"
+                               : v->n ? "a sequence" : "an empty sequence");
         return;
     }
-    if (v->type == YNODE_SEQ) {
-        snprintf(buf, n, v->n ? "a sequence" : "an empty sequence");
-        return;
-    }
-    size_t len = v->len, cut = MIN(len, (size_t)80);
-    while (cut < len && cut > 0 && ((unsigned char)v->text[cut] & 0xc0) == 0x80)
-        cut--;
     sb_init(&sb);
     sb_putc(&sb, '"');
-    for (size_t i = 0; i < cut; i++) {
+    for (i = 0; i < v->len && (sb.len < 80 || ((unsigned char)v->text[i] & 0xc0) == 0x80); i++) {
         unsigned char c = (unsigned char)v->text[i];
         if (c == '"' || c == '\\')
             sb_printf(&sb, "\\%c", c);
@@ -184,9 +179,7 @@ static void describe(const struct ynode *v, char *buf, size_t n)
         else
             sb_putc(&sb, (char)c);
     }
-    if (cut < len)
-        sb_puts(&sb, "...");
-    sb_putc(&sb, '"');
+    sb_puts(&sb, i < v->len ? "...\"" : "\"");
     snprintf(buf, n, "%s", sb.buf);
     sb_deinit(&sb);
 }
@@ -308,7 +301,7 @@ static void event_init(void *obj);
 static const struct key cache_keys[] = {
     {"capacity", KT_SIZE, F(CC, capacity_bytes), .def = "1GiB", AT_LEAST(1),
      .flags = K_OMIT_ZERO,
-     .doc = "Memory for items (key, value and overhead as the cache model counts it). "
+     .doc = "Memory for items; an item counts its key and value bytes. "
             "Give `capacity` or `capacity_items`, not both."},
     {"capacity_items", KT_UINT, F(CC, capacity_items), .def_doc = "unset", AT_LEAST(1),
      .flags = K_OMIT_ZERO,
@@ -320,7 +313,7 @@ static const struct key cache_keys[] = {
     {"workers", KT_UINT, F(CC, workers), .def = "1", BETWEEN(1, 1024),
      .doc = "Requests served at once (servers of the node's FIFO queue)."},
     {"max_queue", KT_UINT, F(CC, max_queue), .def = "10000", BETWEEN(1, 10000000),
-     .doc = "Requests waiting beyond this are rejected (the client sees an error)."},
+     .doc = "Requests arriving while this many wait are rejected (an error reply)."},
     {"rtt", KT_DURATION, F(CC, rtt_ns), .def = "200us", AT_LEAST(0),
      .doc = "Network round trip between a client and the node (half each way)."},
     {"prewarm", KT_BOOL, F(CC, prewarm), .def = "true",
@@ -430,7 +423,7 @@ static const struct key db_keys[] = {
     {"service_dist", KT_ENUM, F(DC, service_dist), .def = "exp", .names = dist_names,
      .doc = "Service time distribution: exponential with that mean, or fixed."},
     {"max_queue", KT_UINT, F(DC, max_queue), .def = "2000", BETWEEN(1, 10000000),
-     .doc = "Requests waiting beyond this are rejected (the client sees an error)."},
+     .doc = "Requests arriving while this many wait are rejected."},
 };
 #undef DC
 static const struct section db_section = {

@@ -229,7 +229,9 @@ static struct ynode *parse_node(struct yparser *P, yaml_event_t *ev)
     bool is_map = ev->type == YAML_MAPPING_START_EVENT;
     yaml_event_delete(ev);
     if (++P->depth > YTREE_MAX_DEPTH) {
-        fail(P, line, col, "nesting deeper than %s levels", "32");
+        char msg[64];
+        snprintf(msg, sizeof msg, "nesting deeper than %d levels", YTREE_MAX_DEPTH);
+        fail(P, line, col, "%s", msg);
         return NULL;
     }
     n = ynode_create(is_map ? YNODE_MAP : YNODE_SEQ, line, col);

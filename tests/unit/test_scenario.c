@@ -645,6 +645,52 @@ static void test_error_cross_fields(void **state)
                  "characters, got \"a/b\"");
     struct scenario *s = load_ok("routing: {table_size: 3}\n" NODES);
     scenario_destroy(s);
+
+    /* the gutter pool's node names are reserved */
+    expect_error("health: {on_eject: gutter, gutter_nodes: 2}\nnodes: [{id: gutter-1}]\n",
+                 "x.yaml:2:14: nodes.0.id: \"gutter-1\" is the name of a gutter node "
+                 "(health.gutter_nodes is 2); choose another id");
+    expect_error("health: {on_eject: gutter, gutter_nodes: 1}\n" NODES
+                 "events: [{at: 1s, add_node: {id: gutter-0}}]\n",
+                 "x.yaml:3:34: events.0.add_node.id: \"gutter-0\" is the name of a gutter node "
+                 "(health.gutter_nodes is 1); choose another id");
+    s = load_ok("health: {on_eject: gutter, gutter_nodes: 2}\n"
+                "nodes: [{id: gutter-2}, {id: gutter-01}, {id: gutter-x}]\n");
+    scenario_destroy(s);
+    s = load_ok("nodes: [{id: gutter-0}]\n"); /* no gutter pool */
+    scenario_destroy(s);
+
+    /* values the engine could not hold are rejected at load time */
+    expect_error("workload: {value_bytes: 1.5GiB}\n" NODES,
+                 "x.yaml:1:25: workload.value_bytes: expected a size from 1 to 1GiB, got "
+                 "\"1.5GiB\"");
+    char text[400], want[400], longname[260];
+    memset(longname, 'k', 200);
+    strcpy(longname + 200, "%d");
+    snprintf(text, sizeof text, "workload: {key_format: %s}\n" NODES, longname);
+    snprintf(want, sizeof want, "x.yaml:1:24: workload.key_format: expected a printf format of "
+             "at most 200 characters, got \"%.79s...\"", longname);
+    expect_error(text, want);
+}
+
+static void test_error_long_values(void **state)
+{
+    (void)state;
+    /* a long value is cut in the message, between characters */
+    char text[600], want[600], got[200];
+    strcpy(text, "name: a/");
+    for (int i = 0; i < 100; i++)
+        strcat(text, "\xc3\xa9"); /* é, two bytes */
+    strcat(text, "\n" NODES);
+    strcpy(got, "a/");
+    for (int i = 0; i < 39; i++)
+        strcat(got, "\xc3\xa9");
+    snprintf(want, sizeof want, "x.yaml:1:7: name: expected a non-empty name without '/' or "
+             "control characters, got \"%s...\"", got);
+    expect_error(text, want);
+    expect_error("name: \"a\\tb\\x01\\\"/\"\n" NODES,
+                 "x.yaml:1:7: name: expected a non-empty name without '/' or control "
+                 "characters, got \"a\\tb\\x01\\\"/\"");
 }
 
 static void test_error_nodes(void **state)
@@ -1282,6 +1328,7 @@ int main(void)
         cmocka_unit_test(test_error_limit),
         cmocka_unit_test(test_error_files),
         cmocka_unit_test(test_error_cross_fields),
+        cmocka_unit_test(test_error_long_values),
         cmocka_unit_test(test_error_nodes),
         cmocka_unit_test(test_node_cache_overrides),
         cmocka_unit_test(test_events_sorted_stable),
