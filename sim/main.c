@@ -17,6 +17,7 @@ static const struct {
     {"sweep", cmd_sweep, "run a scenario over combinations of parameters and seeds"},
     {"merge", cmd_merge, "copy the runs of result databases into one"},
     {"ring", cmd_ring, "static placement analysis: keys per node, keys moved"},
+    {"plot", cmd_plot, "charts and an HTML index of the runs in a results database"},
 };
 
 static void usage(FILE *f)

@@ -1,0 +1,168 @@
+/*
+ * plot.h — `ringsim plot`: charts and an HTML index from a results
+ * database (plots/README.md describes the charts and the data files).
+ *
+ *   results.db --(read-only SQL)--> struct plot_set
+ *              --> DIR/data/NAME.tsv --(gnuplot, plots/NAME.gp)--> DIR/NAME.png or .svg
+ *              --> DIR/index.html
+ *
+ * Text from a scenario (names, overrides, event details) reaches gnuplot
+ * only inside the data files, where the scripts read it with strcol();
+ * the command line passes gnuplot nothing but numbers and file names made
+ * here. The helpers below are pure and unit-tested (tests/unit/test_plot.c).
+ */
+#ifndef RINGSIM_PLOT_H
+#define RINGSIM_PLOT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sim/util.h"
+
+struct sqlite3;
+
+/* Runs drawn when --run is not given and the database holds more. */
+#define PLOT_DEFAULT_RUNS 8
+/* The most runs one chart may hold (8 colours, then the same dashed). */
+#define PLOT_MAX_RUNS 16
+/* Label lanes in the events strip above each chart. */
+#define PLOT_MAX_LEVELS 5
+/* Run labels are cut to this many characters (with an ellipsis). */
+#define PLOT_LABEL_MAX 90
+
+/* ---- text (plot_text.c) ---------------------------------------------------- */
+
+/* Appends s as one field of a tab-separated data file that gnuplot reads:
+ * tabs, line breaks and other control characters become spaces, double
+ * quotes (which gnuplot's data reader treats as string delimiters) become
+ * single quotes, bytes that are not valid UTF-8 become '?'. Everything else,
+ * backquotes and semicolons included, is kept: it is data. */
+void tsv_field(struct strbuf *sb, const char *s);
+/* Appends s escaped for HTML text or a quoted attribute: & < > " ' become
+ * entities, invalid UTF-8 becomes U+FFFD, control characters spaces. */
+void html_text(struct strbuf *sb, const char *s);
+/* The number of characters (UTF-8 code points) in s; invalid bytes count 1. */
+size_t utf8_chars(const char *s);
+/* Cuts s (in place) to at most max characters, ending it with "…" when cut;
+ * never splits a UTF-8 sequence. */
+void utf8_truncate(char *s, size_t max);
+/* 1234567 -> "1,234,567"; negative numbers keep their sign. */
+void format_count(char *buf, size_t n, int64_t v);
+
+/* Parses a --run argument: run ids and ranges separated by commas
+ * ("3", "1,4", "2-5,9"), appended to *ids (grown with xrealloc) in the
+ * order given, duplicates dropped. Returns 0, or -1 with a message in err. */
+int parse_run_list(const char *arg, int64_t **ids, size_t *n, char *err, size_t errlen);
+/* Formats a sorted list of ids compactly: "1-3, 7, 9-10". */
+void format_id_list(struct strbuf *sb, const int64_t *ids, size_t n);
+
+/* Staggers the labels of the events strip so that no label overlaps
+ * another and no leader line (drawn from the bottom of the strip up to its
+ * label at x) crosses a label: label i starts at x[i] (sorted ascending) and
+ * is width[i] wide, in the same unit. Lane 0 is the lowest. A label takes
+ * the highest lane with every lane under it free at x[i], so a burst of
+ * events steps down from the top lane. Uses the fewest lanes (up to
+ * max_levels) that need no overlap; when even max_levels cannot, a label
+ * that finds lane 0 taken goes to the lane that ends first. Writes level[i]
+ * and returns the number of lanes (0 when n is 0). */
+int stagger_levels(const double *x, const double *width, size_t n, double gap, int max_levels,
+                   int *level);
+
+/* ---- one run, as drawn ------------------------------------------------------------ */
+
+struct plot_run {
+    int64_t id;
+    char *name;
+    char *description;
+    char *status;
+    char *label;          /* for the legend: "run 2: routing.algorithm=mod" */
+    int64_t seed;
+    double duration_s;
+    double tick_s;
+    double capacity_rps;  /* database.workers / database.service_time; NaN if unknown */
+    int db_workers;       /* 0 if unknown */
+    double db_service_ms;
+    size_t n_nodes;       /* distinct nodes in node_ticks */
+    size_t n_ticks;
+};
+
+/* A scenario event as drawn: merged across runs when every run drawn has
+ * it at the same time with the same node and detail. */
+struct plot_event {
+    double t_s;
+    char *kind, *node, *detail; /* node may be NULL */
+    char *label;                /* short, for the strip */
+    size_t run_no;              /* 0: every run drawn has it; else the run's position, 1-based */
+    int level;                  /* lane in the events strip, 0 lowest */
+};
+
+/* Everything one `ringsim plot` draws. */
+struct plot_set {
+    char *db_path;
+    struct sqlite3 *db;         /* opened read-only */
+    struct plot_run *runs;      /* in the order drawn (colour k = position k) */
+    size_t n_runs;
+    struct plot_event *events;
+    size_t n_events;
+    size_t n_ejections;
+    int levels;                 /* lanes the event labels need */
+    double tmax_s;              /* the longest run */
+    bool svg;
+};
+
+/* The colour of the run at position k (1-based) in the charts and the
+ * index; the same list as linetypes 1-8 in plots/common.gp. */
+const char *plot_run_colour(size_t k);
+
+/* ---- the database (plot_data.c) --------------------------------------------- */
+
+/* Opens path read-only and checks that it is a ringsim results database.
+ * NULL with a message in err (exit code 2: missing, not SQLite, not ours). */
+struct plot_set *plot_set_open(const char *path, char *err, size_t errlen);
+void plot_set_destroy(struct plot_set *ps);
+/* Every run id in the database, ascending. Caller frees *ids. */
+int plot_set_run_ids(struct plot_set *ps, int64_t **ids, size_t *n, char *err, size_t errlen);
+/* Reads the runs to draw (ids all exist), their labels and capacities and
+ * the events. Warnings (a stored scenario that no longer loads) go to warn. */
+int plot_set_load(struct plot_set *ps, const int64_t *ids, size_t n, struct diag *warn,
+                  char *err, size_t errlen);
+/* Writes runs.tsv, ticks-ID.tsv, nodes-ID.tsv, states-ID.tsv, events.tsv and
+ * ejections.tsv into datadir (which exists). */
+int plot_write_data(struct plot_set *ps, const char *datadir, char *err, size_t errlen);
+
+/* ---- the index (plot_html.c) ------------------------------------------------- */
+
+struct plot_chart {
+    const char *name;      /* script and image base name: "hit_rate" */
+    const char *title;
+    const char *caption;   /* how to read it (HTML-safe text) */
+};
+extern const struct plot_chart plot_charts[];
+extern const size_t plot_n_charts;
+
+/* Writes DIR/index.html: runs, summary, every chart (ext ".png"/".svg"), events. */
+int plot_write_html(struct plot_set *ps, const char *dir, const char *ext, char *err,
+                    size_t errlen);
+
+/* ---- gnuplot (plot_gnuplot.c) ------------------------------------------------ */
+
+/* The gnuplot program: $RINGSIM_GNUPLOT if set, else "gnuplot" found in
+ * PATH. Caller frees; NULL with a message (what to install) in err. */
+char *gnuplot_find(char *err, size_t errlen);
+/* The folder holding the chart scripts: $RINGSIM_PLOTS if set, else
+ * <dir of the binary>/plots, else <dir>/../share/ringsim/plots. Caller
+ * frees; NULL with a message listing where it looked. */
+char *plot_scripts_dir(char *err, size_t errlen);
+/* Runs `gnuplot -e VARS SCRIPT` with cwd as its working directory, no
+ * shell, stdin from /dev/null. Returns 0 when it exits 0; else -1 with what
+ * it printed (its last lines) in err. */
+int gnuplot_run(const char *gnuplot, const char *cwd, const char *vars, const char *script,
+                char *err, size_t errlen);
+
+/* The short label of a scenario event for the events strip ("add D",
+ * "crash C", "qps 20000"), or NULL when kind is not a scenario event (an
+ * ejection, an epoch, ...). Caller frees. */
+char *event_label(const char *kind, const char *node, const char *detail);
+
+#endif
