@@ -24,16 +24,20 @@ do for [k=1:nruns] {
     }
 }
 capclause = ncap == 0 ? "" : samecap ? \
-    ", (cap[1]) with lines lt 21 title sprintf('database capacity (%.0f requests/s)', cap[1])" : \
-    ", for [k=1:nruns] (cap[k] == cap[k] ? cap[k] : 1/0) with lines lt runcolor(k) lw 1.5 dt (10,5) title sprintf('capacity %.0f/s, run %d', cap[k], rid[k])"
+    ", (cap[1]) with lines lt 21 notitle" : \
+    ", for [k=1:nruns] (cap[k] == cap[k] ? cap[k] : 1/0) with lines lt runcolor(k) lw 1.5 dt (10,5) title sprintf('capacity %.0f requests/s, run %d', cap[k], rid[k])"
 
 set multiplot title titled("Backend (database) load") font ",12"
 strip_top = 1.0 - 34.0 / H
 strip_h = strip_px / (1.0 * H)
 load plotdir . "strip.gp"
+if (ncap > 0 && samecap) {
+    set label 1 sprintf("database capacity: %.0f requests/s", cap[1]) at graph 0.995, first cap[1] \
+        right offset 0,0.75 textcolor rgb "#333333" front
+}
 
 set tmargin at screen strip_top - strip_h
-nkey = nruns + nej_key + (ncap == 0 ? 0 : samecap ? 1 : nruns)
+nkey = nruns + nej_key + (ncap == 0 || samecap ? 0 : nruns)
 set bmargin at screen kbottom(nkey) / H
 set lmargin at screen L
 set rmargin at screen R
@@ -45,8 +49,9 @@ set samples 2
 set xlabel "simulated time (s)"
 set ylabel "database requests/s"
 set format y "%.0f"
-set key outside bottom center horizontal maxrows krows(nkey) reverse Left samplen 2.5 spacing 1.1 width 2
+set key outside bottom center horizontal maxcols kcols reverse Left samplen 2.5 spacing 1.1 width 2
 plot for [k=1:nruns] ticks_file(k) skip 1 using (mid(k)):3 with lines lt runcolor(k) title label[k] \
      @capclause, \
+     (0) with lines lc rgb "#ff000000" notitle, \
      @EVT_LINES @EJ_KEY
 unset multiplot

@@ -85,7 +85,7 @@ nodes_file(k) = sprintf("nodes-%d.tsv", rid[k])
 states_file(k) = sprintf("states-%d.tsv", rid[k])
 
 # --- look
-L = 0.075
+L = 0.085
 R = 0.975
 set border 3 lc rgb "#444444"
 set tics nomirror out scale 0.6 textcolor rgb "#333333"

@@ -33,21 +33,27 @@ set tmargin at screen strip_top - strip_h
 set bmargin at screen mid + 14.0 / H
 set format x ""
 unset xlabel
-set yrange [0:*]
+set yrange [0:112]
+set ytics 0, 20, 100
 set ylabel "utilization (%)"
+set label 2 "all workers busy" at graph 0.995, first 100 right offset 0,0.7 textcolor rgb "#333333" front
 unset key
 plot for [k=1:nruns] ticks_file(k) skip 1 using (mid(k)):4 with lines lt runcolor(k) notitle, \
      100 with lines lt 21 notitle, \
+     (0) with lines lc rgb "#ff000000" notitle, \
      @EVT_LINES
 
 # bottom: p99 latency
 set tmargin at screen mid - 14.0 / H
 set bmargin at screen bottom
+unset label 2
+set ytics autofreq
 set format x "%g"
 set xlabel "simulated time (s)"
 set yrange [0:*]
 set ylabel "p99 latency (ms)"
-set key outside bottom center horizontal maxrows krows(nkey) reverse Left samplen 2.5 spacing 1.1 width 2
+set key outside bottom center horizontal maxcols kcols reverse Left samplen 2.5 spacing 1.1 width 2
 plot for [k=1:nruns] ticks_file(k) skip 1 using (mid(k)):5 with linespoints lt runcolor(k) pt 7 ps 0.3 title label[k], \
+     (0) with lines lc rgb "#ff000000" notitle, \
      @EVT_LINES @EJ_KEY
 unset multiplot

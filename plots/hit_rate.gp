@@ -30,7 +30,8 @@ set y2range [0:1]
 unset y2tics
 set xlabel "simulated time (s)"
 set ylabel "hit rate (%)"
-set key outside bottom center horizontal maxrows krows(nkey) reverse Left samplen 2.5 spacing 1.1 width 2
+set key outside bottom center horizontal maxcols kcols reverse Left samplen 2.5 spacing 1.1 width 2
 plot for [k=1:nruns] ticks_file(k) skip 1 using (mid(k)):2 with lines lt runcolor(k) title label[k], \
+     (100) with lines lc rgb "#ff000000" notitle, \
      @EVT_LINES @EJ_KEY
 unset multiplot

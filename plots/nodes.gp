@@ -29,8 +29,9 @@ R = 0.88
 ymax = 0
 do for [k=1:nruns] {
     if (nnodes[k] > 0) {
+        undefine STATS_*
         stats nodes_file(k) skip 1 using 3 nooutput
-        if (STATS_max > ymax) { ymax = STATS_max }
+        if (exists("STATS_max") && STATS_max > ymax) { ymax = STATS_max }
     }
 }
 ymax = ymax > 0 ? ymax * 1.06 : 1

@@ -28,8 +28,11 @@ struct sqlite3;
 #define PLOT_MAX_RUNS 16
 /* Label lanes in the events strip above each chart. */
 #define PLOT_MAX_LEVELS 5
-/* Run labels are cut to this many characters (with an ellipsis). */
+/* Run labels, event labels and node names (in the charts' margins) are cut
+ * to this many characters, with an ellipsis. */
 #define PLOT_LABEL_MAX 90
+#define PLOT_EVENT_LABEL_MAX 28
+#define PLOT_NODE_MAX 10
 
 /* ---- text (plot_text.c) ---------------------------------------------------- */
 

@@ -29,11 +29,11 @@
 
 /* Estimated pixel widths, for staggering the labels of the events strip:
  * the average character of the 9-point label font and the narrowest plot
- * area of the charts (nodes.gp: 0.075..0.88 of 1100 px). */
+ * area of the charts (nodes.gp: 0.085..0.88 of 1100 px). */
 #define LABEL_CHAR_PX 6.2
 #define LABEL_PAD_PX 4.0
 #define LABEL_GAP_PX 4.0
-#define PLOT_AREA_PX 885.0
+#define PLOT_AREA_PX 875.0
 
 /* Node states (node_ticks.state) in the order of statecolor() in common.gp. */
 static const char *const state_names[] = {"up", "slow", "crashed", "ejected", "removed", "gutter"};
@@ -459,6 +459,7 @@ static int read_events(struct plot_set *ps, char *err, size_t errlen)
             char *label = event_label(kind, node, detail);
             if (!label)
                 continue;
+            utf8_truncate(label, PLOT_EVENT_LABEL_MAX);
             ev = xrealloc(ev, (n + 1) * sizeof(*ev));
             ev[n] = (struct plot_event){
                 .t_s = sqlite3_column_double(st, 0),
@@ -643,7 +644,7 @@ static int write_nodes(struct plot_set *ps, const struct plot_run *r, struct str
     sqlite3_bind_int64(st, 1, r->id);
     sb_puts(rates, "t_s\tnode_no\trequests_per_s\tnode\n");
     sb_puts(states, "t_from\tt_to\tnode_no\tstate_no\tnode\n");
-    char *node = NULL;
+    char *node = NULL, *shown = NULL; /* the node's id, and as drawn */
     int node_no = 0, cur_state = -1;
     double from = 0, last = 0;
     int rc;
@@ -661,7 +662,7 @@ static int write_nodes(struct plot_set *ps, const struct plot_run *r, struct str
             sb_putc(states, '\t');
             tsv_double(states, last + r->tick_s);
             sb_printf(states, "\t%d\t%d\t", node_no, cur_state);
-            tsv_field(states, node);
+            tsv_field(states, shown);
             sb_putc(states, '\n');
             from = t;
         }
@@ -670,6 +671,9 @@ static int write_nodes(struct plot_set *ps, const struct plot_run *r, struct str
         if (new_node) {
             free(node);
             node = xstrdup(nd ? nd : "");
+            free(shown);
+            shown = xstrdup(node);
+            utf8_truncate(shown, PLOT_NODE_MAX);
             node_no++;
             from = t;
         }
@@ -682,10 +686,11 @@ static int write_nodes(struct plot_set *ps, const struct plot_run *r, struct str
         else
             tsv_num(rates, st, 2, 1.0 / r->tick_s);
         sb_putc(rates, '\t');
-        tsv_field(rates, node);
+        tsv_field(rates, shown);
         sb_putc(rates, '\n');
     }
     free(node);
+    free(shown);
     sqlite3_finalize(st);
     return rc == SQLITE_DONE ? 0 : sql_err(ps, err, errlen);
 }
