@@ -3,7 +3,7 @@
 # default output name without extension); `out` and `svg` as in common.gp.
 # PNG uses pngcairo when this gnuplot has it, else the libgd png terminal.
 if (svg) {
-    set terminal svg size W,H dynamic noenhanced font "sans-serif,11" background "#ffffff"
+    set terminal svg size W,H fixed noenhanced font "sans-serif,11" background "#ffffff"
     ext = ".svg"
 } else {
     if (strstrt(GPVAL_TERMINALS, "pngcairo") > 0) {
