@@ -6,8 +6,11 @@
  * written: arguments -> the database (read-only; exit 2 when it is not
  * ringsim's, holds no runs or lacks a run asked for) -> gnuplot and the
  * chart scripts (exit 1 when missing) -> DIR and DIR/data -> the data
- * files -> one gnuplot per chart -> index.html. The database is never
- * written (plot_data.c opens it with SQLITE_OPEN_READONLY).
+ * files and the text of index.html, the last reads, after which the read
+ * transaction ends (a run being recorded into the file is not held up while
+ * gnuplot draws) -> one gnuplot per chart -> index.html, written once every
+ * chart is. The database is never written (plot_data.c opens it with
+ * SQLITE_OPEN_READONLY).
  *
  * What gnuplot is given: `-e "svg=N; levels=N; ej=N; out='../NAME.EXT'"`
  * (numbers and a file name made here) and the script's path; it runs in
@@ -107,6 +110,26 @@ static char *default_dir(const char *db)
     return xasprintf("results/plots/%.*s", (int)n, base);
 }
 
+static int write_text(const char *dir, const char *name, const char *text, char *err,
+                      size_t errlen)
+{
+    char *path = xasprintf("%s/%s", dir, name);
+    size_t len = strlen(text);
+    FILE *f = fopen(path, "w");
+    int rc = -1;
+    if (!f || fwrite(text, 1, len, f) != len) {
+        snprintf(err, errlen, "%s: cannot write: %s", path, strerror(errno));
+        if (f)
+            fclose(f);
+    } else if (fclose(f)) {
+        snprintf(err, errlen, "%s: cannot write: %s", path, strerror(errno));
+    } else {
+        rc = 0;
+    }
+    free(path);
+    return rc;
+}
+
 static bool file_nonempty(const char *path)
 {
     struct stat st;
@@ -120,7 +143,7 @@ int cmd_plot(int argc, char **argv)
     int64_t *want = NULL, *all = NULL, *ids = NULL;
     size_t n_want = 0, n_all = 0, n_ids = 0;
     char err[4096];
-    char *gnuplot = NULL, *scripts = NULL, *dir = NULL, *datadir = NULL;
+    char *gnuplot = NULL, *scripts = NULL, *dir = NULL, *datadir = NULL, *page = NULL;
     struct plot_set *ps = NULL;
     struct diag warn;
     int rc = EXIT_USAGE;
@@ -192,6 +215,7 @@ int cmd_plot(int argc, char **argv)
     ps->svg = svg;
     if (plot_set_run_ids(ps, &all, &n_all, err, sizeof err)) {
         fprintf(stderr, "ringsim plot: %s\n", err);
+        rc = EXIT_RUN_FAILED;
         goto out;
     }
     if (n_all == 0) {
@@ -236,6 +260,7 @@ int cmd_plot(int argc, char **argv)
     }
     if (plot_set_load(ps, ids, n_ids, &warn, err, sizeof err)) {
         fprintf(stderr, "ringsim plot: %s\n", err);
+        rc = EXIT_RUN_FAILED;
         goto out;
     }
     for (size_t i = 0; i < warn.n; i++)
@@ -264,13 +289,15 @@ int cmd_plot(int argc, char **argv)
     }
 
     /* the output */
+    const char *ext = svg ? ".svg" : ".png";
     dir = dir_arg ? xstrdup(dir_arg) : default_dir(db);
     datadir = xasprintf("%s/data", dir);
-    if (make_dirs(datadir, err, sizeof err) || plot_write_data(ps, datadir, err, sizeof err)) {
+    if (make_dirs(datadir, err, sizeof err) || plot_write_data(ps, datadir, err, sizeof err)
+        || !(page = plot_html(ps, ext, err, sizeof err))) {
         fprintf(stderr, "ringsim plot: %s\n", err);
         goto out;
     }
-    const char *ext = svg ? ".svg" : ".png";
+    plot_set_end_read(ps);
     for (size_t i = 0; i < plot_n_charts; i++) {
         const char *name = plot_charts[i].name;
         char *script = xasprintf("%s/%s.gp", scripts, name);
@@ -291,7 +318,7 @@ int cmd_plot(int argc, char **argv)
             goto out;
         }
     }
-    if (plot_write_html(ps, dir, ext, err, sizeof err)) {
+    if (write_text(dir, "index.html", page, err, sizeof err)) {
         fprintf(stderr, "ringsim plot: %s\n", err);
         goto out;
     }
@@ -316,5 +343,6 @@ out:
     free(scripts);
     free(dir);
     free(datadir);
+    free(page);
     return rc;
 }

@@ -104,6 +104,7 @@ struct plot_event {
 struct plot_set {
     char *db_path;
     struct sqlite3 *db;         /* opened read-only */
+    bool in_read;               /* inside the read transaction */
     struct plot_run *runs;      /* in the order drawn (colour k = position k) */
     size_t n_runs;
     struct plot_event *events;
@@ -130,6 +131,9 @@ int plot_set_run_ids(struct plot_set *ps, int64_t **ids, size_t *n, char *err, s
  * the events. Warnings (a stored scenario that no longer loads) go to warn. */
 int plot_set_load(struct plot_set *ps, const int64_t *ids, size_t n, struct diag *warn,
                   char *err, size_t errlen);
+/* Ends the read transaction: call once everything is read, so that a run
+ * being recorded into the same file is not held up while gnuplot draws. */
+void plot_set_end_read(struct plot_set *ps);
 /* Writes runs.tsv, ticks-ID.tsv, nodes-ID.tsv, states-ID.tsv, events.tsv and
  * ejections.tsv into datadir (which exists). */
 int plot_write_data(struct plot_set *ps, const char *datadir, char *err, size_t errlen);
@@ -144,9 +148,9 @@ struct plot_chart {
 extern const struct plot_chart plot_charts[];
 extern const size_t plot_n_charts;
 
-/* Writes DIR/index.html: runs, summary, every chart (ext ".png"/".svg"), events. */
-int plot_write_html(struct plot_set *ps, const char *dir, const char *ext, char *err,
-                    size_t errlen);
+/* The text of index.html: runs, summary, every chart (ext ".png" or
+ * ".svg"), events. Caller frees; NULL with a message in err. */
+char *plot_html(struct plot_set *ps, const char *ext, char *err, size_t errlen);
 
 /* ---- gnuplot (plot_gnuplot.c) ------------------------------------------------ */
 

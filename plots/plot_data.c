@@ -125,10 +125,19 @@ struct plot_set *plot_set_open(const char *path, char *err, size_t errlen)
         sql_err(ps, err, errlen);
         goto fail;
     }
+    ps->in_read = true;
     return ps;
 fail:
     plot_set_destroy(ps);
     return NULL;
+}
+
+void plot_set_end_read(struct plot_set *ps)
+{
+    if (ps->in_read) {
+        sqlite3_exec(ps->db, "COMMIT", NULL, NULL, NULL);
+        ps->in_read = false;
+    }
 }
 
 void plot_set_destroy(struct plot_set *ps)
@@ -152,7 +161,7 @@ void plot_set_destroy(struct plot_set *ps)
     }
     free(ps->events);
     if (ps->db) {
-        sqlite3_exec(ps->db, "COMMIT", NULL, NULL, NULL);
+        plot_set_end_read(ps);
         sqlite3_close(ps->db);
     }
     free(ps->db_path);

@@ -10,7 +10,6 @@
  */
 #include "plots/plot.h"
 
-#include <errno.h>
 #include <math.h>
 #include <sqlite3.h>
 #include <stdio.h>
@@ -303,12 +302,10 @@ static void events_table(const struct plot_set *ps, struct strbuf *sb)
                   ps->n_events - shown);
 }
 
-int plot_write_html(struct plot_set *ps, const char *dir, const char *ext, char *err,
-                    size_t errlen)
+char *plot_html(struct plot_set *ps, const char *ext, char *err, size_t errlen)
 {
     struct strbuf sb;
     sb_init(&sb);
-    int rc = -1;
     const char *base = strrchr(ps->db_path, '/');
     base = base ? base + 1 : ps->db_path;
     bool same_name = true;
@@ -352,19 +349,8 @@ int plot_write_html(struct plot_set *ps, const char *dir, const char *ext, char 
                  "tab-separated files in <code>data/</code>; plots/README.md in ringsim's "
                  "sources shows how to draw them again by hand.</p>\n</body>\n</html>\n");
 
-    char *path = xasprintf("%s/index.html", dir);
-    FILE *f = fopen(path, "w");
-    if (!f || fwrite(sb.buf, 1, sb.len, f) != sb.len) {
-        snprintf(err, errlen, "%s: cannot write: %s", path, strerror(errno));
-        if (f)
-            fclose(f);
-    } else if (fclose(f)) {
-        snprintf(err, errlen, "%s: cannot write: %s", path, strerror(errno));
-    } else {
-        rc = 0;
-    }
-    free(path);
+    return sb_steal(&sb);
 out:
     sb_deinit(&sb);
-    return rc;
+    return NULL;
 }
