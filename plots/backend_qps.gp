@@ -33,7 +33,7 @@ strip_h = strip_px / (1.0 * H)
 load plotdir . "strip.gp"
 if (ncap > 0 && samecap) {
     set label 1 sprintf("database capacity: %.0f requests/s", cap[1]) at graph 0.995, first cap[1] \
-        right offset 0,0.75 textcolor rgb "#333333" front
+        right offset 0,0.75 textcolor rgb "#333333" front boxed
 }
 
 set tmargin at screen strip_top - strip_h

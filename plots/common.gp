@@ -92,6 +92,8 @@ set tics nomirror out scale 0.6 textcolor rgb "#333333"
 set grid xtics ytics lc rgb "#e3e3e3" lw 1 dt solid
 set style fill solid 1.0 noborder
 set key noautotitle
+# labels written over data (capacity, "all workers busy") sit on a white box
+set style textbox opaque noborder margins 2,1
 
 # --- the events strip (strip.gp draws it above a chart) and the vertical
 # markers through the chart itself (x1y2, with y2 fixed to 0..1)

@@ -36,7 +36,7 @@ unset xlabel
 set yrange [0:112]
 set ytics 0, 20, 100
 set ylabel "utilization (%)"
-set label 2 "all workers busy" at graph 0.995, first 100 right offset 0,0.7 textcolor rgb "#333333" front
+set label 2 "all workers busy" at graph 0.995, first 100 right offset 0,0.7 textcolor rgb "#333333" front boxed
 unset key
 plot for [k=1:nruns] ticks_file(k) skip 1 using (mid(k)):4 with lines lt runcolor(k) notitle, \
      100 with lines lt 21 notitle, \

@@ -302,7 +302,7 @@ int cmd_plot(int argc, char **argv)
         const char *name = plot_charts[i].name;
         char *script = xasprintf("%s/%s.gp", scripts, name);
         char *vars = xasprintf("svg=%d; levels=%d; ej=%d; out='../%s%s'", svg ? 1 : 0, ps->levels,
-                               ps->n_ejections ? 1 : 0, name, ext);
+                               ps->n_ejections + ps->n_cascades ? 1 : 0, name, ext);
         char *image = xasprintf("%s/%s%s", dir, name, ext);
         remove(image);
         int bad = gnuplot_run(gnuplot, datadir, vars, script, err, sizeof err);

@@ -98,6 +98,7 @@ struct plot_event {
     char *label;                /* short, for the strip */
     size_t run_no;              /* 0: every run drawn has it; else the run's position, 1-based */
     int level;                  /* lane in the events strip, 0 lowest */
+    size_t seq;                 /* order read: runs in turn, each in time order */
 };
 
 /* Everything one `ringsim plot` draws. */
@@ -109,7 +110,8 @@ struct plot_set {
     size_t n_runs;
     struct plot_event *events;
     size_t n_events;
-    size_t n_ejections;
+    size_t n_ejections;         /* `eject` events of the runs drawn */
+    size_t n_cascades;          /* `cascade_removal` events */
     int levels;                 /* lanes the event labels need */
     double tmax_s;              /* the longest run */
     bool svg;

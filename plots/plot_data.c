@@ -429,6 +429,14 @@ static int event_cmp(const void *pa, const void *pb)
     return c;
 }
 
+static int event_seq_cmp(const void *pa, const void *pb)
+{
+    const struct plot_event *a = pa, *b = pb;
+    if (a->t_s != b->t_s)
+        return a->t_s < b->t_s ? -1 : 1;
+    return a->seq < b->seq ? -1 : a->seq > b->seq;
+}
+
 static bool same_event(const struct plot_event *a, const struct plot_event *b)
 {
     return a->t_s == b->t_s && !strcmp(a->kind, b->kind) && !str_cmp_null(a->node, b->node)
@@ -461,8 +469,12 @@ static int read_events(struct plot_set *ps, char *err, size_t errlen)
             const char *detail = (const char *)sqlite3_column_text(st, 3);
             if (!kind)
                 continue;
-            if (!strcmp(kind, "eject") || !strcmp(kind, "cascade_removal")) {
+            if (!strcmp(kind, "eject")) {
                 ps->n_ejections++;
+                continue;
+            }
+            if (!strcmp(kind, "cascade_removal")) {
+                ps->n_cascades++;
                 continue;
             }
             char *label = event_label(kind, node, detail);
@@ -477,6 +489,7 @@ static int read_events(struct plot_set *ps, char *err, size_t errlen)
                 .detail = xstrdup(detail ? detail : ""),
                 .label = label,
                 .run_no = k + 1,
+                .seq = n,
             };
             n++;
         }
@@ -513,6 +526,9 @@ static int read_events(struct plot_set *ps, char *err, size_t errlen)
     if (ps->n_runs == 1)
         for (size_t i = 0; i < out; i++)
             ev[i].run_no = 0;
+    /* back to time order, events at the same time in the scenario's order */
+    if (out)
+        qsort(ev, out, sizeof(*ev), event_seq_cmp);
     ps->events = ev;
     ps->n_events = out;
 

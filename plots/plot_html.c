@@ -20,7 +20,7 @@
 
 const struct plot_chart plot_charts[] = {
     {"hit_rate", "Hit rate",
-     "Share of reads answered from cache in each tick, one line per run. Dashed vertical "
+     "Share of reads answered from cache in each tick, one line per run. Dotted vertical "
      "lines mark the scenario's events, labelled in the strip above the chart; triangles "
      "in the strip's lowest lane are ejections (filled: a cascade removal of a healthy node)."},
     {"backend_qps", "Backend load",
@@ -342,9 +342,10 @@ char *plot_html(struct plot_set *ps, const char *ext, char *err, size_t errlen)
     }
     sb_puts(&sb, "<h2>Events</h2>\n");
     events_table(ps, &sb);
-    sb_printf(&sb, "<p class=\"note\">%zu ejection%s in these runs (the ejection markers in the "
-                   "charts' event strips).</p>\n",
-              ps->n_ejections, ps->n_ejections == 1 ? "" : "s");
+    sb_printf(&sb, "<p class=\"note\">%zu ejection%s and %zu cascade removal%s in these runs "
+                   "(the triangles in the charts' event strips).</p>\n",
+              ps->n_ejections, ps->n_ejections == 1 ? "" : "s", ps->n_cascades,
+              ps->n_cascades == 1 ? "" : "s");
     sb_puts(&sb, "<h2>Data</h2>\n<p class=\"note\">The charts were drawn by gnuplot from the "
                  "tab-separated files in <code>data/</code>; plots/README.md in ringsim's "
                  "sources shows how to draw them again by hand.</p>\n</body>\n</html>\n");

@@ -23,7 +23,8 @@ if (lanes > 0) {
     off = ej ? 1 : 0
     plot "events.tsv" skip 1 using 1:(0):(0):($2 + off + 0.5):(evcolor($3)) with vectors nohead lc variable lw 1, \
          "events.tsv" skip 1 using 1:($2 + off + 0.5):5:(evcolor($3)) with labels left offset char 0.4,0 tc variable font ",9", \
-         "ejections.tsv" skip 1 using 1:(0.5):($3 != 0 ? 11 : 10):(runcolor($2)) with points pt variable lc variable lw 1 ps 0.9
+         "ejections.tsv" skip 1 using 1:(nruns > 1 ? 0.78 - 0.56 * ($2 - 1) / (nruns - 1) : 0.5):($3 != 0 ? 11 : 10):(runcolor($2)) \
+             with points pt variable lc variable lw 1 ps 0.9
     set border 3
     set grid xtics ytics
     set xtics format "%g"
