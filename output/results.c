@@ -36,6 +36,8 @@ struct column {
 static const struct column tick_cols[] = {TICK_FIELDS(COL_TICK)};
 static const struct column node_cols[] = {NODE_TICK_FIELDS(COL_NODE)};
 static const struct column sum_cols[] = {SUMMARY_FIELDS(COL_SUM)};
+#define COL_VIEW(n, t, d) {#n, #t[0], offsetof(struct view_tick_row, n), d},
+static const struct column view_cols[] = {VIEW_TICK_FIELDS(COL_VIEW)};
 
 /* run columns besides run_id: name, type, doc */
 static const struct {
@@ -60,7 +62,7 @@ struct results {
     sqlite3 *db;
     char *path;
     int64_t run_id;
-    sqlite3_stmt *ins_tick, *ins_node, *ins_event;
+    sqlite3_stmt *ins_tick, *ins_node, *ins_event, *ins_view;
     struct timespec last_commit;
     int in_txn;
 };
@@ -100,6 +102,8 @@ static int create_schema(struct results *r, char *err, size_t errlen)
     add_cols(&sb, tick_cols, ARRAY_LEN(tick_cols));
     sb_puts(&sb, ");\nCREATE TABLE node_ticks(run_id INTEGER NOT NULL, t_s REAL NOT NULL, node TEXT NOT NULL");
     add_cols(&sb, node_cols, ARRAY_LEN(node_cols));
+    sb_puts(&sb, ");\nCREATE TABLE views(run_id INTEGER NOT NULL, t_s REAL NOT NULL");
+    add_cols(&sb, view_cols, ARRAY_LEN(view_cols));
     sb_puts(&sb, ");\nCREATE TABLE events(run_id INTEGER NOT NULL, t_s REAL NOT NULL, kind TEXT NOT NULL, "
                  "node TEXT, detail TEXT);\n");
     sb_puts(&sb, "CREATE TABLE summary(run_id INTEGER PRIMARY KEY");
@@ -108,7 +112,8 @@ static int create_schema(struct results *r, char *err, size_t errlen)
                  "CREATE INDEX params_run ON params(run_id);\n"
                  "CREATE INDEX ticks_run ON ticks(run_id, t_s);\n"
                  "CREATE INDEX node_ticks_run ON node_ticks(run_id, node, t_s);\n"
-                 "CREATE INDEX events_run ON events(run_id, t_s);\n");
+                 "CREATE INDEX events_run ON events(run_id, t_s);\n"
+                 "CREATE INDEX views_run ON views(run_id, t_s);\n");
     sb_printf(&sb, "PRAGMA user_version = %d;\nCOMMIT;\n", RESULTS_SCHEMA_VERSION);
     int rc = exec(r, sb.buf, err, errlen);
     sb_deinit(&sb);
@@ -176,11 +181,12 @@ struct results *results_open(const char *path, char *err, size_t errlen)
     r->ins_tick = prepare_insert(r, "ticks", "run_id, t_s", 2, tick_cols, ARRAY_LEN(tick_cols));
     r->ins_node = prepare_insert(r, "node_ticks", "run_id, t_s, node", 3, node_cols,
                                  ARRAY_LEN(node_cols));
+    r->ins_view = prepare_insert(r, "views", "run_id, t_s", 2, view_cols, ARRAY_LEN(view_cols));
     if (sqlite3_prepare_v2(r->db,
                            "INSERT INTO events(run_id, t_s, kind, node, detail) VALUES(?,?,?,?,?)",
                            -1, &r->ins_event, NULL) != SQLITE_OK)
         r->ins_event = NULL;
-    if (!r->ins_tick || !r->ins_node || !r->ins_event) {
+    if (!r->ins_tick || !r->ins_node || !r->ins_event || !r->ins_view) {
         snprintf(err, errlen, "%s: %s", path, sqlite3_errmsg(r->db));
         goto fail;
     }
@@ -199,6 +205,7 @@ void results_close(struct results *r)
     sqlite3_finalize(r->ins_tick);
     sqlite3_finalize(r->ins_node);
     sqlite3_finalize(r->ins_event);
+    sqlite3_finalize(r->ins_view);
     sqlite3_close(r->db);
     free(r->path);
     free(r);
@@ -257,6 +264,15 @@ static int sink_node(void *ctx, const struct node_tick_row *row)
     return step_reset(r, r->ins_node);
 }
 
+static int sink_view(void *ctx, const struct view_tick_row *row)
+{
+    struct results *r = ctx;
+    sqlite3_bind_int64(r->ins_view, 1, r->run_id);
+    sqlite3_bind_double(r->ins_view, 2, row->t_s);
+    bind_cols(r->ins_view, 3, row, view_cols, ARRAY_LEN(view_cols));
+    return step_reset(r, r->ins_view);
+}
+
 static int sink_event(void *ctx, double t_s, const char *kind, const char *node,
                       const char *detail)
 {
@@ -293,7 +309,7 @@ static int sink_checkpoint(void *ctx)
 
 struct sink results_sink(struct results *r)
 {
-    struct sink s = {r, sink_tick, sink_node, sink_event, sink_checkpoint};
+    struct sink s = {r, sink_tick, sink_node, sink_view, sink_event, sink_checkpoint};
     return s;
 }
 
@@ -475,6 +491,11 @@ int results_merge_from(struct results *r, const char *src_path, char *err, size_
         sb_printf(&sql, ") SELECT %lld, t_s, node", nid);
         col_list(&sql, node_cols, ARRAY_LEN(node_cols));
         sb_printf(&sql, " FROM src.node_ticks WHERE run_id=%lld ORDER BY rowid;\n", (long long)old);
+        sb_printf(&sql, "INSERT INTO views(run_id, t_s");
+        col_list(&sql, view_cols, ARRAY_LEN(view_cols));
+        sb_printf(&sql, ") SELECT %lld, t_s", nid);
+        col_list(&sql, view_cols, ARRAY_LEN(view_cols));
+        sb_printf(&sql, " FROM src.views WHERE run_id=%lld ORDER BY rowid;\n", (long long)old);
         sb_printf(&sql, "INSERT INTO events SELECT %lld, t_s, kind, node, detail FROM src.events "
                         "WHERE run_id=%lld ORDER BY rowid;\n", nid, (long long)old);
         sb_printf(&sql, "INSERT INTO summary(run_id");
@@ -572,6 +593,11 @@ void results_schema_markdown(FILE *f)
     md_table(f, "node_ticks", "One row per node per tick: `(run_id, t_s, node, ...)`, for "
                               "every node that has been in the cluster.",
              node_cols, ARRAY_LEN(node_cols));
+    md_table(f, "views", "One row per distinct routing view per tick: `(run_id, t_s, ...)`. "
+                         "Client instances that eject nodes on their own (client health mode), "
+                         "adopt ring epochs at different moments (central mode) or are frozen "
+                         "by a split brain route with different views; this is how many "
+                         "hold each.", view_cols, ARRAY_LEN(view_cols));
     fprintf(f, "### `events`\n\n`(run_id, t_s, kind, node, detail)`: scenario events (their "
                "YAML names, and `slow_node_end`, `split_brain_end`, `hot_key_end`), `epoch` "
                "(a ring epoch published), `adopt` (an instance adopts one late), `eject`, "

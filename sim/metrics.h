@@ -57,6 +57,12 @@
     X(rejects,          I, "requests refused because its queue was full") \
     X(ejected_by,       I, "client instances that have the node ejected (central mode: all, when ejected)")
 
+#define VIEW_TICK_FIELDS(X) \
+    X(view,             T, "the view: its ring epoch and the nodes it routes around, e.g. \"epoch 2 without n3\"") \
+    X(epoch,            I, "its ring epoch") \
+    X(ejected,          T, "the nodes ejected in it (by the instance or centrally), comma-separated") \
+    X(instances,        I, "client instances holding it at the tick's end")
+
 #define SUMMARY_FIELDS(X) \
     X(requests,          I, "client operations started over the run") \
     X(hit_rate,          R, "hits / reads over the run after warmup") \
@@ -94,6 +100,11 @@ struct node_tick_row {
     double t_s;
     const char *node;
     NODE_TICK_FIELDS(METRIC_FIELD)
+};
+
+struct view_tick_row {
+    double t_s;
+    VIEW_TICK_FIELDS(METRIC_FIELD)
 };
 
 struct summary_row {

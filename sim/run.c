@@ -429,6 +429,62 @@ static uint32_t ejected_by(const struct sim *s, uint32_t node)
     return c;
 }
 
+/* The routing view of an instance as text: its epoch and the nodes it
+ * routes around (its own ejections and the epoch's central ones). */
+static void view_label(const struct sim *s, const struct instance *in, struct strbuf *ejected)
+{
+    const struct epoch *e = &s->epochs[in->epoch - 1];
+    sb_reset(ejected);
+    for (uint32_t i = 0; i < s->n_nodes; i++)
+        if (in->ejected[i] || e->ejected[i])
+            sb_printf(ejected, "%s%s", ejected->len ? "," : "", s->nodes[i].id);
+}
+
+/* One views row per distinct view, in order of the first instance holding it. */
+static void record_views(struct sim *s, double t_s)
+{
+    if (!s->sink.view_tick)
+        return;
+    struct strbuf *labels = xcalloc(s->n_inst, sizeof(*labels));
+    uint32_t *count = xcalloc(s->n_inst, sizeof(*count));
+    uint32_t *first = xcalloc(s->n_inst, sizeof(*first));
+    uint32_t n = 0;
+    for (uint32_t j = 0; j < s->n_inst; j++) {
+        sb_init(&labels[j]);
+        view_label(s, &s->inst[j], &labels[j]);
+        uint32_t k;
+        for (k = 0; k < n; k++) {
+            const struct instance *o = &s->inst[first[k]];
+            if (o->epoch == s->inst[j].epoch && !strcmp(labels[first[k]].buf, labels[j].buf))
+                break;
+        }
+        if (k == n)
+            first[n++] = j;
+        count[k]++;
+    }
+    for (uint32_t k = 0; k < n; k++) {
+        const struct instance *in = &s->inst[first[k]];
+        struct view_tick_row r;
+        char name[64];
+        snprintf(name, sizeof name, "epoch %u", in->epoch);
+        char *view = labels[first[k]].len ? xasprintf("%s without %s", name, labels[first[k]].buf)
+                                          : xstrdup(name);
+        r.t_s = t_s;
+        r.view = view;
+        r.epoch = in->epoch;
+        r.ejected = labels[first[k]].buf;
+        r.instances = count[k];
+        if (s->sink.view_tick(s->sink.ctx, &r))
+            sim_fail(s, "cannot record a view");
+        free(view);
+    }
+    for (uint32_t j = 0; j < s->n_inst; j++)
+        sb_deinit(&labels[j]);
+    free(labels);
+    free(count);
+    free(first);
+}
+
 static void close_tick(struct sim *s)
 {
     const struct scenario *sc = s->sc;
@@ -514,6 +570,7 @@ static void close_tick(struct sim *s)
         n->tk.expirations0 = n->store.expirations;
     }
     row.ejected = ejected;
+    record_views(s, row.t_s);
     if (s->sink.tick && s->sink.tick(s->sink.ctx, &row))
         sim_fail(s, "cannot record a tick");
     if (s->sink.checkpoint && s->sink.checkpoint(s->sink.ctx))

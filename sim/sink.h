@@ -14,6 +14,8 @@ struct sink {
     void *ctx;
     int (*tick)(void *ctx, const struct tick_row *r);
     int (*node_tick)(void *ctx, const struct node_tick_row *r);
+    /* one row per distinct routing view held by client instances, each tick */
+    int (*view_tick)(void *ctx, const struct view_tick_row *r);
     /* kind: add_node, eject, readmit, epoch, stale_overwrite, ...; node may be NULL */
     int (*event)(void *ctx, double t_s, const char *kind, const char *node, const char *detail);
     /* Called about once a simulated second of wall time: commit what is recorded. */

@@ -39,6 +39,17 @@ static int on_node(void *ctx, const struct node_tick_row *r)
     return 0;
 }
 
+static int on_view(void *ctx, const struct view_tick_row *r)
+{
+    struct mem_run *m = ctx;
+    m->views = realloc(m->views, (m->n_views + 1) * sizeof(*r));
+    struct view_tick_row *c = &m->views[m->n_views++];
+    *c = *r;
+    c->view = intern(m, r->view);
+    c->ejected = intern(m, r->ejected);
+    return 0;
+}
+
 static int on_event(void *ctx, double t_s, const char *kind, const char *node, const char *detail)
 {
     struct mem_run *m = ctx;
@@ -65,7 +76,7 @@ void mem_run_yaml(struct mem_run *m, const char *yaml, const char *const *sets)
         diag_print(&d, stderr);
         fail_msg("scenario did not load");
     }
-    struct sink sink = {m, on_tick, on_node, on_event, NULL};
+    struct sink sink = {m, on_tick, on_node, on_view, on_event, NULL};
     struct run_options opt = {NULL, NULL, NULL, true};
     char err[256];
     struct sim *s = sim_create(sc, &sink, &opt, err, sizeof err);
@@ -88,6 +99,7 @@ void mem_run_free(struct mem_run *m)
     free(m->ticks);
     free(m->nodes);
     free(m->events);
+    free(m->views);
     for (size_t i = 0; i < m->n_names; i++)
         free(m->names[i]);
     free(m->names);

@@ -20,6 +20,8 @@ struct mem_run {
     size_t n_ticks;
     struct node_tick_row *nodes; /* node and state point into `names` */
     size_t n_nodes;
+    struct view_tick_row *views; /* view and ejected point into `names` */
+    size_t n_views;
     struct mem_event *events;
     size_t n_events;
     struct summary_row summary;
