@@ -52,6 +52,6 @@ set format y "%.0f"
 set key outside bottom center horizontal maxcols kcols reverse Left samplen 2.5 spacing 1.1 width 2
 plot for [k=1:nruns] ticks_file(k) skip 1 using (mid(k)):3 with lines lt runcolor(k) title label[k] \
      @capclause, \
-     (0) with lines lc rgb "#ff000000" notitle, \
+     (0) with lines lt nodraw notitle, \
      @EVT_LINES @EJ_KEY
 unset multiplot

@@ -40,7 +40,7 @@ set label 2 "all workers busy" at graph 0.995, first 100 right offset 0,0.7 text
 unset key
 plot for [k=1:nruns] ticks_file(k) skip 1 using (mid(k)):4 with lines lt runcolor(k) notitle, \
      100 with lines lt 21 notitle, \
-     (0) with lines lc rgb "#ff000000" notitle, \
+     (0) with lines lt nodraw notitle, \
      @EVT_LINES
 
 # bottom: p99 latency
@@ -54,6 +54,6 @@ set yrange [0:*]
 set ylabel "p99 latency (ms)"
 set key outside bottom center horizontal maxcols kcols reverse Left samplen 2.5 spacing 1.1 width 2
 plot for [k=1:nruns] ticks_file(k) skip 1 using (mid(k)):5 with linespoints lt runcolor(k) pt 7 ps 0.3 title label[k], \
-     (0) with lines lc rgb "#ff000000" notitle, \
+     (0) with lines lt nodraw notitle, \
      @EVT_LINES @EJ_KEY
 unset multiplot

@@ -32,6 +32,6 @@ set xlabel "simulated time (s)"
 set ylabel "hit rate (%)"
 set key outside bottom center horizontal maxcols kcols reverse Left samplen 2.5 spacing 1.1 width 2
 plot for [k=1:nruns] ticks_file(k) skip 1 using (mid(k)):2 with lines lt runcolor(k) title label[k], \
-     (100) with lines lc rgb "#ff000000" notitle, \
+     (100) with lines lt nodraw notitle, \
      @EVT_LINES @EJ_KEY
 unset multiplot
