@@ -1,0 +1,447 @@
+/*
+ * Failure tests: slow and crashed nodes, full queues, timeouts, client and
+ * central health, cooldown and max_ejected, the gutter pool, and the
+ * slow-node cascade incident. Each test fails if its behaviour is removed.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "support_sink.h"
+
+static char *read_file(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        fail_msg("cannot read %s", path);
+    char *buf = calloc(1, 1 << 20);
+    size_t n = fread(buf, 1, (1 << 20) - 1, f);
+    buf[n] = '\0';
+    fclose(f);
+    return buf;
+}
+
+static long long node_requests_between(const struct mem_run *m, const char *node, double from,
+                                       double to)
+{
+    long long t = 0;
+    for (size_t i = 0; i < m->n_nodes; i++)
+        if (!strcmp(m->nodes[i].node, node) && m->nodes[i].t_s >= from && m->nodes[i].t_s < to)
+            t += m->nodes[i].requests;
+    return t;
+}
+
+static double first_event_time(const struct mem_run *m, const char *kind, const char *node)
+{
+    for (size_t i = 0; i < m->n_events; i++)
+        if (!strcmp(m->events[i].kind, kind) && (!node || !strcmp(m->events[i].node, node)))
+            return m->events[i].t_s;
+    return -1;
+}
+
+static size_t count_events_with(const struct mem_run *m, const char *kind, const char *text)
+{
+    size_t c = 0;
+    for (size_t i = 0; i < m->n_events; i++)
+        c += !strcmp(m->events[i].kind, kind) && strstr(m->events[i].detail, text);
+    return c;
+}
+
+/* ---- the slow-node cascade incident ------------------------------------------------ */
+
+static char *cascade_yaml;
+
+static int load_cascade(void **state)
+{
+    (void)state;
+    cascade_yaml = read_file("scenarios/incidents/slow_node_cascade.yaml");
+    return 0;
+}
+
+static int free_cascade(void **state)
+{
+    (void)state;
+    free(cascade_yaml);
+    return 0;
+}
+
+static void test_cascade_unguarded(void **state)
+{
+    (void)state;
+    const char *sets[] = {"duration=120s", NULL};
+    struct mem_run m;
+    mem_run_yaml(&m, cascade_yaml, sets);
+    assert_true(m.summary.cascade_removals >= 3);
+    assert_true(m.summary.max_ejected >= 4);
+    /* the database is driven past its capacity: demand above 1, for long */
+    assert_true(m.summary.db_overload_s >= 30);
+    double peak_demand = 0;
+    for (size_t i = 0; i < m.n_ticks; i++)
+        peak_demand = fmax(peak_demand, m.ticks[i].db_demand);
+    assert_true(peak_demand > 2);
+    assert_true(mem_count_events(&m, "cascade_removal") >= 3);
+    mem_run_free(&m);
+}
+
+static void test_cascade_cooldown_stops_it(void **state)
+{
+    (void)state;
+    const char *sets[] = {"duration=120s", "health.cooldown=60s", NULL};
+    struct mem_run m;
+    mem_run_yaml(&m, cascade_yaml, sets);
+    assert_int_equal(m.summary.cascade_removals, 0);
+    assert_int_equal(m.summary.ejections, 1); /* the slow node itself */
+    assert_true(count_events_with(&m, "eject_held", "cooldown") >= 1);
+    assert_true(m.summary.db_overload_s < 20);
+    mem_run_free(&m);
+}
+
+static void test_cascade_max_ejected_stops_it(void **state)
+{
+    (void)state;
+    const char *sets[] = {"duration=120s", "health.max_ejected=0.125", NULL};
+    struct mem_run m;
+    mem_run_yaml(&m, cascade_yaml, sets);
+    assert_int_equal(m.summary.cascade_removals, 0);
+    assert_int_equal(m.summary.max_ejected, 1);
+    assert_true(count_events_with(&m, "eject_held", "max_ejected") >= 1);
+    mem_run_free(&m);
+}
+
+/* The gutter takes the slow node's traffic: healthy nodes' load stays flat. */
+static void test_cascade_gutter_keeps_load_flat(void **state)
+{
+    (void)state;
+    const char *sets[] = {"duration=90s", "health.on_eject=gutter", "health.gutter_nodes=2", NULL};
+    struct mem_run m;
+    mem_run_yaml(&m, cascade_yaml, sets);
+    assert_int_equal(m.summary.cascade_removals, 0);
+    const char *healthy[] = {"n1", "n2", "n4", "n5", "n6", "n7", "n8"};
+    for (size_t i = 0; i < ARRAY_LEN(healthy); i++) {
+        double before = node_requests_between(&m, healthy[i], 10, 30) / 20.0;
+        double during = node_requests_between(&m, healthy[i], 31, 55) / 24.0;
+        if (fabs(during - before) > 0.03 * before)
+            fail_msg("%s: %.0f GETs/s before, %.0f during the incident", healthy[i], before, during);
+    }
+    assert_true(node_requests_between(&m, "gutter-0", 31, 55) > 0);
+    assert_true(node_requests_between(&m, "gutter-1", 31, 55) > 0);
+    mem_run_free(&m);
+
+    /* rehash, for contrast: the same nodes take n3's share */
+    const char *rehash[] = {"duration=90s", "health.max_ejected=0.125", NULL};
+    mem_run_yaml(&m, cascade_yaml, rehash);
+    double before = 0, during = 0;
+    for (size_t i = 0; i < ARRAY_LEN(healthy); i++) {
+        before += node_requests_between(&m, healthy[i], 10, 30) / 20.0;
+        during += node_requests_between(&m, healthy[i], 31, 55) / 24.0;
+    }
+    assert_true(during > before * 1.1);
+    mem_run_free(&m);
+}
+
+/* ---- a crash spreads over the ring ------------------------------------------------------ */
+
+static void crash_spread(int vnodes, double *max_share, double *min_share)
+{
+    char yaml[1024];
+    snprintf(yaml, sizeof yaml,
+             "name: crash\nduration: 30s\ntick: 1s\n"
+             "workload: {keys: 100000, qps: 40000}\n"
+             "routing: {algorithm: ring, vnodes: %d}\n"
+             "nodes: [{id: n1}, {id: n2}, {id: n3}, {id: n4}, {id: n5}, {id: n6}, {id: n7}, {id: n8}]\n"
+             "clients: {timeout: 20ms}\n"
+             "health: {mode: client, failure_limit: 3, retry_after: 60s}\n"
+             "events: [{at: 10s, crash_node: {id: n3}}]\n",
+             vnodes);
+    struct mem_run m;
+    mem_run_yaml(&m, yaml, NULL);
+    const char *others[] = {"n1", "n2", "n4", "n5", "n6", "n7", "n8"};
+    double inc[7], total = 0, lost = node_requests_between(&m, "n3", 0, 10) / 10.0;
+    for (int i = 0; i < 7; i++) {
+        inc[i] = node_requests_between(&m, others[i], 12, 30) / 18.0 -
+                 node_requests_between(&m, others[i], 0, 10) / 10.0;
+        total += inc[i];
+    }
+    /* all of the crashed node's load went somewhere */
+    if (fabs(total - lost) > 0.05 * lost)
+        fail_msg("crashed node had %.0f GETs/s; the others gained %.0f", lost, total);
+    *max_share = 0;
+    *min_share = 1;
+    for (int i = 0; i < 7; i++) {
+        *max_share = fmax(*max_share, inc[i] / total);
+        *min_share = fmin(*min_share, inc[i] / total);
+    }
+    mem_run_free(&m);
+}
+
+static void test_crash_spreads_with_vnodes(void **state)
+{
+    (void)state;
+    double hi, lo;
+    crash_spread(160, &hi, &lo);
+    /* 160 points: each survivor takes about 1/7 (0.143) of the load */
+    assert_true(hi < 0.25);
+    assert_true(lo > 0.07);
+    crash_spread(1, &hi, &lo);
+    /* one point per node: a single successor takes it all */
+    assert_true(hi > 0.97);
+}
+
+/* ---- client-mode disagreement ---------------------------------------------------------------- */
+
+static void test_client_instances_disagree(void **state)
+{
+    (void)state;
+    /* a node slow enough that some, not all, replies miss the timeout */
+    const char *yaml =
+        "name: disagree\nduration: 20s\ntick: 100ms\n"
+        "workload: {keys: 50000, qps: 20000}\n"
+        "nodes: [{id: A}, {id: B}, {id: C}, {id: D}]\n"
+        "clients: {instances: 8, timeout: 10ms}\n"
+        "health: {mode: client, failure_limit: 3, retry_after: 60s}\n"
+        "events: [{at: 5s, slow_node: {id: B, latency: 9750us}}]\n";
+    struct mem_run m;
+    mem_run_yaml(&m, yaml, NULL);
+    double first = 1e9, last = -1;
+    size_t ejections = 0;
+    for (size_t i = 0; i < m.n_events; i++) {
+        if (strcmp(m.events[i].kind, "eject") || strcmp(m.events[i].node, "B"))
+            continue;
+        first = fmin(first, m.events[i].t_s);
+        last = fmax(last, m.events[i].t_s);
+        ejections++;
+    }
+    assert_true(ejections >= 4);
+    assert_true(last - first > 0.2); /* instances eject B at different moments */
+    /* meanwhile some instances route around B and some do not */
+    size_t split_ticks = 0;
+    for (size_t i = 0; i < m.n_ticks; i++)
+        split_ticks += m.ticks[i].views > 1;
+    assert_true(split_ticks >= 2);
+    bool partial = false;
+    for (size_t i = 0; i < m.n_views; i++)
+        partial |= m.views[i].instances > 0 && m.views[i].instances < 8 &&
+                   !strcmp(m.views[i].ejected, "B");
+    assert_true(partial);
+    assert_int_equal(m.summary.ejections, 1); /* one node-level ejection episode */
+    assert_true(m.summary.instance_ejections >= 4);
+    mem_run_free(&m);
+}
+
+/* ---- central mode -------------------------------------------------------------------------------- */
+
+static void test_central_probe_eject_propagate_readmit(void **state)
+{
+    (void)state;
+    const char *yaml =
+        "name: central\nduration: 50s\ntick: 1s\n"
+        "workload: {keys: 20000, qps: 10000}\n"
+        "nodes: [{id: A}, {id: B}, {id: C}]\n"
+        "clients: {instances: 6, timeout: 20ms}\n"
+        "health: {mode: central, probe_interval: 1s, failure_limit: 3, retry_after: 5s, "
+        "propagation_delay: 2s}\n"
+        "events: [{at: 10.5s, crash_node: {id: B}}, {at: 30.5s, restart_node: {id: B}}]\n";
+    struct mem_run m;
+    mem_run_yaml(&m, yaml, NULL);
+    /* probes at 11, 12, 13 s fail (each at +20 ms): ejected after the third */
+    double ej = first_event_time(&m, "eject", "B");
+    assert_true(ej > 13.0 && ej < 13.1);
+    assert_true(count_events_with(&m, "eject", "coordinator") == 1);
+    /* instances adopt the new epoch between 1 and 3 s later, not all at once */
+    double amin = 1e9, amax = -1;
+    for (size_t i = 0; i < m.n_events; i++) {
+        if (strcmp(m.events[i].kind, "adopt") || !strstr(m.events[i].detail, "epoch 2"))
+            continue;
+        amin = fmin(amin, m.events[i].t_s);
+        amax = fmax(amax, m.events[i].t_s);
+    }
+    assert_true(amin >= ej + 1.0 - 1e-9 && amax <= ej + 3.0 + 1e-9);
+    assert_true(amax - amin > 0.1);
+    bool disagree = false;
+    for (size_t i = 0; i < m.n_ticks; i++)
+        disagree |= m.ticks[i].epoch_min < m.ticks[i].epoch_max;
+    assert_true(disagree);
+    /* readmitted at the first passing probe after the restart (retry_after long past) */
+    double re = first_event_time(&m, "readmit", "B");
+    assert_true(re > 31.0 && re < 31.1);
+    assert_true(m.summary.keys_moved > 0);
+    /* after readmission and propagation, B serves again */
+    assert_true(node_requests_between(&m, "B", 36, 50) > 10 * 3000);
+    mem_run_free(&m);
+}
+
+/* ---- single faults ---------------------------------------------------------------------------------- */
+
+static void test_slow_latency_and_its_end(void **state)
+{
+    (void)state;
+    const char *yaml =
+        "name: slow\nduration: 30s\ntick: 1s\n"
+        "workload: {keys: 20000, qps: 10000}\n"
+        "nodes: [{id: A}, {id: B}]\n"
+        "clients: {timeout: 20ms}\nhealth: {mode: off}\n"
+        "events: [{at: 10s, slow_node: {id: B, latency: 50ms, for: 10s}}]\n";
+    struct mem_run m;
+    mem_run_yaml(&m, yaml, NULL);
+    long long before = 0, during = 0, after = 0;
+    for (size_t i = 0; i < m.n_ticks; i++) {
+        long long t = m.ticks[i].timeouts;
+        if (m.ticks[i].t_s < 10)
+            before += t;
+        else if (m.ticks[i].t_s < 20)
+            during += t;
+        else if (m.ticks[i].t_s >= 21)
+            after += t;
+    }
+    assert_int_equal(before, 0);
+    assert_true(during > 10 * 4000); /* every GET to B */
+    assert_int_equal(after, 0);
+    assert_int_equal(mem_count_events(&m, "slow_node_end"), 1);
+    /* the node's state shows it */
+    for (size_t i = 0; i < m.n_nodes; i++)
+        if (!strcmp(m.nodes[i].node, "B") && m.nodes[i].t_s == 15)
+            assert_string_equal(m.nodes[i].state, "slow");
+    mem_run_free(&m);
+}
+
+static void test_slow_factor_raises_latency(void **state)
+{
+    (void)state;
+    const char *yaml =
+        "name: factor\nduration: 20s\ntick: 1s\n"
+        "workload: {keys: 20000, qps: 10000}\n"
+        "nodes: [{id: A}, {id: B}]\n"
+        "cache: {service_time: 20us, service_dist: fixed}\n"
+        "health: {mode: off}\n"
+        "events: [{at: 10s, slow_node: {id: B, factor: 10}}]\n";
+    struct mem_run m;
+    mem_run_yaml(&m, yaml, NULL);
+    double u_before = 0, u_after = 0;
+    for (size_t i = 0; i < m.n_nodes; i++) {
+        if (strcmp(m.nodes[i].node, "B"))
+            continue;
+        if (m.nodes[i].t_s < 10)
+            u_before += m.nodes[i].util / 10;
+        else if (m.nodes[i].t_s >= 11)
+            u_after += m.nodes[i].util / 9;
+    }
+    /* 5000 GETs/s x 20 us = 0.10 busy; ten times slower: about 1.0 (saturated) */
+    assert_true(fabs(u_before - 0.10) < 0.01);
+    assert_true(u_after > 0.9);
+    mem_run_free(&m);
+}
+
+static void test_full_queue_rejects(void **state)
+{
+    (void)state;
+    const char *yaml =
+        "name: rejects\nduration: 10s\ntick: 1s\n"
+        "workload: {keys: 20000, qps: 20000}\n"
+        "nodes: [{id: A}]\n"
+        "cache: {service_time: 100us, max_queue: 50}\n"
+        "health: {mode: off}\n";
+    struct mem_run m;
+    mem_run_yaml(&m, yaml, NULL);
+    long long rejects = 0, errors = 0;
+    for (size_t i = 0; i < m.n_nodes; i++)
+        rejects += m.nodes[i].rejects;
+    for (size_t i = 0; i < m.n_ticks; i++)
+        errors += m.ticks[i].errors;
+    /* 20000/s offered to a node that serves 10000/s: about half refused */
+    assert_true(rejects > 80000 && rejects < 120000);
+    assert_true(errors >= rejects);
+    mem_run_free(&m);
+}
+
+static void test_on_timeout_db_or_error(void **state)
+{
+    (void)state;
+    const char *yaml =
+        "name: ontimeout\nduration: 20s\ntick: 1s\n"
+        "workload: {keys: 20000, qps: 10000}\n"
+        "nodes: [{id: A}, {id: B}]\n"
+        "clients: {timeout: 10ms}\nhealth: {mode: off}\n"
+        "database: {workers: 64}\n"
+        "events: [{at: 5s, crash_node: {id: B}}]\n";
+    struct mem_run db, er;
+    mem_run_yaml(&db, yaml, NULL);
+    const char *sets[] = {"clients.on_timeout=error", NULL};
+    mem_run_yaml(&er, yaml, sets);
+    long long t_db = 0, e_db = 0, r_db = 0, t_er = 0, e_er = 0, r_er = 0;
+    for (size_t i = 10; i < 20; i++) {
+        t_db += db.ticks[i].timeouts;
+        e_db += db.ticks[i].errors;
+        r_db += db.ticks[i].db_reads;
+        t_er += er.ticks[i].timeouts;
+        e_er += er.ticks[i].errors;
+        r_er += er.ticks[i].db_reads;
+    }
+    assert_true(t_db > 40000 && labs(t_db - t_er) < 1000); /* the same timeouts */
+    assert_int_equal(e_db, 0);
+    assert_true(r_db >= t_db);                   /* every timed-out read went to the database */
+    assert_true(labs(e_er - t_er) < 100);        /* or failed */
+    assert_true(r_er < r_db / 2);
+    mem_run_free(&db);
+    mem_run_free(&er);
+}
+
+static void test_retry_after_and_restart(void **state)
+{
+    (void)state;
+    const char *yaml =
+        "name: retry\nduration: 40s\ntick: 1s\n"
+        "workload: {keys: 20000, qps: 10000}\n"
+        "nodes: [{id: A}, {id: B}, {id: C}]\n"
+        "clients: {instances: 1, timeout: 10ms}\n"
+        "health: {mode: client, failure_limit: 3, retry_after: 7s}\n"
+        "events: [{at: 5s, crash_node: {id: B}}, {at: 20s, restart_node: {id: B}}]\n";
+    struct mem_run m;
+    mem_run_yaml(&m, yaml, NULL);
+    /* ejected, retried after exactly 7 s, ejected again while still down */
+    double e1 = -1, r1 = -1, e2 = -1;
+    for (size_t i = 0; i < m.n_events; i++) {
+        const struct mem_event *e = &m.events[i];
+        if (strcmp(e->node, "B"))
+            continue;
+        if (!strcmp(e->kind, "eject") && e1 < 0)
+            e1 = e->t_s;
+        else if (!strcmp(e->kind, "readmit") && r1 < 0)
+            r1 = e->t_s;
+        else if (!strcmp(e->kind, "eject") && r1 > 0 && e2 < 0)
+            e2 = e->t_s;
+    }
+    assert_true(e1 > 5 && e1 < 5.1);
+    assert_true(fabs(r1 - e1 - 7.0) < 1e-6);
+    assert_true(e2 > r1 && e2 < r1 + 0.1);
+    /* after the restart and the next readmission, B serves again, from empty */
+    assert_true(node_requests_between(&m, "B", 30, 40) > 10 * 2500);
+    for (size_t i = 0; i < m.n_nodes; i++)
+        if (!strcmp(m.nodes[i].node, "B") && m.nodes[i].t_s == 10)
+            assert_string_equal(m.nodes[i].state, "crashed");
+    mem_run_free(&m);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_cascade_unguarded),
+        cmocka_unit_test(test_cascade_cooldown_stops_it),
+        cmocka_unit_test(test_cascade_max_ejected_stops_it),
+        cmocka_unit_test(test_cascade_gutter_keeps_load_flat),
+        cmocka_unit_test(test_crash_spreads_with_vnodes),
+        cmocka_unit_test(test_client_instances_disagree),
+        cmocka_unit_test(test_central_probe_eject_propagate_readmit),
+        cmocka_unit_test(test_slow_latency_and_its_end),
+        cmocka_unit_test(test_slow_factor_raises_latency),
+        cmocka_unit_test(test_full_queue_rejects),
+        cmocka_unit_test(test_on_timeout_db_or_error),
+        cmocka_unit_test(test_retry_after_and_restart),
+    };
+    return cmocka_run_group_tests(tests, load_cascade, free_cascade);
+}
