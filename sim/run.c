@@ -171,6 +171,7 @@ struct sim *sim_create(const struct scenario *sc, const struct sink *sink,
     s->tick_end_ns = MIN(sc->tick_ns, sc->duration_ns);
     s->first_event_ns = sc->n_events ? sc->events[0].at_ns : -1;
     s->reqs.free_head = UINT32_MAX;
+    sb_init(&s->pending_why);
     eventq_init(&s->q);
     if (workload_init(s, err, errlen))
         goto fail;
@@ -244,6 +245,7 @@ void sim_destroy(struct sim *s)
     free(s->cur_ejected);
     free(s->reqs.r);
     free(s->series);
+    sb_deinit(&s->pending_why);
     eventq_deinit(&s->q);
     free(s);
 }
@@ -257,10 +259,25 @@ static struct node *event_node(struct sim *s, const struct event_cfg *e)
     return &s->nodes[i];
 }
 
+/* Membership events at one instant (say two add_node at 60 s) make one
+ * epoch: the first schedules the publication for the same time, and since
+ * an event scheduled while handling runs after every event already queued
+ * for that time, all of them are applied before it. */
 static void publish(struct sim *s, const char *why)
 {
-    if (membership_publish(s, s->cur_member, s->cur_ejected, why))
+    sb_printf(&s->pending_why, "%s%s", s->pending_why.len ? ", " : "", why);
+    if (!s->publish_pending) {
+        s->publish_pending = true;
+        sim_schedule(s, s->now_ns, EVK_PUBLISH, 0, 0);
+    }
+}
+
+static void publish_now(struct sim *s)
+{
+    s->publish_pending = false;
+    if (membership_publish(s, s->cur_member, s->cur_ejected, s->pending_why.buf))
         sim_fail(s, "%s", s->error[0] ? s->error : "cannot publish a ring epoch");
+    sb_reset(&s->pending_why);
 }
 
 static void node_leaves(struct sim *s, struct node *n)
@@ -607,6 +624,7 @@ static void dispatch(struct sim *s, const struct event *e)
     switch (event_kind(e)) {
     case EVK_SCENARIO: scenario_event(s, e->a); break;
     case EVK_SCENARIO_END: scenario_event_end(s, e->a); break;
+    case EVK_PUBLISH: publish_now(s); break;
     case EVK_READMIT:
     case EVK_PROBE_ROUND:
     case EVK_PROBE_RESULT:

@@ -45,6 +45,7 @@ enum {
     EVK_PROBE_ROUND,    /* central mode: probe every node */
     EVK_PROBE_RESULT,   /* a: node, b: 1 ok / 0 failed */
     EVK_ADOPT,          /* a: instance, b: epoch */
+    EVK_PUBLISH,        /* publish the membership changes made at this instant */
     EVK_COUNT
 };
 
@@ -262,6 +263,8 @@ struct sim {
     uint32_t inflight_total;
     uint8_t *cur_member;     /* the authoritative membership now */
     uint8_t *cur_ejected;    /* central ejections now */
+    struct strbuf pending_why; /* membership changes waiting for EVK_PUBLISH */
+    bool publish_pending;
 
     struct rng propagation, prewarm_rng;
     struct req_pool reqs;
