@@ -42,6 +42,7 @@ int node_init(struct sim *s, struct node *n, uint32_t index, const char *id,
         || rng_init(&n->service, s->sc->seed, name))
         return -1;
     busy_init(&n->busy, s->tick_ns);
+    u64map_init(&n->leases);
     return 0;
 }
 
@@ -51,6 +52,8 @@ void node_deinit(struct node *n)
     free(n->address);
     fifo_deinit(&n->queue);
     rng_deinit(&n->service);
+    if (n->leases.slots)
+        u64map_deinit(&n->leases);
 }
 
 static int64_t draw_service(struct node *n)
@@ -83,6 +86,7 @@ void node_crash(struct sim *s, struct node *n)
     s->inflight[n->index] = 0;
     fifo_reset(&n->queue, s->now_ns);
     store_clear(&n->store);
+    u64map_clear(&n->leases);
 }
 
 void node_restart(struct sim *s, struct node *n)

@@ -222,9 +222,6 @@ void sim_destroy(struct sim *s)
 {
     if (!s)
         return;
-    if (s->inst)
-        for (uint32_t j = 0; j < s->n_inst; j++)
-            view_release(s, s->inst[j].view);
     clients_deinit(s);
     if (s->coord.fails)
         health_deinit(s);
@@ -288,6 +285,7 @@ static void node_leaves(struct sim *s, struct node *n)
     s->inflight[n->index] = 0;
     fifo_reset(&n->queue, s->now_ns);
     store_clear(&n->store);
+    u64map_clear(&n->leases);
     s->cur_member[n->index] = 0;
     if (s->coord.ejected_at[n->index] >= 0) { /* centrally ejected: forget it */
         s->coord.ejected_at[n->index] = -1;

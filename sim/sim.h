@@ -30,6 +30,7 @@
 #include "sim/scenario.h"
 #include "sim/sink.h"
 #include "sim/stats.h"
+#include "sim/u64map.h"
 
 /* ---- event kinds -------------------------------------------------------- */
 enum {
@@ -115,6 +116,7 @@ struct node {
     struct rng service;
     struct busy_meter busy;
     struct node_tick tk;
+    struct u64map leases;    /* fill: lease — key -> issued_ms << 32 | token */
     int64_t gets_total;
     uint32_t ejectors;       /* instances with it ejected (+1 when central) */
     bool ever_present;
@@ -152,6 +154,8 @@ struct instance {
     uint32_t index;
     uint32_t epoch;          /* adopted epoch id */
     struct view *view;       /* routing view: epoch minus local ejections */
+    struct view *prev_view;  /* the view before the last epoch adopted (fallback) */
+    struct u64map db_reads;  /* coalesce: key -> the request reading it from the database */
     bool frozen;             /* split brain: ignores new epochs */
     uint32_t frozen_by;      /* scenario event that froze it */
     uint16_t *fails;         /* per node: consecutive failures */
@@ -177,19 +181,24 @@ enum req_kind { RQ_READ, RQ_WRITE, RQ_FILL, RQ_INVALIDATE, RQ_WRITE_THROUGH, RQ_
 enum {
     RQF_LATE = 1,       /* the reply will miss the timeout: the client times out first */
     RQF_GUTTER = 2,     /* went to a gutter node (fills take gutter_ttl) */
-    RQF_FILL = 4,       /* a read that fills its node after the database answers */
-    RQF_DONE_CLIENT = 8 /* the client side has finished (late GET still at the node) */
+    RQF_FILL = 4,       /* a read that fills fill_node after the database answers */
+    RQF_FALLBACK = 8,   /* a GET to the key's previous owner after a miss at the new one */
+    RQF_WAITER = 16     /* waiting for another request's database read (coalesce) */
 };
 
 struct req {
     int64_t t0_ns;       /* the operation's start at the client */
     int64_t t_resp_ns;   /* when the node's reply reaches the client */
     int64_t t_db_ns;     /* when it reached the database */
+    int64_t t_get_ns;    /* when its current GET was sent */
     uint32_t key;
     uint32_t node;       /* node asked, PLACE_NONE if none */
     uint32_t version;    /* version read or to install */
     uint32_t incarnation;/* of the node when the request was admitted */
     uint32_t inst;
+    uint32_t fill_node;  /* node a read fills, PLACE_NONE if none */
+    uint32_t lease;      /* lease token granted by fill_node, 0 if none */
+    uint32_t next_waiter;/* coalesce: next request waiting on the same read */
     uint8_t kind;
     uint8_t flags;
     uint8_t pending;     /* events still referring to it */
@@ -275,6 +284,7 @@ struct sim {
     struct tick_point *series;
     size_t n_series, cap_series;
     uint32_t nodes_ejected_now;
+    uint32_t next_lease;     /* lease tokens: 1, 2, ... */
     enum run_status status;
     char error[256];
 };
