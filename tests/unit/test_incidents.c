@@ -213,14 +213,14 @@ static void check_scale_out(const char *algo, long long moved, double min_util,
 static void test_scale_out_ring(void **state)
 {
     (void)state;
-    /* model: 24,729 moved, 76.4% in the first second, peak db 29% */
+    /* model: 24,729 moved, 76.6% in the first second, peak db 28% */
     check_scale_out("ring", 24729, 0.25, 0.33);
 }
 
 static void test_scale_out_mod(void **state)
 {
     (void)state;
-    /* model: 75,273 moved, 29.0% in the first second, peak db 90% */
+    /* model: 75,273 moved, 28.6% in the first second, peak db 89% */
     check_scale_out("mod", 75273, 0.85, 0.95);
 }
 
@@ -242,19 +242,21 @@ static void test_mod_8_to_10(void **state)
      * the nodes' unequal key counts (±105 keys each) */
     CHECK_NEAR(m.summary.baseline_hit_rate, 0.98, 0.005, "baseline hit rate");
 
-    /* reported "towards 20-40%": 22.9% in the first second, 40% three seconds
-     * later. 0.02: 4 sigma of a tick of 9,000 reads */
-    CHECK_NEAR(tick_at(&m, 30)->hit_rate, 0.229, 0.02, "hit rate 30-31 s");
-    CHECK_NEAR(tick_at(&m, 33)->hit_rate, 0.404, 0.02, "hit rate 33-34 s");
+    /* reported "towards 20-40%": 23.1% in the first second, 41% three seconds
+     * later. 0.02: 4 sigma of a tick of 9,000 reads (seeds 1-12 give
+     * 22.2-24.2% and 39.1-41.3%) */
+    CHECK_NEAR(tick_at(&m, 30)->hit_rate, 0.231, 0.02, "hit rate 30-31 s");
+    CHECK_NEAR(tick_at(&m, 33)->hit_rate, 0.405, 0.02, "hit rate 33-34 s");
     CHECK_NEAR(m.summary.min_hit_rate, tick_at(&m, 30)->hit_rate, 0, "the dip is at 30 s");
 
     /* reported "several times its usual load": 1,183/s before (1,000 writes
-     * and 2% of 9,000 reads), 7,945/s in the first second, 6.7 times; 5% on
-     * the usual load (writes are a Poisson count), 0.5 on the multiple */
+     * and 2% of 9,000 reads), 7,848/s in the first second, 6.7 times; 5% on
+     * the usual load (writes are a Poisson count), 0.5 on the multiple
+     * (seeds 1-12: 6.5 to 6.9) */
     double usual = mean_between(&m, 10, 30, 0);
     CHECK_NEAR(usual, 1000 + 0.02 * 9000, 0.05 * 1180, "usual database load");
     CHECK_NEAR(m.summary.peak_backend_qps / usual, 6.7, 0.5, "peak over usual database load");
-    CHECK_NEAR(m.summary.peak_db_util, 0.81, 0.05, "peak database utilization");
+    CHECK_NEAR(m.summary.peak_db_util, 0.80, 0.05, "peak database utilization"); /* 77-82% */
 
     /* recovery: within a point of 97.9% after 34 s (±4 s; seeds 1-12 give 34
      * or 35), then above it: every key fits in ten nodes of 12,250 items */
@@ -274,8 +276,8 @@ static void test_mod_8_to_10_ids_out_of_order(void **state)
     struct mem_run m;
     run_file(&m, "scenarios/incidents/mod_8_to_10.yaml", sets);
     assert_int_equal(m.summary.keys_moved, 97489); /* exact; 79,986 with n01..n10 */
-    /* model: 7.0%; 0.02 as above */
-    CHECK_NEAR(m.summary.min_hit_rate, 0.070, 0.02, "hit rate 30-31 s");
+    /* model: 7.3%; 0.02 as above */
+    CHECK_NEAR(m.summary.min_hit_rate, 0.073, 0.02, "hit rate 30-31 s");
     mem_run_free(&m);
 }
 
@@ -297,7 +299,7 @@ static void test_ring_4_to_8_at_peak(void **state)
     CHECK_NEAR(m.summary.baseline_hit_rate, 0.92, 0.01, "baseline hit rate");
     CHECK_NEAR(mean_between(&m, 30, 60, 1), 0.40, 0.02, "database utilization before");
 
-    /* reported 61% and 88% after; model 61.6% and 87.3%. Over seeds 1-10 the
+    /* reported 61% and 88% after; model 61.2% and 88.3%. Over seeds 1-10 the
      * model gives 60.9-61.6% and 85-89%: 0.02 and 0.05 */
     CHECK_NEAR(m.summary.min_hit_rate, 0.61, 0.02, "hit rate after");
     CHECK_NEAR(tick_at(&m, 60)->hit_rate, m.summary.min_hit_rate, 0, "the dip is at 60 s");
@@ -311,7 +313,8 @@ static void test_ring_4_to_8_at_peak(void **state)
     assert_true(hit_rate_between(&m, 80, 84) < base - 0.01);
     CHECK_NEAR(hit_rate_between(&m, 95, 110), base, 0.01, "settled after");
 
-    /* on a 10-second view the all-at-once dip is 8 points (92.3% -> 84.6%) */
+    /* on a 10-second view the all-at-once dip is 8 points (92.3% -> 84.5%;
+     * seeds 1-10: 7.7 to 7.9 points) */
     CHECK_NEAR(base - hit_rate_between(&m, 60, 70), 0.077, 0.015, "dip on a 10 s view");
     mem_run_free(&m);
 }
@@ -341,13 +344,13 @@ static void test_ring_4_to_8_one_at_a_time(void **state)
     for (int i = 0; i < 4; i++) {
         const struct tick_row *t = tick_at(&m, at[i]);
         double dip = base - t->hit_rate, share = moved[i] / 50000.0;
-        /* Reported: "a few points". The model gives 12, 11, 9 and 9 points on
+        /* Reported: "a few points". The model gives 13, 10, 9 and 9 points on
          * 1-second ticks: a second's extra misses are about 0.6 of the share of
          * keys moved (0.58 all at once), and each step moves 15-21% of them.
          * 0.5 to 0.7: the four steps give 0.55 to 0.60 over seeds 1-10 */
         CHECK_RANGE(dip / share, 0.5, 0.7, "dip per share moved, join at %.0f s", at[i]);
         CHECK_RANGE(dip, 0.07, 0.14, "dip at %.0f s", at[i]);
-        /* the database stays under 60% (model 51-60%) instead of reaching 87% */
+        /* the database stays under 60% (model 54-59%) instead of reaching 88% */
         CHECK_RANGE(t->db_util, 0.45, 0.65, "database utilization at %.0f s", at[i]);
         /* the reported "a few points" holds on a 10-second view: 2-3 points */
         CHECK_RANGE(base - hit_rate_between(&m, at[i], at[i] + 10), 0.015, 0.04,
@@ -393,9 +396,9 @@ static void check_hot_key(const char *vnodes, const char *owner, double want)
 static void test_hot_key_10_nodes(void **state)
 {
     (void)state;
-    check_hot_key("32", "n02", 0.2854);
-    check_hot_key("160", "n02", 0.2748);
-    check_hot_key("1000", "n04", 0.2823);
+    check_hot_key("32", "n02", 0.2856);
+    check_hot_key("160", "n02", 0.2745);
+    check_hot_key("1000", "n04", 0.2824);
 }
 
 /* ---- hot_key_moves_in_scale_out.yaml ------------------------------------------------ */
