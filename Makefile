@@ -88,7 +88,7 @@ $(BUILD)/ringsim: $(MAIN_OBJ) $(LIB)
 
 ifeq ($(BIN),./ringsim)
 $(BIN): $(BUILD)/ringsim
-	@cp $< $@
+	@cp $< $@.tmp && mv -f $@.tmp $@
 endif
 
 $(BUILD)/tests/support_%.o: tests/unit/support_%.c

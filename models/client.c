@@ -261,8 +261,14 @@ static void send_node_op(struct sim *s, uint32_t r, uint32_t node, enum req_kind
     int64_t done;
     if (node_submit(s, n, s->now_ns + n->half_rtt_ns, &done))
         return; /* lost or refused: nothing changes at the node */
-    if (kind != RQ_INVALIDATE)
+    if (kind != RQ_INVALIDATE) {
         n->tk.sets++;
+        /* a fill into a full node evicts its LRU item when it lands, about a
+         * round trip from now: fetch that item meanwhile */
+        if (n->store.tail != STORE_NIL
+            && !store_has_room(&n->store, keyspace_item_bytes(&s->wl.ks, q->key)))
+            __builtin_prefetch(&s->pool.items[n->store.tail], 1);
+    }
     q->node = node;
     q->kind = (uint8_t)kind;
     q->version = version;

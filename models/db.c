@@ -42,7 +42,7 @@ int db_submit(struct sim *s, int64_t *done_ns)
     struct database *d = &s->db;
     double mean = (double)d->cfg.service_ns;
     double v = d->cfg.service_dist == DIST_FIXED ? mean : rng_exp(&d->service, mean);
-    int64_t service = (int64_t)llround(v), start;
+    int64_t service = (int64_t)(v + 0.5), start; /* v >= 0: rounds to nearest */
     if (service < 1)
         service = 1;
     d->demand_ns += service;

@@ -60,7 +60,7 @@ static int64_t draw_service(struct node *n)
 {
     double mean = (double)n->cfg.service_ns * n->slow_factor;
     double v = n->cfg.service_dist == DIST_FIXED ? mean : rng_exp(&n->service, mean);
-    int64_t ns = (int64_t)llround(v);
+    int64_t ns = (int64_t)(v + 0.5); /* v >= 0: rounds to nearest */
     return ns > 0 ? ns : 1;
 }
 

@@ -126,6 +126,8 @@ static void remove_item(struct store *s, uint32_t it, uint32_t *link)
     struct item *x = &p->items[it];
     lru_unlink(s, it);
     *link = x->kchain;
+    if (x->is_head && x->kchain != STORE_NIL)
+        p->items[x->kchain].is_head = 1;
     s->bytes -= x->bytes;
     s->n_items--;
     x->next = p->free_head;
@@ -171,15 +173,21 @@ bool store_has_room(const struct store *s, uint32_t bytes)
     return true;
 }
 
+/* Evicts the LRU item. The usual victim heads its key's chain, so its link
+ * is the key record's head: written, never read (a store the CPU need not
+ * wait for), where walking the chain would stall on a cold record. */
 static void evict_one(struct store *s, int64_t now_ns)
 {
-    uint32_t *link;
-    struct item *x = &s->pool->items[s->tail];
+    uint32_t *link, it = s->tail;
+    struct item *x = &s->pool->items[it];
     if (x->expire_ns && x->expire_ns <= now_ns)
         s->expirations++;
     else
         s->evictions++;
-    uint32_t it = find(s, x->key, &link);
+    if (x->is_head)
+        link = &s->pool->keys[x->key].head;
+    else
+        find(s, x->key, &link);
     remove_item(s, it, link);
 }
 
@@ -195,9 +203,12 @@ static uint32_t new_item(struct store *s, uint32_t key, uint32_t version, uint32
     x->key = key;
     x->version = version;
     x->bytes = bytes;
-    x->node = s->node;
+    x->node = (uint16_t)s->node;
     x->expire_ns = expire_ns;
     x->kchain = p->keys[key].head;
+    x->is_head = 1;
+    if (x->kchain != STORE_NIL)
+        p->items[x->kchain].is_head = 0;
     p->keys[key].head = it;
     s->bytes += bytes;
     s->n_items++;
@@ -288,6 +299,8 @@ const char *store_check(const struct store *s)
             return "item key out of range";
         if (find(s, x->key, NULL) != it)
             return "item on the LRU list is not on its key's chain";
+        if (x->is_head != (p->keys[x->key].head == it))
+            return "is_head does not match the key's chain";
         bytes += x->bytes;
         prev = it;
         if (++n > s->n_items)

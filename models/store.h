@@ -44,7 +44,8 @@ struct item {
     uint32_t prev, next;   /* LRU neighbours on the node, STORE_NIL at the ends */
     uint32_t kchain;       /* next item of the same key (another node), or NIL */
     uint32_t bytes;
-    uint32_t node;
+    uint16_t node;
+    uint16_t is_head;      /* first on its key's chain: evicting it needs no chain walk */
     int64_t expire_ns;     /* 0: never */
 };
 

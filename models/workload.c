@@ -18,6 +18,12 @@
  * Derflinger's rejection-inversion (O(1), no table) — which is the key id.
  * No draw depends on the model's state: the same scenario and seed give the
  * same requests whatever the routing or health settings.
+ *
+ * Draws are made WORKLOAD_AHEAD arrivals ahead and the key's record is
+ * prefetched then: by the time the request is handled its per-key state is
+ * in the CPU cache (a run is bound by memory latency on the cold keys).
+ * Each purpose has its own stream, so drawing early changes no value; a
+ * change of the hot keys discards the draws made under the old ones.
  */
 #include <assert.h>
 #include <math.h>
@@ -166,12 +172,20 @@ static void keyspace_deinit(struct keyspace *ks)
     memset(ks, 0, sizeof(*ks));
 }
 
-/* ---- Zipf by rejection-inversion ------------------------------------------------
- * W. Hörmann, G. Derflinger, "Rejection-inversion to generate variates from
- * monotone discrete distributions", ACM TOMACS 6(3), 1996. Ranks 1..n with
- * P(k) proportional to k^-s, for any s > 0. H is an antiderivative of
- * h(x) = x^-s; helper1/helper2 keep log1p(x)/x and expm1(x)/x accurate near 0.
+/* ---- Zipf: a table for the head, rejection-inversion for the tail ---------------
+ * Ranks 1..n with P(k) proportional to k^-s, for any s > 0.
+ * The head, ranks 1..M (M = min(n, ZIPF_HEAD)), which carries most of the
+ * requests, is drawn from its exact cumulative table through a guide table
+ * (one uniform, O(1) expected, 48 KiB that stay in cache). The tail, ranks
+ * M+1..n, by W. Hörmann, G. Derflinger, "Rejection-inversion to generate
+ * variates from monotone discrete distributions", ACM TOMACS 6(3), 1996,
+ * on the range [M+0.5, n+0.5]: O(1) expected with no table. The tail's mass
+ * is summed exactly up to 2^22 terms and by Euler–Maclaurin beyond (error
+ * far below a double's precision for M = 4096).
+ * H is an antiderivative of h(x) = x^-s; helper1/helper2 keep log1p(x)/x
+ * and expm1(x)/x accurate near 0.
  */
+#define ZIPF_HEAD 4096
 static double helper1(double x)
 {
     return fabs(x) > 1e-8 ? log1p(x) / x : 1 - x * (0.5 - x * (1.0 / 3.0 - 0.25 * x));
@@ -201,24 +215,70 @@ static double zipf_H_inv(double s, double x)
     return exp(helper1(t) * x);
 }
 
+/* Sum of k^-s for k = a..b. */
+static double zipf_mass(double s, uint64_t a, uint64_t b)
+{
+    if (a > b)
+        return 0;
+    if (b - a < (1u << 22)) {
+        double z = 0;
+        for (uint64_t k = b; k >= a; k--) /* small terms first */
+            z += pow((double)k, -s);
+        return z;
+    }
+    /* Euler–Maclaurin: integral + end corrections + first derivative term */
+    double fa = pow((double)a, -s), fb = pow((double)b, -s);
+    double integral = fabs(s - 1) < 1e-12 ? log((double)b / (double)a)
+                                           : (pow((double)b, 1 - s) - pow((double)a, 1 - s)) / (1 - s);
+    double da = -s * fa / (double)a, db = -s * fb / (double)b;
+    return integral + (fa + fb) / 2 + (db - da) / 12;
+}
+
 static void zipf_setup(struct workload *w, uint32_t n)
 {
     double s = w->zipf_s;
-    w->z_hx1 = zipf_H(s, 1.5) - 1.0;
+    uint32_t m = n < ZIPF_HEAD ? n : ZIPF_HEAD;
+    w->z_head = m;
     w->z_hn = zipf_H(s, n + 0.5);
+    w->z_hm = zipf_H(s, m + 0.5);
     w->z_sc = 2.0 - zipf_H_inv(s, zipf_H(s, 2.5) - zipf_h(s, 2.0));
+    w->z_cdf = xmalloc(m * sizeof(double));
+    w->z_guide = xmalloc(m * sizeof(uint32_t));
+    double acc = 0;
+    for (uint32_t k = 1; k <= m; k++)
+        w->z_cdf[k - 1] = acc += pow((double)k, -s);
+    double head = acc, tail = zipf_mass(s, (uint64_t)m + 1, n);
+    w->z_phead = head / (head + tail);
+    for (uint32_t k = 0; k < m; k++)
+        w->z_cdf[k] /= head;
+    w->z_cdf[m - 1] = 1.0;
+    uint32_t k = 0;
+    for (uint32_t g = 0; g < m; g++) {
+        while (w->z_cdf[k] < (double)g / m)
+            k++;
+        w->z_guide[g] = k;
+    }
 }
 
-/* A rank in [0, n). Expected iterations < 1.1 for every s and n. */
+/* A rank in [0, n). O(1) expected: the guide table leaves about one step of
+ * search; the tail's rejection loop runs fewer than 1.1 times on average. */
 static uint32_t zipf_rank(struct workload *w, uint32_t n)
 {
     double s = w->zipf_s;
+    double v = rng_uniform(&w->keys);
+    if (v < w->z_phead) {
+        v /= w->z_phead;
+        uint32_t k = w->z_guide[(uint32_t)(v * w->z_head)];
+        while (w->z_cdf[k] <= v && k + 1 < w->z_head)
+            k++;
+        return k;
+    }
     for (;;) {
-        double u = w->z_hn + rng_uniform(&w->keys) * (w->z_hx1 - w->z_hn);
+        double u = w->z_hn + rng_uniform(&w->keys) * (w->z_hm - w->z_hn);
         double x = zipf_H_inv(s, u);
         double kd = floor(x + 0.5);
-        if (kd < 1)
-            kd = 1;
+        if (kd <= w->z_head)
+            kd = w->z_head + 1;
         else if (kd > n)
             kd = n;
         if (kd - x <= w->z_sc || u >= zipf_H(s, kd + 0.5) - zipf_h(s, kd))
@@ -289,6 +349,7 @@ int workload_init(struct sim *s, char *err, size_t errlen)
     w->zipf_s = sc->workload.zipf_s;
     w->qps = sc->workload.qps;
     w->write_ratio = sc->workload.write_ratio;
+    w->n_inst = sc->clients.instances;
     if (rng_init(&w->arrivals, sc->seed, "arrivals") || rng_init(&w->instances, sc->seed, "instances")
         || rng_init(&w->ops, sc->seed, "operations") || rng_init(&w->keys, sc->seed, "keys")) {
         snprintf(err, errlen, "cannot allocate random streams");
@@ -306,6 +367,8 @@ void workload_deinit(struct workload *w)
     keyspace_deinit(&w->ks);
     free(w->hot);
     free(w->hot_names);
+    free(w->z_cdf);
+    free(w->z_guide);
     rng_deinit(&w->arrivals);
     rng_deinit(&w->instances);
     rng_deinit(&w->ops);
@@ -352,6 +415,7 @@ void workload_set_hot(struct workload *w, const struct scenario *sc, int64_t now
     w->hot_total = 0;
     for (size_t j = 0; j < w->n_hot; j++)
         w->hot_total += w->hot[j].share;
+    w->ahead_n = 0; /* keys drawn ahead under the old hot keys are dropped */
 }
 
 uint32_t workload_sample_key(struct workload *w)
@@ -372,13 +436,30 @@ uint32_t workload_sample_key(struct workload *w)
     return zipf_rank(w, w->ks.n_keys);
 }
 
-void workload_next(struct workload *w, uint32_t n_inst, int64_t *t_ns, uint32_t *inst,
-                   bool *is_write, uint32_t *key)
+static void draw_ahead(struct workload *w)
 {
+    while (w->ahead_n < WORKLOAD_AHEAD) {
+        struct arrival_draw *d = &w->ahead[(w->ahead_head + w->ahead_n) % WORKLOAD_AHEAD];
+        d->inst = w->n_inst > 1 ? rng_below(&w->instances, w->n_inst) : 0;
+        d->write = w->write_ratio > 0 && rng_uniform(&w->ops) < w->write_ratio;
+        d->key = workload_sample_key(w);
+        __builtin_prefetch(&w->ks.rec[d->key], 1);
+        w->ahead_n++;
+    }
+}
+
+void workload_next(struct workload *w, int64_t *t_ns, uint32_t *inst, bool *is_write,
+                   uint32_t *key)
+{
+    draw_ahead(w);
+    const struct arrival_draw *d = &w->ahead[w->ahead_head];
     *t_ns = (int64_t)w->next_arrival_ns;
-    *inst = n_inst > 1 ? rng_below(&w->instances, n_inst) : 0;
-    *is_write = w->write_ratio > 0 && rng_uniform(&w->ops) < w->write_ratio;
-    *key = workload_sample_key(w);
+    *inst = d->inst;
+    *is_write = d->write;
+    *key = d->key;
+    w->ahead_head = (w->ahead_head + 1) % WORKLOAD_AHEAD;
+    w->ahead_n--;
+    draw_ahead(w);
     w->next_arrival_ns += rng_exp(&w->arrivals, 1e9 / w->qps);
 }
 

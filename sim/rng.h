@@ -2,7 +2,7 @@
  * rng.h — named random streams.
  *
  * Each purpose (arrivals, key choice, service times of node B, ...) has its
- * own GSL generator (MT19937), seeded from the scenario seed and the
+ * own GSL generator (taus2), seeded from the scenario seed and the
  * stream's name only. So two runs that differ in a placement or health
  * parameter draw exactly the same arrivals, instances, operations and keys
  * (common random numbers): the differences between them are the

@@ -133,6 +133,11 @@ static int build_nodes(struct sim *s, char *err, size_t errlen)
         }
     }
     s->n_nodes = n;
+    if (n >= UINT16_MAX) { /* the store keeps node numbers in 16 bits */
+        snprintf(err, errlen, "at most %u nodes (with the gutter pool) are supported",
+                 UINT16_MAX - 1);
+        return -1;
+    }
     return 0;
 oom:
     s->n_nodes = n + 1; /* so destroy frees the partly built one */
@@ -502,6 +507,7 @@ static void record_views(struct sim *s, double t_s)
 
 static void close_tick(struct sim *s)
 {
+
     const struct scenario *sc = s->sc;
     int64_t start = s->tick_index * s->tick_ns;
     int64_t len = MIN(s->tick_ns, sc->duration_ns - start);
@@ -653,7 +659,12 @@ enum run_status sim_run(struct sim *s)
             int64_t at;
             uint32_t inst, key;
             bool is_write;
-            workload_next(&s->wl, s->n_inst, &at, &inst, &is_write, &key);
+            workload_next(&s->wl, &at, &inst, &is_write, &key);
+            /* the next arrival's key record was prefetched when it was drawn;
+             * now its first item can be fetched too */
+            uint32_t head = s->wl.ks.rec[workload_peek_key(&s->wl)].head;
+            if (head != STORE_NIL)
+                __builtin_prefetch(&s->pool.items[head], 1);
             client_arrival(s, at, inst, is_write, key);
         }
         if (UNLIKELY(++steps == 4096)) {

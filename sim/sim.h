@@ -73,11 +73,26 @@ struct hot_name {
     uint32_t id;
 };
 
+/* One arrival's draws, made ahead of time (see workload.c). */
+struct arrival_draw {
+    uint32_t key, inst;
+    bool write;
+};
+#define WORKLOAD_AHEAD 8
+
 struct workload {
     struct keyspace ks;
+    struct arrival_draw ahead[WORKLOAD_AHEAD]; /* ring of draws not yet used */
+    uint32_t ahead_head, ahead_n;
+    uint32_t n_inst;
     enum popularity kind;
     double zipf_s;           /* rejection-inversion constants below */
-    double z_hx1, z_hn, z_sc;
+    double z_hn, z_sc;
+    uint32_t z_head;         /* ranks 1..z_head are drawn from a table */
+    double z_phead;          /* their total probability */
+    double z_hm;             /* H(z_head + 0.5): the tail's end in H space */
+    double *z_cdf;           /* cumulative probability within the head */
+    uint32_t *z_guide;       /* guide table: first rank whose cdf reaches g / z_head */
     double qps;
     double write_ratio;
     double next_arrival_ns;  /* exact, for rounding without drift */
@@ -313,8 +328,13 @@ void req_free(struct sim *s, uint32_t r);
 int workload_init(struct sim *s, char *err, size_t errlen);
 void workload_deinit(struct workload *w);
 /* The next arrival: its time, instance, operation and key. */
-void workload_next(struct workload *w, uint32_t n_inst, int64_t *t_ns, uint32_t *inst,
-                   bool *is_write, uint32_t *key);
+void workload_next(struct workload *w, int64_t *t_ns, uint32_t *inst, bool *is_write,
+                   uint32_t *key);
+/* The key of the arrival workload_next will return next. */
+static inline uint32_t workload_peek_key(const struct workload *w)
+{
+    return w->ahead[w->ahead_head].key;
+}
 uint32_t workload_sample_key(struct workload *w);
 void workload_set_qps(struct workload *w, int64_t now_ns, double qps);
 void workload_set_hot(struct workload *w, const struct scenario *sc, int64_t now_ns);

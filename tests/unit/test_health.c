@@ -384,7 +384,9 @@ static void test_on_timeout_db_or_error(void **state)
     }
     assert_true(t_db > 40000 && labs(t_db - t_er) < 1000); /* the same timeouts */
     assert_int_equal(e_db, 0);
-    assert_true(r_db >= t_db);                   /* every timed-out read went to the database */
+    /* every timed-out read went to the database (give or take those still in
+     * flight at the window's edges: a few milliseconds' worth) */
+    assert_true(r_db >= t_db - 100);
     assert_true(labs(e_er - t_er) < 100);        /* or failed */
     assert_true(r_er < r_db / 2);
     mem_run_free(&db);

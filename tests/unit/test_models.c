@@ -200,6 +200,63 @@ static void test_che_approximation(void **state)
     }
 }
 
+/* ---- the Zipf sampler ------------------------------------------------------------ */
+
+/* Frequencies of ranks drawn by the workload against the exact Zipf
+ * probabilities, for a keyspace inside the head table and one with a long
+ * tail: single ranks and rank ranges within 4 standard deviations. */
+static void test_zipf_sampler(void **state)
+{
+    (void)state;
+    const unsigned ns[] = {1000, 200000};
+    const double ss[] = {0.7, 0.99, 1.3};
+    for (size_t a = 0; a < ARRAY_LEN(ns); a++) {
+        for (size_t b = 0; b < ARRAY_LEN(ss); b++) {
+            char yaml[300];
+            snprintf(yaml, sizeof yaml,
+                     "name: z\nduration: 1s\nworkload: {keys: %u, popularity: zipf, zipf_s: %g}\n"
+                     "nodes: [{id: A}]\n", ns[a], ss[b]);
+            struct diag d;
+            diag_init(&d);
+            struct scenario *sc = scenario_load_string("z.yaml", yaml, strlen(yaml), NULL, 0, &d);
+            assert_non_null(sc);
+            char err[200];
+            struct sim *s = sim_create(sc, NULL, NULL, err, sizeof err);
+            assert_non_null(s);
+            unsigned n = ns[a];
+            double *p = malloc(n * sizeof(double)), z = 0;
+            for (unsigned k = n; k >= 1; k--)
+                z += p[k - 1] = pow(k, -ss[b]);
+            long *count = calloc(n, sizeof(long));
+            const long draws = 2000000;
+            for (long i = 0; i < draws; i++)
+                count[workload_sample_key(&s->wl)]++;
+            /* ranges: single top ranks, the head's edge, the tail */
+            unsigned lo[] = {0, 1, 2, 9, 100, 4000, 4096, 20000, 100000};
+            unsigned hi[] = {1, 2, 3, 10, 1000, 4096, 5000, 100000, 200000};
+            for (size_t r = 0; r < ARRAY_LEN(lo); r++) {
+                if (hi[r] > n)
+                    continue;
+                double want = 0;
+                long got = 0;
+                for (unsigned k = lo[r]; k < hi[r]; k++) {
+                    want += p[k] / z;
+                    got += count[k];
+                }
+                double sd = sqrt(draws * want * (1 - want));
+                if (fabs(got - draws * want) > 4 * sd + 1)
+                    fail_msg("n=%u s=%g ranks [%u, %u): %ld draws, expected %.0f +- %.0f", n,
+                             ss[b], lo[r], hi[r], got, draws * want, sd);
+            }
+            free(p);
+            free(count);
+            sim_destroy(s);
+            scenario_destroy(sc);
+            diag_deinit(&d);
+        }
+    }
+}
+
 /* ---- TTL -------------------------------------------------------------------------- */
 
 static void test_ttl_hit_ratio(void **state)
@@ -405,6 +462,7 @@ int main(void)
         cmocka_unit_test(test_scale_out_ring),
         cmocka_unit_test(test_scale_out_mod),
         cmocka_unit_test(test_che_approximation),
+        cmocka_unit_test(test_zipf_sampler),
         cmocka_unit_test(test_ttl_hit_ratio),
         cmocka_unit_test(test_database_mmc),
         cmocka_unit_test(test_hot_key_share),
