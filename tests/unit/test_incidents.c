@@ -381,7 +381,7 @@ static void check_hot_key(const char *vnodes, const char *owner, double want)
     /* what the file's table gives, 0.003 (3 sigma) */
     CHECK_NEAR(after, want, 0.003, "vnodes %s: the hot key's node's share", vnodes);
     /* reported 27.7% whatever the vnode count; the model gives 27.5-28.5%:
-     * the node's own share of the rest differs from 1/10 by up to 0.7 point */
+     * the node's own share of the rest differs from 1/10 by up to 0.75 point */
     CHECK_NEAR(after, 0.277, 0.01, "vnodes %s: about 27.7%%", vnodes);
 
     /* its node is near saturation (82-86% busy), the others are not */
