@@ -171,3 +171,22 @@ uint32_t continuum_lookup_capped(const struct continuum *c, uint64_t p, const ui
         i = next;
     }
 }
+
+uint32_t continuum_op_lookup(const struct placement *pl, uint64_t pos)
+{
+    return continuum_lookup(pl->impl, pos);
+}
+
+size_t continuum_op_successors(const struct placement *pl, uint64_t pos, uint32_t *out,
+                               size_t max)
+{
+    return continuum_successors(pl->impl, pos, out, max);
+}
+
+void continuum_op_destroy(struct placement *pl)
+{
+    if (pl->impl)
+        continuum_deinit(pl->impl);
+    free(pl->impl);
+    pl->impl = NULL;
+}

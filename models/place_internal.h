@@ -106,6 +106,13 @@ size_t continuum_successors(const struct continuum *c, uint64_t p, uint32_t *out
 uint32_t continuum_lookup_capped(const struct continuum *c, uint64_t p, const uint32_t *load,
                                  uint32_t cap);
 
+/* place_ops slots for every placement whose impl is a struct continuum
+ * (ring, bounded, ketama). */
+uint32_t continuum_op_lookup(const struct placement *pl, uint64_t pos);
+size_t continuum_op_successors(const struct placement *pl, uint64_t pos, uint32_t *out,
+                               size_t max);
+void continuum_op_destroy(struct placement *pl);
+
 /* The continuum of a ring, ketama or bounded placement; NULL for the others. */
 const struct continuum *place_continuum(const struct placement *pl);
 

@@ -100,29 +100,10 @@ out:
     return rc;
 }
 
-static uint32_t ketama_lookup(const struct placement *pl, uint64_t pos)
-{
-    return continuum_lookup(pl->impl, pos);
-}
-
-static size_t ketama_successors(const struct placement *pl, uint64_t pos, uint32_t *out,
-                                size_t max)
-{
-    return continuum_successors(pl->impl, pos, out, max);
-}
-
-static void ketama_destroy(struct placement *pl)
-{
-    if (pl->impl)
-        continuum_deinit(pl->impl);
-    free(pl->impl);
-    pl->impl = NULL;
-}
-
 const struct place_ops place_ketama_ops = {
     .name = "ketama",
     .build = ketama_build,           /* 160 points per member scaled by weight, MD5 */
-    .lookup = ketama_lookup,         /* lower bound on the 32-bit continuum */
-    .successors = ketama_successors, /* distinct owners clockwise */
-    .destroy = ketama_destroy,
+    .lookup = continuum_op_lookup,         /* lower bound on the 32-bit continuum */
+    .successors = continuum_op_successors, /* distinct owners clockwise */
+    .destroy = continuum_op_destroy,
 };

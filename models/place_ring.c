@@ -91,37 +91,18 @@ out:
     return rc;
 }
 
-static uint32_t ring_lookup(const struct placement *pl, uint64_t pos)
-{
-    return continuum_lookup(pl->impl, pos);
-}
-
-static size_t ring_successors(const struct placement *pl, uint64_t pos, uint32_t *out,
-                              size_t max)
-{
-    return continuum_successors(pl->impl, pos, out, max);
-}
-
-static void ring_destroy(struct placement *pl)
-{
-    if (pl->impl)
-        continuum_deinit(pl->impl);
-    free(pl->impl);
-    pl->impl = NULL;
-}
-
 const struct place_ops place_ring_ops = {
     .name = "ring",
     .build = ring_build,           /* vnodes × weight points per member */
-    .lookup = ring_lookup,         /* lower bound on the continuum, wrapping */
-    .successors = ring_successors, /* distinct owners clockwise from the key */
-    .destroy = ring_destroy,
+    .lookup = continuum_op_lookup,         /* lower bound on the continuum, wrapping */
+    .successors = continuum_op_successors, /* distinct owners clockwise from the key */
+    .destroy = continuum_op_destroy,
 };
 
 const struct place_ops place_bounded_ops = {
     .name = "bounded",
     .build = ring_build,           /* the ring's continuum */
-    .lookup = ring_lookup,         /* the uncapped owner; caps: placement_lookup_bounded */
-    .successors = ring_successors, /* the order a capped key walks */
-    .destroy = ring_destroy,
+    .lookup = continuum_op_lookup,         /* the uncapped owner; caps: placement_lookup_bounded */
+    .successors = continuum_op_successors, /* the order a capped key walks */
+    .destroy = continuum_op_destroy,
 };

@@ -145,15 +145,10 @@ int run_scenario(const struct scenario *sc, const char *out_path, const struct r
         results_finish_run(res, NULL, "failed", since(&prog.t0), err, err, sizeof err);
         goto out;
     }
-    struct sigaction sa, old_int, old_term;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_signal;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, &old_int);
-    sigaction(SIGTERM, &sa, &old_term);
+    struct stop_signals sig;
+    stop_signals_catch(&sig, on_signal);
     enum run_status st = sim_run(s);
-    sigaction(SIGINT, &old_int, NULL);
-    sigaction(SIGTERM, &old_term, NULL);
+    stop_signals_restore(&sig);
     double wall = since(&prog.t0);
     if (prog.on)
         fputc('\n', stderr);

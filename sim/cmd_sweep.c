@@ -239,12 +239,8 @@ int cmd_sweep(int argc, char **argv)
     fprintf(stderr, "ringsim sweep: %zu runs (%zu combinations x %u seeds%s), %u at a time, into %s\n",
             n_todo, n_groups, seeds, cli.shard_n ? ", this shard's share" : "", cli.jobs, cli.out);
 
-    struct sigaction sa, old_int, old_term;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_signal;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, &old_int);
-    sigaction(SIGTERM, &sa, &old_term);
+    struct stop_signals sig;
+    stop_signals_catch(&sig, on_signal);
 
     /* run: children write part files; up to cli.jobs at once */
     pid_t *pids = xcalloc(n_todo + 1, sizeof(pid_t));
@@ -298,8 +294,7 @@ int cmd_sweep(int argc, char **argv)
                         combos[todo[i]].label.buf, codes[i]);
         }
     }
-    sigaction(SIGINT, &old_int, NULL);
-    sigaction(SIGTERM, &old_term, NULL);
+    stop_signals_restore(&sig);
 
     /* merge the parts in combination order */
     char err[512];

@@ -133,3 +133,19 @@ void run_cli_deinit(struct run_cli *c)
     c->vary = NULL;
     c->n_sets = c->n_vary = 0;
 }
+
+void stop_signals_catch(struct stop_signals *st, void (*handler)(int))
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = handler;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, &st->old_int);
+    sigaction(SIGTERM, &sa, &st->old_term);
+}
+
+void stop_signals_restore(const struct stop_signals *st)
+{
+    sigaction(SIGINT, &st->old_int, NULL);
+    sigaction(SIGTERM, &st->old_term, NULL);
+}

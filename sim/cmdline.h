@@ -5,6 +5,7 @@
 #ifndef RINGSIM_CMDLINE_H
 #define RINGSIM_CMDLINE_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -31,6 +32,14 @@ struct run_cli {
 int run_cli_parse(struct run_cli *c, int argc, char **argv, const char *usage, bool is_run,
                   struct diag *d);
 void run_cli_deinit(struct run_cli *c);
+
+/* Ctrl-C and SIGTERM call handler (which sets a flag the run polls) until
+ * restored. */
+struct stop_signals {
+    struct sigaction old_int, old_term;
+};
+void stop_signals_catch(struct stop_signals *st, void (*handler)(int));
+void stop_signals_restore(const struct stop_signals *st);
 
 /* Runs a loaded scenario into out_path (NULL: results/<name>.db). */
 int run_scenario(const struct scenario *sc, const char *out_path, const struct run_cli *cli,

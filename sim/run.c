@@ -284,13 +284,8 @@ static void publish_now(struct sim *s)
 
 static void node_leaves(struct sim *s, struct node *n)
 {
+    node_crash(s, n); /* everything it held or was doing is gone */
     n->state = NODE_REMOVED;
-    n->incarnation++;
-    s->inflight_total -= s->inflight[n->index];
-    s->inflight[n->index] = 0;
-    fifo_reset(&n->queue, s->now_ns);
-    store_clear(&n->store);
-    u64map_clear(&n->leases);
     s->cur_member[n->index] = 0;
     if (s->coord.ejected_at[n->index] >= 0) { /* centrally ejected: forget it */
         s->coord.ejected_at[n->index] = -1;
