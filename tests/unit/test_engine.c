@@ -61,6 +61,69 @@ static void test_eventq_push_while_handling(void **state)
     eventq_deinit(&q);
 }
 
+/* The queue against a plain sorted reference, with the run's pattern: pops
+ * interleaved with pushes at and after the current time, near and far, many
+ * ties. */
+static void test_eventq_against_reference(void **state)
+{
+    (void)state;
+    for (size_t w = 0; w < 3; w++) {
+        struct eventq q;
+        eventq_init(&q);
+        enum { MAXN = 20000 };
+        struct event *ref = malloc(MAXN * sizeof(*ref));
+        size_t nref = 0;
+        uint64_t x = 777 + w, seq = 0;
+        int64_t now = 0;
+        for (int step = 0; step < 200000; step++) {
+            x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+            unsigned r = (unsigned)(x >> 40);
+            if ((r % 3 != 0 || nref == 0) && nref < MAXN) {
+                int64_t d;
+                switch (r % 7) {
+                case 0: d = 0; break;                                /* now: a tie */
+                case 1: d = (int64_t)(x >> 20) % 50; break;          /* very near */
+                case 2: d = 100000000 + (int64_t)(x >> 20) % 1000; break; /* far */
+                case 3: d = 5000; break;                             /* repeated ties */
+                default: d = (int64_t)(x >> 20) % 3000000; break;
+                }
+                assert_int_equal(eventq_push(&q, now + d, 1 + r % 9, (uint32_t)seq, 0), 0);
+                struct event e = {now + d, (seq << 8) | (1 + r % 9), (uint32_t)seq, 0};
+                seq++;
+                size_t i = nref++; /* sorted insert into the reference */
+                while (i > 0 && (ref[i - 1].t_ns > e.t_ns ||
+                                 (ref[i - 1].t_ns == e.t_ns && ref[i - 1].seq_kind > e.seq_kind))) {
+                    ref[i] = ref[i - 1];
+                    i--;
+                }
+                ref[i] = e;
+            } else {
+                const struct event *p = eventq_peek(&q);
+                assert_non_null(p);
+                assert_int_equal(p->a, ref[0].a);
+                struct event e;
+                assert_true(eventq_pop(&q, &e));
+                assert_int_equal(e.a, ref[0].a);
+                assert_int_equal(e.t_ns, ref[0].t_ns);
+                assert_int_equal(event_kind(&e), event_kind(&ref[0]));
+                now = e.t_ns;
+                memmove(ref, ref + 1, (--nref) * sizeof(*ref));
+            }
+            assert_int_equal(q.n, nref);
+        }
+        struct event e;
+        while (nref) {
+            assert_true(eventq_pop(&q, &e));
+            assert_int_equal(e.a, ref[0].a);
+            memmove(ref, ref + 1, (--nref) * sizeof(*ref));
+        }
+        assert_false(eventq_pop(&q, &e));
+        assert_null(eventq_peek(&q));
+        free(ref);
+        eventq_deinit(&q);
+    }
+}
+
 static void test_fifo_single_server(void **state)
 {
     (void)state;
@@ -211,6 +274,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_eventq_order),
         cmocka_unit_test(test_eventq_push_while_handling),
+        cmocka_unit_test(test_eventq_against_reference),
         cmocka_unit_test(test_fifo_single_server),
         cmocka_unit_test(test_fifo_multi_server),
         cmocka_unit_test(test_fifo_mmc_closed_form),
