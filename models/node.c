@@ -13,8 +13,12 @@
  * Prewarm: nodes present at time 0 with `prewarm` start holding what an LRU
  * holds in steady state, approximated by the most popular keys they own
  * (hot keys first, then by popularity rank) up to capacity, most popular
- * at the MRU end; with a TTL each item's remaining life is uniform in
- * (0, ttl], the residual life of a renewal process in steady state.
+ * at the MRU end. With a TTL T and fill on miss, a key read λ times a
+ * second is cached a share λT/(1+λT) of the time (each miss starts T of
+ * presence, then 1/λ of absence on average): each key is put in with that
+ * probability, with a remaining life uniform in (0, T] — the steady state
+ * of that renewal process. (Writes, which also empty a key, are not
+ * counted: with writes the first TTL of a run holds slightly more.)
  */
 #include <math.h>
 #include <stdlib.h>
@@ -127,7 +131,11 @@ static int prewarm_key(struct sim *s, const struct placement *pl, uint32_t key, 
     struct node *n = &s->nodes[owner];
     int64_t ttl = s->sc->workload.ttl_ns, expire = 0;
     if (ttl) {
-        /* remaining life uniform in (0, ttl] */
+        double reads_per_s = s->sc->workload.qps * (1 - s->sc->workload.write_ratio) *
+                             workload_key_prob(&s->wl, key);
+        double lt = reads_per_s * (double)ttl / 1e9;
+        if (rng_uniform(&s->prewarm_rng) >= lt / (1 + lt))
+            return 0; /* absent in this key's steady state */
         expire = 1 + (int64_t)floor(rng_uniform(&s->prewarm_rng) * (double)ttl);
     }
     if (!store_append_cold(&n->store, key, s->wl.ks.rec[key].version,

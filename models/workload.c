@@ -249,6 +249,7 @@ static void zipf_setup(struct workload *w, uint32_t n)
         w->z_cdf[k - 1] = acc += pow((double)k, -s);
     double head = acc, tail = zipf_mass(s, (uint64_t)m + 1, n);
     w->z_phead = head / (head + tail);
+    w->z_mass = head + tail;
     for (uint32_t k = 0; k < m; k++)
         w->z_cdf[k] /= head;
     w->z_cdf[m - 1] = 1.0;
@@ -288,14 +289,20 @@ static uint32_t zipf_rank(struct workload *w, uint32_t n)
 
 double workload_rank_prob(const struct workload *w, uint32_t rank)
 {
-    uint32_t n = w->ks.n_keys;
+    if (rank >= w->ks.n_keys)
+        return 0;
     if (w->kind == POP_UNIFORM)
-        return 1.0 / n;
-    /* normaliser: sum of k^-s, computed once per call (tests only) */
-    double z = 0;
-    for (uint32_t k = n; k >= 1; k--)
-        z += pow(k, -w->zipf_s);
-    return pow(rank + 1.0, -w->zipf_s) / z;
+        return 1.0 / w->ks.n_keys;
+    return pow(rank + 1.0, -w->zipf_s) / w->z_mass;
+}
+
+double workload_key_prob(const struct workload *w, uint32_t key)
+{
+    double p = (1 - w->hot_total) * workload_rank_prob(w, key);
+    for (size_t j = 0; j < w->n_hot; j++)
+        if (w->hot[j].key == key)
+            p += w->hot[j].share;
+    return p;
 }
 
 /* ---- the stream ------------------------------------------------------------ */

@@ -92,6 +92,7 @@ struct workload {
     double z_phead;          /* their total probability */
     double z_hm;             /* H(z_head + 0.5): the tail's end in H space */
     double *z_cdf;           /* cumulative probability within the head */
+    double z_mass;           /* sum of k^-s over all ranks: the normaliser */
     uint32_t *z_guide;       /* guide table: first rank whose cdf reaches g / z_head */
     double qps;
     double write_ratio;
@@ -345,6 +346,8 @@ static inline uint32_t keyspace_item_bytes(const struct keyspace *ks, uint32_t i
 }
 /* Probability that one request (ignoring hot keys) picks popularity rank r. */
 double workload_rank_prob(const struct workload *w, uint32_t rank);
+/* Probability that one request picks key id (hot keys included). */
+double workload_key_prob(const struct workload *w, uint32_t key);
 
 /* node.c */
 int node_init(struct sim *s, struct node *n, uint32_t index, const char *id,
