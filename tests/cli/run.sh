@@ -128,4 +128,9 @@ expect_match "sweep" "$T/out" "--help lists the commands"
 expect_exit 0 "ringsim --version" "$RINGSIM" --version
 expect_exit 2 "unknown command" "$RINGSIM" frob
 
+# every scenario of the library loads
+for f in "$RINGSIM_TOP"/scenarios/*.yaml "$RINGSIM_TOP"/scenarios/incidents/*.yaml; do
+    expect_exit 0 "scenario $(basename "$f") loads" "$RINGSIM" check "$f"
+done
+
 finish

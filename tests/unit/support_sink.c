@@ -122,3 +122,22 @@ size_t mem_count_events(const struct mem_run *m, const char *kind)
         c += !strcmp(m->events[i].kind, kind);
     return c;
 }
+
+char *read_file(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        fail_msg("cannot read %s", path);
+    char *buf = calloc(1, 1 << 20);
+    size_t n = fread(buf, 1, (1 << 20) - 1, f);
+    buf[n] = '\0';
+    fclose(f);
+    return buf;
+}
+
+void mem_run_file(struct mem_run *m, const char *path, const char *const *sets)
+{
+    char *yaml = read_file(path);
+    mem_run_yaml(m, yaml, sets);
+    free(yaml);
+}

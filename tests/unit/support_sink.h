@@ -3,7 +3,9 @@
 #ifndef RINGSIM_SUPPORT_SINK_H
 #define RINGSIM_SUPPORT_SINK_H
 
+#include <math.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "sim/metrics.h"
 #include "sim/sim.h"
@@ -30,6 +32,22 @@ struct mem_run {
     size_t n_names;
     char error[256];
 };
+
+/* Fails the test unless |got - want| <= tol; the rest is a printf message. */
+#define CHECK_NEAR(got, want, tol, ...)                                                     \
+    do {                                                                                    \
+        double g_ = (got), w_ = (want);                                                     \
+        if (!(fabs(g_ - w_) <= (tol))) {                                                    \
+            char m_[256];                                                                   \
+            snprintf(m_, sizeof m_, __VA_ARGS__);                                           \
+            fail_msg("%s: got %.5f, expected %.5f ± %.4f", m_, g_, w_, (double)(tol));      \
+        }                                                                                   \
+    } while (0)
+
+/* A whole file (up to 1 MiB) as a string; fails the test if unreadable. Caller frees. */
+char *read_file(const char *path);
+/* mem_run_yaml on a file's text. */
+void mem_run_file(struct mem_run *m, const char *path, const char *const *sets);
 
 /* Loads yaml (with optional overrides "path=value", NULL-terminated), runs it
  * into memory. Fails the current test on any load error. */

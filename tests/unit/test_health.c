@@ -15,17 +15,6 @@
 
 #include "support_sink.h"
 
-static char *read_file(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        fail_msg("cannot read %s", path);
-    char *buf = calloc(1, 1 << 20);
-    size_t n = fread(buf, 1, (1 << 20) - 1, f);
-    buf[n] = '\0';
-    fclose(f);
-    return buf;
-}
 
 static long long node_requests_between(const struct mem_run *m, const char *node, double from,
                                        double to)

@@ -21,15 +21,6 @@
 
 #include "support_sink.h"
 
-#define CHECK_NEAR(got, want, tol, ...)                                                     \
-    do {                                                                                    \
-        double g_ = (got), w_ = (want);                                                     \
-        if (!(fabs(g_ - w_) <= (tol))) {                                                    \
-            char m_[256];                                                                   \
-            snprintf(m_, sizeof m_, __VA_ARGS__);                                           \
-            fail_msg("%s: got %.5f, expected %.5f ± %.4f", m_, g_, w_, (double)(tol));      \
-        }                                                                                   \
-    } while (0)
 
 #define CHECK_RANGE(got, lo, hi, ...)                                                       \
     do {                                                                                    \
@@ -44,24 +35,7 @@
 
 /* ---- helpers ------------------------------------------------------------------------ */
 
-static char *read_file(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        fail_msg("cannot read %s", path);
-    char *buf = calloc(1, 1 << 20);
-    size_t n = fread(buf, 1, (1 << 20) - 1, f);
-    buf[n] = '\0';
-    fclose(f);
-    return buf;
-}
 
-static void run_file(struct mem_run *m, const char *path, const char *const *sets)
-{
-    char *yaml = read_file(path);
-    mem_run_yaml(m, yaml, sets);
-    free(yaml);
-}
 
 static const struct tick_row *tick_at(const struct mem_run *m, double t_s)
 {
@@ -174,7 +148,7 @@ static void check_scale_out(const char *algo, long long moved, double min_util,
     /* 90 s: recovery is over by 75 s */
     const char *sets[] = {set, "duration=90s", NULL};
     struct mem_run m;
-    run_file(&m, "scenarios/incidents/scale_out_mod_vs_ring.yaml", sets);
+    mem_run_file(&m, "scenarios/incidents/scale_out_mod_vs_ring.yaml", sets);
     const double r = 0.1, t0 = 30, qps = 10000;
 
     /* SPEC.md's known answers: exact */
@@ -231,7 +205,7 @@ static void test_mod_8_to_10(void **state)
     (void)state;
     const char *sets[] = {"duration=90s", NULL}; /* recovery is over by 74 s */
     struct mem_run m;
-    run_file(&m, "scenarios/incidents/mod_8_to_10.yaml", sets);
+    mem_run_file(&m, "scenarios/incidents/mod_8_to_10.yaml", sets);
 
     /* both joins publish one epoch: the keys move once, 8 -> 10 */
     assert_int_equal(mem_count_events(&m, "epoch"), 1);
@@ -274,7 +248,7 @@ static void test_mod_8_to_10_ids_out_of_order(void **state)
                           "nodes.6.id=n7", "nodes.7.id=n8", "events.0.add_node.id=n9",
                           "events.1.add_node.id=n10", "duration=40s", NULL};
     struct mem_run m;
-    run_file(&m, "scenarios/incidents/mod_8_to_10.yaml", sets);
+    mem_run_file(&m, "scenarios/incidents/mod_8_to_10.yaml", sets);
     assert_int_equal(m.summary.keys_moved, 97489); /* exact; 79,986 with n01..n10 */
     /* model: 7.3%; 0.02 as above */
     CHECK_NEAR(m.summary.min_hit_rate, 0.073, 0.02, "hit rate 30-31 s");
@@ -289,7 +263,7 @@ static void test_ring_4_to_8_at_peak(void **state)
     /* 110 s: the join at 60 s and the TTL echo at 78-84 s */
     const char *sets[] = {"duration=110s", NULL};
     struct mem_run m;
-    run_file(&m, "scenarios/incidents/ring_4_to_8_at_peak.yaml", sets);
+    mem_run_file(&m, "scenarios/incidents/ring_4_to_8_at_peak.yaml", sets);
 
     assert_int_equal(mem_count_events(&m, "epoch"), 1);
     assert_int_equal(m.summary.keys_moved, 26586); /* exact: 53% of 50,000 */
@@ -324,7 +298,7 @@ static void test_ring_4_to_8_one_at_a_time(void **state)
     (void)state;
     const char *sets[] = {"duration=165s", NULL}; /* the last join is at 150 s */
     struct mem_run m;
-    run_file(&m, "scenarios/incidents/ring_4_to_8_one_at_a_time.yaml", sets);
+    mem_run_file(&m, "scenarios/incidents/ring_4_to_8_one_at_a_time.yaml", sets);
 
     /* one epoch per join; keys moved by each, exact */
     const long long moved[4] = {10584, 8993, 8187, 7570};
@@ -369,7 +343,7 @@ static void check_hot_key(const char *vnodes, const char *owner, double want)
     /* 30 s: 20 s before the key is hot, 10 s (500,000 requests) after */
     const char *sets[] = {set, "duration=30s", NULL};
     struct mem_run m;
-    run_file(&m, "scenarios/incidents/hot_key_10_nodes.yaml", sets);
+    mem_run_file(&m, "scenarios/incidents/hot_key_10_nodes.yaml", sets);
     const char *hot = busiest_node(&m, 20, 30);
     if (strcmp(hot, owner))
         fail_msg("vnodes %s: the hot key's node is %s, expected %s", vnodes, hot, owner);
@@ -410,7 +384,7 @@ static void test_hot_key_moves_in_scale_out(void **state)
     /* 40 s: 20 s before the join, 20 s (200,000 requests) after */
     const char *moves[] = {"duration=40s", NULL};
     struct mem_run m;
-    run_file(&m, "scenarios/incidents/hot_key_moves_in_scale_out.yaml", moves);
+    mem_run_file(&m, "scenarios/incidents/hot_key_moves_in_scale_out.yaml", moves);
     assert_int_equal(m.summary.keys_moved, 24729);
     /* before: C owns the hot key, 0.2 + 0.8 x 32,820/100,000; 0.005 = 4 sigma */
     CHECK_NEAR(node_share(&m, "C", 0, 20), 0.2 + 0.8 * 0.3282, 0.005, "C before the join");
@@ -423,7 +397,7 @@ static void test_hot_key_moves_in_scale_out(void **state)
 
     /* a hot key that stays on A: D takes 0.8 x 0.247 = 19.8%, A keeps 40% */
     const char *stays[] = {"duration=40s", "workload.hot_keys.0.key=key-000042", NULL};
-    run_file(&m, "scenarios/incidents/hot_key_moves_in_scale_out.yaml", stays);
+    mem_run_file(&m, "scenarios/incidents/hot_key_moves_in_scale_out.yaml", stays);
     CHECK_NEAR(node_share(&m, "D", 20, 40), 0.8 * d_keys, 0.005, "D, hot key on A");
     CHECK_NEAR(node_share(&m, "A", 20, 40), 0.2 + 0.8 * 0.25451, 0.005, "A, hot key on A");
     mem_run_free(&m);

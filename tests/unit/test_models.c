@@ -21,15 +21,6 @@
 
 #include "support_sink.h"
 
-#define CHECK_NEAR(got, want, tol, ...)                                                     \
-    do {                                                                                    \
-        double g_ = (got), w_ = (want);                                                     \
-        if (!(fabs(g_ - w_) <= (tol))) {                                                    \
-            char m_[256];                                                                   \
-            snprintf(m_, sizeof m_, __VA_ARGS__);                                           \
-            fail_msg("%s: got %.5f, expected %.5f ± %.4f", m_, g_, w_, (double)(tol));      \
-        }                                                                                   \
-    } while (0)
 
 /* ---- determinism ------------------------------------------------------------ */
 
