@@ -136,6 +136,8 @@ static struct epoch *new_epoch(struct sim *s, const uint8_t *member, const uint8
     e->ejected = xmalloc(s->n_nodes + 1);
     memcpy(e->member, member, s->n_nodes);
     memcpy(e->ejected, ejected, s->n_nodes);
+    for (uint32_t i = 0; i < s->n_nodes; i++)
+        e->n_ejected += ejected[i] != 0;
     return e;
 }
 

@@ -433,71 +433,128 @@ static double ms(double ns)
     return ns / 1e6;
 }
 
-static uint32_t ejected_by(const struct sim *s, uint32_t node)
+/* The routing views client instances hold at a tick's end: instances
+ * grouped by (epoch, the nodes they route around — their own ejections and
+ * the epoch's central ones). O(instances log instances); the label is built
+ * only for instances that route around something. */
+struct inst_sig {
+    uint32_t epoch, index;
+    const char *label;
+};
+
+struct view_group {
+    uint32_t first, count; /* first instance holding it, how many do */
+};
+
+struct tick_views {
+    struct strbuf *labels;
+    struct inst_sig *sig;
+    struct view_group *group;
+    uint32_t n_groups;
+};
+
+static int cmp_sig(const void *a, const void *b)
 {
-    uint32_t c = 0;
-    for (uint32_t j = 0; j < s->n_inst; j++) {
-        const struct instance *in = &s->inst[j];
-        const struct epoch *e = &s->epochs[in->epoch - 1];
-        c += in->ejected[node] || e->ejected[node];
-    }
-    return c;
+    const struct inst_sig *x = a, *y = b;
+    if (x->epoch != y->epoch)
+        return x->epoch < y->epoch ? -1 : 1;
+    int c = strcmp(x->label, y->label);
+    if (c)
+        return c;
+    return x->index < y->index ? -1 : x->index > y->index;
 }
 
-/* The routing view of an instance as text: its epoch and the nodes it
- * routes around (its own ejections and the epoch's central ones). */
-static void view_label(const struct sim *s, const struct instance *in, struct strbuf *ejected)
+static int cmp_group(const void *a, const void *b)
 {
-    const struct epoch *e = &s->epochs[in->epoch - 1];
-    sb_reset(ejected);
-    for (uint32_t i = 0; i < s->n_nodes; i++)
-        if (in->ejected[i] || e->ejected[i])
-            sb_printf(ejected, "%s%s", ejected->len ? "," : "", s->nodes[i].id);
+    const struct view_group *x = a, *y = b;
+    return x->first < y->first ? -1 : x->first > y->first;
+}
+
+static void views_build(const struct sim *s, struct tick_views *tv)
+{
+    uint32_t n = s->n_inst;
+    tv->labels = xcalloc(n, sizeof(*tv->labels));
+    tv->sig = xcalloc(n, sizeof(*tv->sig));
+    tv->group = xcalloc(n, sizeof(*tv->group));
+    for (uint32_t j = 0; j < n; j++) {
+        const struct instance *in = &s->inst[j];
+        const struct epoch *e = &s->epochs[in->epoch - 1];
+        struct strbuf *l = &tv->labels[j];
+        sb_init(l);
+        if (in->n_ejected || e->n_ejected)
+            for (uint32_t i = 0; i < s->n_nodes; i++)
+                if (in->ejected[i] || e->ejected[i])
+                    sb_printf(l, "%s%s", l->len ? "," : "", s->nodes[i].id);
+        tv->sig[j] = (struct inst_sig){in->epoch, j, l->buf};
+    }
+    qsort(tv->sig, n, sizeof(*tv->sig), cmp_sig);
+    tv->n_groups = 0;
+    for (uint32_t j = 0; j < n; j++) {
+        if (j && tv->sig[j].epoch == tv->sig[j - 1].epoch
+            && !strcmp(tv->sig[j].label, tv->sig[j - 1].label)) {
+            tv->group[tv->n_groups - 1].count++;
+            continue;
+        }
+        tv->group[tv->n_groups++] = (struct view_group){tv->sig[j].index, 1};
+    }
+    qsort(tv->group, tv->n_groups, sizeof(*tv->group), cmp_group);
+}
+
+static void views_free(const struct sim *s, struct tick_views *tv)
+{
+    for (uint32_t j = 0; j < s->n_inst; j++)
+        sb_deinit(&tv->labels[j]);
+    free(tv->labels);
+    free(tv->sig);
+    free(tv->group);
 }
 
 /* One views row per distinct view, in order of the first instance holding it. */
-static void record_views(struct sim *s, double t_s)
+static void record_views(struct sim *s, const struct tick_views *tv, double t_s)
 {
     if (!s->sink.view_tick)
         return;
-    struct strbuf *labels = xcalloc(s->n_inst, sizeof(*labels));
-    uint32_t *count = xcalloc(s->n_inst, sizeof(*count));
-    uint32_t *first = xcalloc(s->n_inst, sizeof(*first));
-    uint32_t n = 0;
-    for (uint32_t j = 0; j < s->n_inst; j++) {
-        sb_init(&labels[j]);
-        view_label(s, &s->inst[j], &labels[j]);
-        uint32_t k;
-        for (k = 0; k < n; k++) {
-            const struct instance *o = &s->inst[first[k]];
-            if (o->epoch == s->inst[j].epoch && !strcmp(labels[first[k]].buf, labels[j].buf))
-                break;
-        }
-        if (k == n)
-            first[n++] = j;
-        count[k]++;
-    }
-    for (uint32_t k = 0; k < n; k++) {
-        const struct instance *in = &s->inst[first[k]];
-        struct view_tick_row r;
-        char name[64];
-        snprintf(name, sizeof name, "epoch %u", in->epoch);
-        char *view = labels[first[k]].len ? xasprintf("%s without %s", name, labels[first[k]].buf)
-                                          : xstrdup(name);
-        r.t_s = t_s;
-        r.view = view;
-        r.epoch = in->epoch;
-        r.ejected = labels[first[k]].buf;
-        r.instances = count[k];
+    for (uint32_t k = 0; k < tv->n_groups; k++) {
+        const struct instance *in = &s->inst[tv->group[k].first];
+        const struct strbuf *label = &tv->labels[tv->group[k].first];
+        char *view = label->len ? xasprintf("epoch %u without %s", in->epoch, label->buf)
+                                : xasprintf("epoch %u", in->epoch);
+        struct view_tick_row r = {t_s, view, in->epoch, label->buf, tv->group[k].count};
         if (s->sink.view_tick(s->sink.ctx, &r))
             sim_fail(s, "cannot record a view");
         free(view);
     }
-    for (uint32_t j = 0; j < s->n_inst; j++)
-        sb_deinit(&labels[j]);
-    free(labels);
+}
+
+/* Per node, the client instances that route around it: in client mode the
+ * instances that ejected it; in central mode those whose epoch has it
+ * ejected (counted per distinct epoch held: a handful). */
+static void ejected_by(const struct sim *s, uint32_t *by)
+{
+    memset(by, 0, s->n_nodes * sizeof(*by));
+    if (s->sc->health.mode == HEALTH_CLIENT) {
+        for (uint32_t i = 0; i < s->n_nodes; i++)
+            by[i] = s->nodes[i].ejectors;
+        return;
+    }
+    uint32_t *epoch = xcalloc(s->n_inst, sizeof(*epoch)), *count = xcalloc(s->n_inst, sizeof(*count));
+    uint32_t n = 0;
+    for (uint32_t j = 0; j < s->n_inst; j++) {
+        uint32_t k = 0;
+        while (k < n && epoch[k] != s->inst[j].epoch)
+            k++;
+        if (k == n)
+            epoch[n++] = s->inst[j].epoch;
+        count[k]++;
+    }
+    for (uint32_t k = 0; k < n; k++) {
+        const struct epoch *e = &s->epochs[epoch[k] - 1];
+        if (e->n_ejected)
+            for (uint32_t i = 0; i < s->n_nodes; i++)
+                by[i] += e->ejected[i] ? count[k] : 0;
+    }
+    free(epoch);
     free(count);
-    free(first);
 }
 
 static void close_tick(struct sim *s)
@@ -534,25 +591,24 @@ static void close_tick(struct sim *s)
     row.stale_overwrites = s->tk.stale_overwrites;
     row.clobbers = s->tk.clobbers;
 
-    uint32_t emin = UINT32_MAX, emax = 0, views = 0;
+    uint32_t emin = UINT32_MAX, emax = 0;
     for (uint32_t j = 0; j < s->n_inst; j++) {
-        const struct instance *in = &s->inst[j];
-        emin = MIN(emin, in->epoch);
-        emax = MAX(emax, in->epoch);
-        bool seen = false;
-        for (uint32_t k = 0; k < j && !seen; k++)
-            seen = s->inst[k].view == in->view;
-        views += !seen;
+        emin = MIN(emin, s->inst[j].epoch);
+        emax = MAX(emax, s->inst[j].epoch);
     }
     row.epoch_min = emin;
     row.epoch_max = emax;
-    row.views = views;
+    struct tick_views tv;
+    views_build(s, &tv);
+    row.views = tv.n_groups;
+    uint32_t *by_inst = xcalloc(s->n_nodes + 1, sizeof(*by_inst));
+    ejected_by(s, by_inst);
 
     int64_t ejected = 0;
     for (uint32_t i = 0; i < s->n_nodes; i++) {
         struct node *n = &s->nodes[i];
         int64_t busy = busy_take(&n->busy, s->tick_index);
-        uint32_t by = ejected_by(s, i);
+        uint32_t by = by_inst[i];
         ejected += by > 0 || s->cur_ejected[i];
         if (n->ever_present && s->sink.node_tick) {
             struct node_tick_row nr;
@@ -586,7 +642,9 @@ static void close_tick(struct sim *s)
         n->tk.expirations0 = n->store.expirations;
     }
     row.ejected = ejected;
-    record_views(s, row.t_s);
+    record_views(s, &tv, row.t_s);
+    views_free(s, &tv);
+    free(by_inst);
     if (s->sink.tick && s->sink.tick(s->sink.ctx, &row))
         sim_fail(s, "cannot record a tick");
     if (s->sink.checkpoint && s->sink.checkpoint(s->sink.ctx))

@@ -162,6 +162,7 @@ struct epoch {
     uint32_t id;
     uint8_t *member;         /* per node: in the ring */
     uint8_t *ejected;        /* per node: ejected centrally */
+    uint32_t n_ejected;      /* how many are */
     struct view *base;       /* members minus central ejections (rehash) */
 };
 
