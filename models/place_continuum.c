@@ -190,3 +190,53 @@ void continuum_op_destroy(struct placement *pl)
     free(pl->impl);
     pl->impl = NULL;
 }
+
+int continuum_attach(struct placement *pl, const uint32_t *count, continuum_points_fn gen,
+                     const char *what, char *err, size_t errlen)
+{
+    size_t n = pl->n_members;
+    uint64_t total = 0;
+    for (size_t m = 0; m < n; m++)
+        total += count[m];
+    if (total > PLACE_MAX_POINTS) {
+        place_err(err, errlen, "%llu %s points is more than the limit %u",
+                  (unsigned long long)total, what, PLACE_MAX_POINTS);
+        return -1;
+    }
+    struct cpoint *pts = malloc((total ? total : 1) * sizeof *pts);
+    uint64_t *pos = malloc((total ? total : 1) * sizeof *pos);
+    struct continuum *c = xcalloc(1, sizeof *c);
+    uint32_t *by_id = place_members_by_id(pl);
+    uint32_t *rank = xmalloc((n ? n : 1) * sizeof *rank);
+    struct strbuf sb;
+    int rc = -1;
+    sb_init(&sb);
+    if (!pts || !pos) {
+        place_err(err, errlen, "out of memory for %llu %s points", (unsigned long long)total,
+                  what);
+        goto out;
+    }
+    for (size_t r = 0; r < n; r++)
+        rank[by_id[r]] = (uint32_t)r;
+    size_t k = 0;
+    for (size_t m = 0; m < n; m++) {
+        gen(pl, m, count[m], pos + k, &sb);
+        for (uint32_t i = 0; i < count[m]; i++)
+            pts[k + i] = (struct cpoint){pos[k + i], rank[m], (uint32_t)m, i};
+        k += count[m];
+    }
+    if (continuum_build(c, pts, total, pl, err, errlen) != 0)
+        goto out;
+    pl->impl = c;
+    pl->n_points = c->n;
+    c = NULL;
+    rc = 0;
+out:
+    sb_deinit(&sb);
+    free(rank);
+    free(by_id);
+    free(pts);
+    free(pos);
+    free(c);
+    return rc;
+}

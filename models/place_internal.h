@@ -106,6 +106,18 @@ size_t continuum_successors(const struct continuum *c, uint64_t p, uint32_t *out
 uint32_t continuum_lookup_capped(const struct continuum *c, uint64_t p, const uint32_t *load,
                                  uint32_t cap);
 
+/* Writes the count positions of member m's points (point i at pos[i]);
+ * scratch is a string buffer to format point names in. */
+typedef void (*continuum_points_fn)(const struct placement *pl, size_t m, uint32_t count,
+                                    uint64_t *pos, struct strbuf *scratch);
+
+/* Builds pl's continuum: count[m] points for member m (at most
+ * PLACE_MAX_POINTS in all), positions from gen; sets pl->impl and
+ * pl->n_points. what names the points in messages ("ring", "ketama").
+ * Returns 0, or -1 with a message. */
+int continuum_attach(struct placement *pl, const uint32_t *count, continuum_points_fn gen,
+                     const char *what, char *err, size_t errlen);
+
 /* place_ops slots for every placement whose impl is a struct continuum
  * (ring, bounded, ketama). */
 uint32_t continuum_op_lookup(const struct placement *pl, uint64_t pos);

@@ -33,6 +33,24 @@ static uint32_t ketama_points(double weight, double total, size_t n)
     return (uint32_t)floorf(quarter) * 4;
 }
 
+/* Four points per MD5 digest of "<name>-<i>", bytes [4j .. 4j+3] little-endian. */
+static void ketama_points_of(const struct placement *pl, size_t m, uint32_t count,
+                             uint64_t *pos, struct strbuf *sb)
+{
+    const char *name = place_member_name(pl, m);
+    for (uint32_t i = 0; i < count / 4; i++) {
+        uint8_t d[16];
+        sb_reset(sb);
+        sb_printf(sb, "%s-%u", name, i);
+        md5_digest(sb->buf, sb->len, d);
+        for (uint32_t j = 0; j < 4; j++) {
+            const uint8_t *b = d + 4 * j;
+            pos[4 * i + j] = (uint64_t)b[0] | (uint64_t)b[1] << 8 | (uint64_t)b[2] << 16 |
+                             (uint64_t)b[3] << 24;
+        }
+    }
+}
+
 static int ketama_build(struct placement *pl, const struct placement *prev, char *err,
                         size_t errlen)
 {
@@ -42,61 +60,10 @@ static int ketama_build(struct placement *pl, const struct placement *prev, char
     for (size_t m = 0; m < n; m++)
         total_weight += pl->members[m].weight;
     uint32_t *count = xmalloc((n ? n : 1) * sizeof *count);
-    uint64_t total = 0;
-    for (size_t m = 0; m < n; m++) {
+    for (size_t m = 0; m < n; m++)
         count[m] = ketama_points(pl->members[m].weight, total_weight, n);
-        total += count[m];
-    }
-    if (total > PLACE_MAX_POINTS) {
-        place_err(err, errlen, "%llu ketama points is more than the limit %u",
-                  (unsigned long long)total, PLACE_MAX_POINTS);
-        free(count);
-        return -1;
-    }
-    struct cpoint *pts = malloc((total ? total : 1) * sizeof *pts);
-    struct continuum *c = xcalloc(1, sizeof *c);
-    uint32_t *by_id = place_members_by_id(pl);
-    uint32_t *rank = xmalloc((n ? n : 1) * sizeof *rank);
-    struct strbuf sb;
-    int rc = -1;
-    sb_init(&sb);
-    if (!pts) {
-        place_err(err, errlen, "out of memory for %llu ketama points",
-                  (unsigned long long)total);
-        goto out;
-    }
-    for (size_t r = 0; r < n; r++)
-        rank[by_id[r]] = (uint32_t)r;
-
-    size_t k = 0;
-    for (size_t m = 0; m < n; m++) {
-        const char *name = place_member_name(pl, m);
-        for (uint32_t i = 0; i < count[m] / 4; i++) {
-            uint8_t d[16];
-            sb_reset(&sb);
-            sb_printf(&sb, "%s-%u", name, i);
-            md5_digest(sb.buf, sb.len, d);
-            for (uint32_t j = 0; j < 4; j++) {
-                const uint8_t *b = d + 4 * j;
-                uint64_t v = (uint64_t)b[0] | (uint64_t)b[1] << 8 | (uint64_t)b[2] << 16 |
-                             (uint64_t)b[3] << 24;
-                pts[k++] = (struct cpoint){v, rank[m], (uint32_t)m, 4 * i + j};
-            }
-        }
-    }
-    if (continuum_build(c, pts, total, pl, err, errlen) != 0)
-        goto out;
-    pl->impl = c;
-    pl->n_points = c->n;
-    c = NULL;
-    rc = 0;
-out:
-    sb_deinit(&sb);
-    free(rank);
-    free(by_id);
-    free(pts);
+    int rc = continuum_attach(pl, count, ketama_points_of, "ketama", err, errlen);
     free(count);
-    free(c);
     return rc;
 }
 

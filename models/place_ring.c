@@ -24,12 +24,24 @@
 
 #include "models/place_internal.h"
 
+/* Point i of member m at hash(printf(point_format, name, i)). */
+static void ring_points(const struct placement *pl, size_t m, uint32_t count, uint64_t *pos,
+                        struct strbuf *sb)
+{
+    const char *name = place_member_name(pl, m);
+    for (uint32_t i = 0; i < count; i++) {
+        sb_reset(sb);
+        /* point_format was validated: one %s, then one %d */
+        sb_printf(sb, pl->params.point_format, name, (int)i);
+        pos[i] = hash_position(pl->params.hash, sb->buf, sb->len);
+    }
+}
+
 static int ring_build(struct placement *pl, const struct placement *prev, char *err,
                       size_t errlen)
 {
     (void)prev;
     size_t n = pl->n_members;
-    uint64_t total = 0;
     uint32_t *count = xmalloc((n ? n : 1) * sizeof *count);
     for (size_t m = 0; m < n; m++) {
         double want = (double)pl->params.vnodes * pl->members[m].weight;
@@ -41,53 +53,9 @@ static int ring_build(struct placement *pl, const struct placement *prev, char *
         }
         long long rounded = llround(want); /* half away from zero */
         count[m] = rounded < 1 ? 1 : (uint32_t)rounded;
-        total += count[m];
     }
-    if (total > PLACE_MAX_POINTS) {
-        place_err(err, errlen, "%llu ring points is more than the limit %u",
-                  (unsigned long long)total, PLACE_MAX_POINTS);
-        free(count);
-        return -1;
-    }
-
-    struct cpoint *pts = malloc((total ? total : 1) * sizeof *pts);
-    struct continuum *c = xcalloc(1, sizeof *c);
-    uint32_t *by_id = place_members_by_id(pl);
-    uint32_t *rank = xmalloc((n ? n : 1) * sizeof *rank);
-    struct strbuf sb;
-    int rc = -1;
-    sb_init(&sb);
-    if (!pts) {
-        place_err(err, errlen, "out of memory for %llu ring points", (unsigned long long)total);
-        goto out;
-    }
-    for (size_t r = 0; r < n; r++)
-        rank[by_id[r]] = (uint32_t)r;
-
-    size_t k = 0;
-    for (size_t m = 0; m < n; m++) {
-        const char *name = place_member_name(pl, m);
-        for (uint32_t i = 0; i < count[m]; i++) {
-            sb_reset(&sb);
-            /* point_format was validated: one %s, then one %d */
-            sb_printf(&sb, pl->params.point_format, name, (int)i);
-            pts[k++] = (struct cpoint){hash_position(pl->params.hash, sb.buf, sb.len),
-                                       rank[m], (uint32_t)m, i};
-        }
-    }
-    if (continuum_build(c, pts, total, pl, err, errlen) != 0)
-        goto out;
-    pl->impl = c;
-    pl->n_points = c->n;
-    c = NULL;
-    rc = 0;
-out:
-    sb_deinit(&sb);
-    free(rank);
-    free(by_id);
-    free(pts);
+    int rc = continuum_attach(pl, count, ring_points, "ring", err, errlen);
     free(count);
-    free(c);
     return rc;
 }
 
