@@ -84,6 +84,25 @@ static void show_progress(void *ctx, int64_t now_ns, int64_t duration_ns, int64_
     fflush(stderr);
 }
 
+/* Creates the folders leading to path (mkdir -p of its parent). */
+static int make_parents(const char *path)
+{
+    char *dir = xstrdup(path);
+    int rc = 0;
+    for (char *p = dir + 1; *p && !rc; p++) {
+        if (*p != '/')
+            continue;
+        *p = '\0';
+        if (mkdir(dir, 0777) && errno != EEXIST) {
+            fprintf(stderr, "ringsim run: cannot create %s/: %s\n", dir, strerror(errno));
+            rc = -1;
+        }
+        *p = '/';
+    }
+    free(dir);
+    return rc;
+}
+
 /* results/<name>.db with the name made safe for a file name. */
 static char *default_output(const char *name)
 {
@@ -121,6 +140,10 @@ int run_scenario(const struct scenario *sc, const char *out_path, const struct r
     char *path = out_path ? xstrdup(out_path) : default_output(sc->name);
     if (!path)
         return EXIT_RUN_FAILED;
+    if (make_parents(path)) {
+        free(path);
+        return EXIT_RUN_FAILED;
+    }
     struct results *res = results_open(path, err, sizeof err);
     if (!res) {
         fprintf(stderr, "ringsim run: %s\n", err);

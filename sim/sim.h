@@ -44,7 +44,7 @@ enum {
     EVK_SCENARIO_END,   /* a: scenario event index — its `for` has run out */
     EVK_READMIT,        /* a: instance, b: node — client-mode retry_after has passed */
     EVK_PROBE_ROUND,    /* central mode: probe every node */
-    EVK_PROBE_RESULT,   /* a: node, b: 1 ok / 0 failed */
+    EVK_PROBE_RESULT,   /* a: node, b: ok bit | the node's incarnation << 1 */
     EVK_ADOPT,          /* a: instance, b: epoch */
     EVK_PUBLISH,        /* publish the membership changes made at this instant */
     EVK_COUNT
@@ -194,7 +194,7 @@ struct coordinator {
 };
 
 /* ---- requests in flight ------------------------------------------------------ */
-enum req_kind { RQ_READ, RQ_WRITE, RQ_FILL, RQ_INVALIDATE, RQ_WRITE_THROUGH, RQ_PROBE };
+enum req_kind { RQ_READ, RQ_WRITE, RQ_FILL, RQ_INVALIDATE, RQ_WRITE_THROUGH };
 enum {
     RQF_LATE = 1,       /* the reply will miss the timeout: the client times out first */
     RQF_GUTTER = 2,     /* went to a gutter node (fills take gutter_ttl) */
