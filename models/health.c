@@ -160,6 +160,7 @@ static void client_readmit(struct sim *s, uint32_t inst, uint32_t node)
     in->n_ejected--;
     in->fails[node] = 0;
     sim_event(s, "readmit", &s->nodes[node], "instance %u", inst);
+    s->tot.readmissions++;
     health_node_readmitted(s, &s->nodes[node]);
     client_refresh_view(s, in);
 }
@@ -208,6 +209,7 @@ static void probe_result(struct sim *s, uint32_t node, uint32_t b)
             c->n_ejected--;
             s->cur_ejected[node] = 0;
             sim_event(s, "readmit", n, "coordinator: probe passed after retry_after");
+            s->tot.readmissions++;
             health_node_readmitted(s, n);
             membership_publish(s, s->cur_member, s->cur_ejected, "readmit");
         }

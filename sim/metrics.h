@@ -81,6 +81,7 @@
     X(keys_moved,        I, "keys whose owner changed, summed over membership changes") \
     X(max_node_share,    R, "the busiest node's share of all GETs over the run") \
     X(instance_ejections, I, "ejections by single client instances (client mode) or the coordinator") \
+    X(readmissions,      I, "nodes put back after retry_after, by an instance or the coordinator") \
     X(timeouts,          I, "cache requests that timed out over the run") \
     X(errors,            I, "errors over the run") \
     X(db_reads,          I, "database reads over the run") \

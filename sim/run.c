@@ -798,6 +798,7 @@ void sim_summary(const struct sim *s, struct summary_row *o)
     o->cascade_removals = s->tot.cascade_removals;
     o->max_ejected = s->tot.max_ejected;
     o->instance_ejections = s->tot.instance_ejections;
+    o->readmissions = s->tot.readmissions;
     o->stale_reads = s->tot.stale_reads;
     o->stale_overwrites = s->tot.stale_overwrites;
     o->clobbers = s->tot.clobbers;

@@ -245,7 +245,7 @@ struct tick_point {
 struct run_totals {
     int64_t requests, timeouts, errors, db_reads, db_writes;
     int64_t stale_reads, stale_overwrites, clobbers;
-    int64_t ejections, cascade_removals, instance_ejections, max_ejected;
+    int64_t ejections, cascade_removals, instance_ejections, readmissions, max_ejected;
     int64_t keys_moved;
     int64_t stale_logged;
 };

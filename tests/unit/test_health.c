@@ -410,6 +410,7 @@ static void test_retry_after_and_restart(void **state)
     assert_true(e1 > 5 && e1 < 5.1);
     assert_true(fabs(r1 - e1 - 7.0) < 1e-6);
     assert_true(e2 > r1 && e2 < r1 + 0.1);
+    assert_true(m.summary.readmissions >= 2); /* once at r1, and again after the restart */
     /* after the restart and the next readmission, B serves again, from empty */
     assert_true(node_requests_between(&m, "B", 30, 40) > 10 * 2500);
     for (size_t i = 0; i < m.n_nodes; i++)
