@@ -289,6 +289,7 @@ static const char *check_key_format(const void *field, char *buf, size_t n);
 static const char *check_point_format(const void *field, char *buf, size_t n);
 static const char *check_prime(const void *field, char *buf, size_t n);
 static const char *check_name(const void *field, char *buf, size_t n);
+static const char *check_seed(const void *field, char *buf, size_t n);
 static void cache_post(struct loader *L, const struct ynode *map, void *obj);
 static void node_post(struct loader *L, const struct ynode *map, void *obj);
 static void add_node_post(struct loader *L, const struct ynode *map, void *obj);
@@ -598,7 +599,8 @@ static const struct key top_keys[] = {
      .range_doc = "non-empty, no `/`",
      .doc = "Names the results (`results/<name>.db`)."},
     {"description", KT_STRING, F(SC, description), .def = "", .doc = "Free text."},
-    {"seed", KT_UINT, F(SC, seed), .def = "1", AT_LEAST(0),
+    {"seed", KT_UINT, F(SC, seed), .def = "1", AT_LEAST(0), .check = check_seed,
+     .range_doc = "0 to 2^63 − 1",
      .doc = "Seed of every random stream; `--seed N` overrides it."},
     {"duration", KT_DURATION, F(SC, duration_ns), .def = "60s", ABOVE(0),
      .doc = "Simulated time."},
@@ -1000,6 +1002,15 @@ static const char *check_prime(const void *field, char *buf, size_t n)
 {
     (void)buf, (void)n;
     return is_prime(*(const uint32_t *)field) ? NULL : "a prime number such as 65537";
+}
+
+/* Seeds are stored as SQLite integers: signed 64 bits. */
+static const char *check_seed(const void *field, char *buf, size_t n)
+{
+    (void)buf, (void)n;
+    return *(const uint64_t *)field > (uint64_t)INT64_MAX
+               ? "an integer from 0 to 9223372036854775807"
+               : NULL;
 }
 
 static const char *check_name(const void *field, char *buf, size_t n)
