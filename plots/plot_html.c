@@ -54,6 +54,7 @@ static const struct {
     {"cascade_removals", "Cascade removals (healthy nodes ejected)", "", F_COUNT},
     {"max_ejected", "Most nodes ejected at once", "", F_COUNT},
     {"instance_ejections", "Ejections by single client instances", "", F_COUNT},
+    {"readmissions", "Readmissions (nodes put back after retry_after)", "", F_COUNT},
     {"stale_reads", "Stale reads", "", F_COUNT},
     {"stale_overwrites", "Stale overwrites", "", F_COUNT},
     {"clobbers", "Clobbers", "", F_COUNT},
