@@ -395,7 +395,6 @@ static void send_get_to(struct sim *s, uint32_t r, uint32_t nid)
     }
     n->tk.requests++;
     n->gets_total++;
-    s->gets_total++;
     if (rc < 0) {
         req_schedule(s, r, t_arrive + n->half_rtt_ns, EVK_REJECTED);
         return;

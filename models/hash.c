@@ -57,13 +57,11 @@ hash_fn hash_function(hash_kind h)
 
 int hash_from_name(const char *name, hash_kind *h)
 {
-    for (unsigned i = 0; name && i < HASH_COUNT; i++) {
-        if (strcmp(name, hash_name_table[i]) == 0) {
-            *h = (hash_kind)i;
-            return 0;
-        }
-    }
-    return -1;
+    int i = name_index(hash_name_table, HASH_COUNT, name);
+    if (i < 0)
+        return -1;
+    *h = (hash_kind)i;
+    return 0;
 }
 
 const char *hash_names(void)

@@ -46,13 +46,11 @@ const char *place_algo_name(place_algo a)
 
 int place_algo_from_name(const char *name, place_algo *a)
 {
-    for (unsigned i = 0; name && i < PLACE_COUNT; i++) {
-        if (strcmp(name, place_name_table[i]) == 0) {
-            *a = (place_algo)i;
-            return 0;
-        }
-    }
-    return -1;
+    int i = name_index(place_name_table, PLACE_COUNT, name);
+    if (i < 0)
+        return -1;
+    *a = (place_algo)i;
+    return 0;
 }
 
 const char *place_algo_names(void)

@@ -232,24 +232,9 @@ static void json_num(struct strbuf *sb, double x)
         sb_printf(sb, "%.6g", x);
 }
 
-static void json_counts(struct strbuf *sb, const struct ring_result *r, bool after)
-{
-    bool first = true;
-    sb_putc(sb, '{');
-    for (size_t i = 0; i < r->n_nodes; i++) {
-        const struct ring_node_stat *n = &r->nodes[i];
-        if (!(after ? n->in_after : n->in_before))
-            continue;
-        if (!first)
-            sb_putc(sb, ',');
-        first = false;
-        sb_json_str(sb, n->id);
-        sb_printf(sb, ":%llu", (unsigned long long)(after ? n->keys_after : n->keys_before));
-    }
-    sb_putc(sb, '}');
-}
-
-static void json_space(struct strbuf *sb, const struct ring_result *r, bool after)
+/* {"A": value, ...} over the nodes of the membership before or after:
+ * key counts, or (space) each node's exact share of the hash space. */
+static void json_node_map(struct strbuf *sb, const struct ring_result *r, bool after, bool space)
 {
     bool first = true;
     sb_putc(sb, '{');
@@ -262,7 +247,10 @@ static void json_space(struct strbuf *sb, const struct ring_result *r, bool afte
         first = false;
         sb_json_str(sb, n->id);
         sb_putc(sb, ':');
-        json_num(sb, after ? n->space_after : n->space_before);
+        if (space)
+            json_num(sb, after ? n->space_after : n->space_before);
+        else
+            sb_printf(sb, "%llu", (unsigned long long)(after ? n->keys_after : n->keys_before));
     }
     sb_putc(sb, '}');
 }
@@ -363,9 +351,9 @@ static void print_json(const struct ring_opts *o, const struct ring_result *r)
                                            : r->nodes[i].weight_before);
     }
     sb_puts(&sb, "},\"before\":");
-    json_counts(&sb, r, false);
+    json_node_map(&sb, r, false, false);
     sb_puts(&sb, ",\"after\":");
-    json_counts(&sb, r, true);
+    json_node_map(&sb, r, true, false);
     sb_printf(&sb,
               ",\"moved\":%llu,\"moved_between_old\":%llu,\"moved_to_new\":%llu,"
               "\"moved_from_removed\":%llu",
@@ -391,9 +379,9 @@ static void print_json(const struct ring_opts *o, const struct ring_result *r)
         json_num(&sb, ratios[i].after);
     }
     sb_puts(&sb, ",\"space_before\":");
-    json_space(&sb, r, false);
+    json_node_map(&sb, r, false, true);
     sb_puts(&sb, ",\"space_after\":");
-    json_space(&sb, r, true);
+    json_node_map(&sb, r, true, true);
     sb_puts(&sb, ",\"theory\":{\"before\":");
     json_theory(&sb, &r->before);
     sb_puts(&sb, ",\"after\":");

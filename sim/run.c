@@ -807,8 +807,10 @@ void sim_summary(const struct sim *s, struct summary_row *o)
     o->errors = s->tot.errors;
     o->db_reads = s->tot.db_reads;
     o->db_writes = s->tot.db_writes;
-    int64_t top = 0;
-    for (uint32_t i = 0; i < s->n_nodes; i++)
+    int64_t top = 0, all = 0;
+    for (uint32_t i = 0; i < s->n_nodes; i++) {
         top = MAX(top, s->nodes[i].gets_total);
-    o->max_node_share = s->gets_total ? (double)top / (double)s->gets_total : NAN;
+        all += s->nodes[i].gets_total;
+    }
+    o->max_node_share = all ? (double)top / (double)all : NAN;
 }

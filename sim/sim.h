@@ -296,7 +296,6 @@ struct sim {
     struct req_pool reqs;
     struct tick_acc tk;
     struct run_totals tot;
-    int64_t gets_total;
     int64_t first_event_ns;  /* -1: no scenario event */
     struct tick_point *series;
     size_t n_series, cap_series;

@@ -169,6 +169,14 @@ char *sb_steal(struct strbuf *sb)
     return p;
 }
 
+int name_index(const char *const *names, size_t n, const char *name)
+{
+    for (size_t i = 0; name && i < n; i++)
+        if (strcmp(name, names[i]) == 0)
+            return (int)i;
+    return -1;
+}
+
 /* ---- diag ------------------------------------------------------------ */
 
 void diag_init(struct diag *d)

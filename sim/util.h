@@ -59,6 +59,9 @@ void sb_vprintf(struct strbuf *sb, const char *fmt, va_list ap);
 void sb_json_str(struct strbuf *sb, const char *s);
 char *sb_steal(struct strbuf *sb); /* returns the buffer (caller frees), resets sb */
 
+/* Index of name in names[0..n), or -1. */
+int name_index(const char *const *names, size_t n, const char *name);
+
 /* A list of error messages, each already complete ("file:3:7: what"). */
 struct diag {
     char **msgs;

@@ -102,7 +102,7 @@ static void test_record_and_read_back(void **state)
     assert_int_equal(query(path, "SELECT status = 'interrupted' FROM runs WHERE run_id = 2"), 1);
     assert_int_equal(query(path, "SELECT status = 'complete' FROM runs WHERE run_id = 1"), 1);
     assert_int_equal(query(path, "SELECT count(*) FROM summary"), 2);
-    /* NaN is NULL: no read finished before... every tick had reads here */
+    /* a tick's hit rate is NULL only when no read finished; here every tick had reads */
     assert_int_equal(query(path, "SELECT count(*) FROM ticks WHERE hit_rate IS NULL"), 0);
     struct summary_row sum;
     assert_int_equal(results_read_summary(path, 1, &sum), 0);
