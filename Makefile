@@ -46,9 +46,12 @@ Q := @
 say = @printf '  %-6s %s\n'
 endif
 
-LIB_SRCS  := $(sort $(filter-out sim/main.c,$(wildcard sim/*.c models/*.c output/*.c plots/*.c)))
+# The library: engine, models, placement, results, plots. The command line
+# (sim/cli/) is linked into the binary only.
+LIB_SRCS  := $(sort $(wildcard sim/*.c models/*.c models/placement/*.c output/*.c plots/*.c))
 LIB_OBJS  := $(LIB_SRCS:%.c=$(BUILD)/%.o)
-MAIN_OBJ  := $(BUILD)/sim/main.o
+CLI_SRCS  := $(sort $(wildcard sim/cli/*.c))
+CLI_OBJS  := $(CLI_SRCS:%.c=$(BUILD)/%.o)
 LIB       := $(BUILD)/libringsim.a
 UNIT_SRCS := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
@@ -82,9 +85,9 @@ $(LIB): $(LIB_OBJS)
 	@rm -f $@
 	$(Q)ar rcs $@ $^
 
-$(BUILD)/ringsim: $(MAIN_OBJ) $(LIB)
+$(BUILD)/ringsim: $(CLI_OBJS) $(LIB)
 	$(say) LINK $@
-	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $(MAIN_OBJ) $(LIB) $(ALL_LIBS)
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $(CLI_OBJS) $(LIB) $(ALL_LIBS)
 
 ifeq ($(BIN),./ringsim)
 $(BIN): $(BUILD)/ringsim

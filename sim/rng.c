@@ -16,7 +16,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "models/hash.h"
+#include "models/placement/hash.h"
 #include "sim/util.h"
 
 uint64_t rng_stream_seed(uint64_t seed, const char *name)

@@ -19,7 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "models/placement.h"
+#include "models/placement/placement.h"
 #include "sim/util.h"
 
 enum dist_kind { DIST_EXP, DIST_FIXED };

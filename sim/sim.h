@@ -22,7 +22,7 @@
 #include <stdint.h>
 
 #include "models/fifo.h"
-#include "models/placement.h"
+#include "models/placement/placement.h"
 #include "models/store.h"
 #include "sim/eventq.h"
 #include "sim/metrics.h"

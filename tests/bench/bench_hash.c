@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "models/hash.h"
+#include "models/placement/hash.h"
 #include "sim/util.h"
 
 #define KEYS 1000000

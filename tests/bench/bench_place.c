@@ -12,7 +12,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "models/placement.h"
+#include "models/placement/placement.h"
 #include "sim/util.h"
 
 #define KEYS 1000000

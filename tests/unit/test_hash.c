@@ -1,5 +1,5 @@
 /*
- * Unit tests: hash functions and positions (models/hash.c), against
+ * Unit tests: hash functions and positions (models/placement/hash.c), against
  * published vectors:
  *   md5, sha256      RFC 1321 / FIPS 180-2 examples
  *   crc32            the CRC catalogue's check value for "123456789"
@@ -20,8 +20,8 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "models/hash.h"
-#include "models/placement.h"
+#include "models/placement/hash.h"
+#include "models/placement/placement.h"
 #include "sim/util.h"
 
 static void hex(const uint8_t *d, size_t n, char *out)

@@ -1,5 +1,5 @@
 /*
- * Unit tests: placement algorithms (models/placement.c, models/place_*.c).
+ * Unit tests: placement algorithms (models/placement/placement.c, models/placement/place_*.c).
  *
  * - Known answers fixed by SPEC.md (ring 512 vnodes, mod 3 -> 4).
  * - Each algorithm against an independent, deliberately naive reference
@@ -22,8 +22,8 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "models/hash.h"
-#include "models/placement.h"
+#include "models/placement/hash.h"
+#include "models/placement/placement.h"
 #include "sim/util.h"
 
 #define NKEYS 20000

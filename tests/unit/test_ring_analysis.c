@@ -1,5 +1,5 @@
 /* Unit tests: the static analysis behind `ringsim ring` and the key-name
- * pattern (models/ring_analysis.c). */
+ * pattern (models/placement/ring_analysis.c). */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -10,7 +10,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "models/ring_analysis.h"
+#include "models/placement/ring_analysis.h"
 #include "sim/util.h"
 
 static void render(const char *fmt, uint64_t i, const char *want)

@@ -21,7 +21,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "models/placement.h"
+#include "models/placement/placement.h"
 #include "sim/util.h"
 
 /* Limits that keep a mistyped parameter from exhausting memory. */

@@ -10,7 +10,7 @@
  *   - next_other[i] is the first point after i (cyclically) whose member
  *     differs from member[i], or i when one member owns every point.
  */
-#include "models/place_internal.h"
+#include "models/placement/place_internal.h"
 
 #include <assert.h>
 #include <stdlib.h>

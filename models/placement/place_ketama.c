@@ -23,7 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "models/place_internal.h"
+#include "models/placement/place_internal.h"
 
 /* Points of one member, as twemproxy computes them (single precision). */
 static uint32_t ketama_points(double weight, double total, size_t n)

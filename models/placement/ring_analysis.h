@@ -18,7 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "models/placement.h"
+#include "models/placement/placement.h"
 
 /* ---- key names ------------------------------------------------------------ */
 

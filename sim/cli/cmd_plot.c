@@ -24,7 +24,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "sim/cli.h"
+#include "sim/cli/cli.h"
 
 static const char *usage_line = "usage: ringsim plot DB [--run ID[,ID...]] [-d DIR] [--format png|svg]";
 

@@ -17,14 +17,14 @@
  * continuum for ring-like algorithms, table entries for maglev and slots,
  * weight shares for rendezvous, 1/n for mod and jump.
  */
-#include "models/ring_analysis.h"
+#include "models/placement/ring_analysis.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "models/place_internal.h"
+#include "models/placement/place_internal.h"
 #include "sim/util.h"
 
 /* ---- key format ----------------------------------------------------------- */

@@ -31,7 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "models/place_internal.h"
+#include "models/placement/place_internal.h"
 
 #define SLOTS PLACE_SLOT_COUNT
 

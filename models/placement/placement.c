@@ -13,7 +13,7 @@
  *   - params.point_format is owned and valid (place_check_point_format);
  *   - pl->lookup == pl->ops->lookup, and the placement never changes again.
  */
-#include "models/placement.h"
+#include "models/placement/placement.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -21,7 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "models/place_internal.h"
+#include "models/placement/place_internal.h"
 #include "sim/util.h"
 
 /* ---- registry ------------------------------------------------------------ */

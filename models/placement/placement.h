@@ -25,7 +25,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "models/hash.h"
+#include "models/placement/hash.h"
 
 /*      enum              name          ops */
 #define PLACE_CODEC(X)                                  \

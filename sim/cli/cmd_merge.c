@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "output/results.h"
-#include "sim/cli.h"
+#include "sim/cli/cli.h"
 
 static const char merge_usage[] =
     "usage: ringsim merge OUT.db IN.db...\n"

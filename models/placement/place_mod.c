@@ -10,7 +10,7 @@
  */
 #include <stdlib.h>
 
-#include "models/place_internal.h"
+#include "models/placement/place_internal.h"
 
 struct mod_impl {
     uint64_t n;

@@ -1,13 +1,13 @@
 /*
  * cmdline.c — parsing the options `run` and `sweep` share (see cmdline.h).
  */
-#include "sim/cmdline.h"
+#include "sim/cli/cmdline.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "sim/cli.h"
+#include "sim/cli/cli.h"
 
 static int add_set(struct run_cli *c, const char *arg, struct diag *d)
 {

@@ -22,7 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "models/place_internal.h"
+#include "models/placement/place_internal.h"
 
 struct rv_member {
     uint64_t name_hash;

@@ -29,7 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "models/place_internal.h"
+#include "models/placement/place_internal.h"
 
 struct maglev_impl {
     uint64_t m;

@@ -19,7 +19,7 @@
  *     looks the algorithm up and allocates a context on every call; a fetched
  *     digest and a reused context bring sha256 of a 10-byte key to ~85 ns.
  */
-#include "models/hash.h"
+#include "models/placement/hash.h"
 
 #include <openssl/evp.h>
 #include <pthread.h>

@@ -13,9 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "models/placement.h"
-#include "models/ring_analysis.h"
-#include "sim/cli.h"
+#include "models/placement/placement.h"
+#include "models/placement/ring_analysis.h"
+#include "sim/cli/cli.h"
 #include "sim/util.h"
 
 #define RING_MAX_COUNT 1000000000ULL

@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "sim/cli.h"
+#include "sim/cli/cli.h"
 
 static const struct {
     const char *name;

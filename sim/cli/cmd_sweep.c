@@ -21,8 +21,8 @@
 #include <unistd.h>
 
 #include "output/results.h"
-#include "sim/cli.h"
-#include "sim/cmdline.h"
+#include "sim/cli/cli.h"
+#include "sim/cli/cmdline.h"
 #include "sim/sim.h"
 
 static const char sweep_usage[] =

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sim/cli.h"
+#include "sim/cli/cli.h"
 #include "sim/scenario.h"
 
 static void usage(FILE *f)

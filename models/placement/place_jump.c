@@ -15,7 +15,7 @@
  */
 #include <stdlib.h>
 
-#include "models/place_internal.h"
+#include "models/placement/place_internal.h"
 
 struct jump_impl {
     int32_t n;

@@ -22,7 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "models/place_internal.h"
+#include "models/placement/place_internal.h"
 
 /* Point i of member m at hash(printf(point_format, name, i)). */
 static void ring_points(const struct placement *pl, size_t m, uint32_t count, uint64_t *pos,
