@@ -54,15 +54,17 @@ CLI_SRCS  := $(sort $(wildcard sim/cli/*.c))
 CLI_OBJS  := $(CLI_SRCS:%.c=$(BUILD)/%.o)
 LIB       := $(BUILD)/libringsim.a
 UNIT_SRCS := $(sort $(wildcard tests/unit/test_*.c))
-UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
-TESTLIB_SRCS := $(sort $(wildcard tests/unit/support_*.c))
-TESTLIB_OBJS := $(TESTLIB_SRCS:tests/unit/%.c=$(BUILD)/tests/%.o)
+UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/unit/%)
+MODEL_SRCS := $(sort $(wildcard tests/model/test_*.c))
+MODEL_BINS := $(MODEL_SRCS:tests/model/%.c=$(BUILD)/tests/model/%)
+TESTLIB_SRCS := $(sort $(wildcard tests/support/support_*.c))
+TESTLIB_OBJS := $(TESTLIB_SRCS:tests/support/%.c=$(BUILD)/tests/support/%.o)
 BENCH_SRCS := $(sort $(wildcard tests/bench/*.c))
 BENCH_BINS := $(BENCH_SRCS:tests/bench/%.c=$(BUILD)/bench/%)
 
 .SECONDARY:
 .PHONY: all deps demo test check-deps test-run asan valgrind bench install uninstall \
-        clean noopt unit-bins help
+        clean noopt unit-bins model-bins help
 
 all: $(BIN)
 
@@ -94,16 +96,22 @@ $(BIN): $(BUILD)/ringsim
 	@cp $< $@.tmp && mv -f $@.tmp $@
 endif
 
-$(BUILD)/tests/support_%.o: tests/unit/support_%.c
+$(BUILD)/tests/support/%.o: tests/support/%.c
 	$(say) CC $<
 	@mkdir -p $(dir $@)
-	$(Q)$(CC) $(ALL_CFLAGS) $(TEST_CFLAGS) -c -o $@ $<
+	$(Q)$(CC) $(ALL_CFLAGS) $(TEST_CFLAGS) -Itests/support -c -o $@ $<
 
-$(BUILD)/tests/%: tests/unit/%.c $(LIB) $(TESTLIB_OBJS)
-	$(say) CC $<
-	@mkdir -p $(dir $@)
-	$(Q)$(CC) $(ALL_CFLAGS) $(TEST_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(TESTLIB_OBJS) \
-	    $(LIB) $(TEST_LIBS) $(ALL_LIBS)
+# unit tests (tests/unit: fast, no whole simulations) and model tests
+# (tests/model: whole simulations against closed forms and incidents)
+define test_bin_rule
+$$(BUILD)/tests/$(1)/%: tests/$(1)/%.c $$(LIB) $$(TESTLIB_OBJS)
+	$$(say) CC $$<
+	@mkdir -p $$(dir $$@)
+	$$(Q)$$(CC) $$(ALL_CFLAGS) $$(TEST_CFLAGS) -Itests/support $$(ALL_LDFLAGS) -o $$@ $$< \
+	    $$(TESTLIB_OBJS) $$(LIB) $$(TEST_LIBS) $$(ALL_LIBS)
+endef
+$(eval $(call test_bin_rule,unit))
+$(eval $(call test_bin_rule,model))
 
 $(BUILD)/bench/%: tests/bench/%.c $(LIB)
 	$(say) CC $<
@@ -111,34 +119,35 @@ $(BUILD)/bench/%: tests/bench/%.c $(LIB)
 	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(LIB) $(ALL_LIBS)
 
 unit-bins: $(UNIT_BINS)
+model-bins: $(MODEL_BINS)
 
 # --- tests ----------------------------------------------------------------
 # `test` re-enters make after `deps` so pkg-config sees freshly installed packages.
 test: deps
 	@$(MAKE) --no-print-directory test-run
 
-test-run: $(BIN) $(UNIT_BINS)
-	@sh tests/run.sh --bin $(BIN) --unit $(BUILD)/tests $(TESTS)
+test-run: $(BIN) $(UNIT_BINS) $(MODEL_BINS)
+	@sh tests/run.sh --bin $(BIN) --unit $(BUILD)/tests/unit --unit $(BUILD)/tests/model $(TESTS)
 
 asan: deps
 	@$(MAKE) --no-print-directory BUILD=build/asan BIN=build/asan/ringsim \
 	    OPT=-O1 SAN='-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all' \
 	    RINGSIM_SANITIZED=1 test-run
 
-# Under valgrind memcheck: the unit tests but the long simulations, and the
-# check and ring command-line tests through a valgrind wrapper. (The model
-# tests run whole simulations, fifty times slower under valgrind: `make
-# asan` covers them.) VALGRIND_TESTS picks other files by name.
+# Under valgrind memcheck: every unit test (tests/unit holds no whole
+# simulations), and the check and ring command-line tests through a
+# valgrind wrapper. The model tests and the other command-line tests run
+# whole simulations, fifty times slower under valgrind: `make asan` covers
+# them. VALGRIND_CLI picks other command-line test files by name.
 VG = valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite
-VALGRIND_TESTS ?= test_engine test_hash test_placement test_plot test_results \
-    test_ring_analysis test_scenario test_store test_util check.sh ring.sh
+VALGRIND_CLI ?= check.sh ring.sh
 valgrind: deps
 	@$(MAKE) --no-print-directory BUILD=build/valgrind BIN=build/valgrind/ringsim OPT=-O1 \
 	    build/valgrind/ringsim unit-bins
 	@printf '#!/bin/sh\nexec %s "%s/build/valgrind/ringsim" "$$@"\n' '$(VG)' "$$(pwd)" \
 	    >build/valgrind/ringsim-vg && chmod +x build/valgrind/ringsim-vg
-	@sh tests/run.sh --bin build/valgrind/ringsim-vg --unit build/valgrind/tests \
-	    --wrap '$(VG)' $(VALGRIND_TESTS)
+	@sh tests/run.sh --bin build/valgrind/ringsim-vg --unit build/valgrind/tests/unit \
+	    --wrap '$(VG)' --cli-files '$(VALGRIND_CLI)'
 
 noopt:
 	@$(MAKE) --no-print-directory OPT=-O0

@@ -3,28 +3,31 @@
 # command-line test script (tests/cli/*.sh, TAP output). Counts each test case
 # and ends with the line CI reads:  N passed, N failed
 #
-#   sh tests/run.sh --bin ./ringsim --unit build/release/tests [--wrap CMD]
-#                   [--unit-only] [--cli-only] [PATTERN...]
-# A PATTERN selects files whose name contains it. -j N runs N files at once.
+#   sh tests/run.sh --bin ./ringsim --unit DIR [--unit DIR]... [--wrap CMD]
+#                   [--unit-only] [--cli-only] [--cli-files "a.sh b.sh"] [PATTERN...]
+# --unit names a folder of test binaries (unit tests, model tests); a
+# PATTERN selects files whose name contains it; --cli-files names the
+# command-line test files to run (default: all). -j N runs N files at once.
 set -u
-bin=./ringsim unit=build/release/tests wrap="" unit_only=0 cli_only=0 jobs=${RINGSIM_TEST_JOBS:-2}
+bin=./ringsim units="" cli_files="" wrap="" unit_only=0 cli_only=0 jobs=${RINGSIM_TEST_JOBS:-2}
 pats=""
 while [ $# -gt 0 ]; do
     case "$1" in
         --bin) bin=$2; shift 2 ;;
-        --unit) unit=$2; shift 2 ;;
+        --unit) units="$units $2"; shift 2 ;;
+        --cli-files) cli_files=$2; shift 2 ;;
         --wrap) wrap=$2; shift 2 ;;
         --unit-only) unit_only=1; shift ;;
         --cli-only) cli_only=1; shift ;;
         -j) jobs=$2; shift 2 ;;
-        -h|--help) sed -n '2,9p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,10p' "$0"; exit 0 ;;
         *) pats="$pats $1"; shift ;;
     esac
 done
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/.." && pwd)
 case "$bin" in /*) ;; *) bin="$top/${bin#./}" ;; esac
-case "$unit" in /*) ;; *) unit="$top/$unit" ;; esac
+[ -n "$units" ] || units=build/release/tests/unit
 export RINGSIM="$bin" RINGSIM_TOP="$top"
 out=$(mktemp -d "${TMPDIR:-/tmp}/ringsim-test.XXXXXX")
 trap 'rm -rf "$out"' EXIT INT TERM
@@ -38,15 +41,22 @@ selected() {
 list="$out/list"
 : >"$list"
 if [ $cli_only = 0 ]; then
-    for t in "$unit"/test_*; do
-        [ -x "$t" ] || continue
-        selected "$(basename "$t")" && echo "unit $t" >>"$list"
+    for unit in $units; do
+        case "$unit" in /*) ;; *) unit="$top/$unit" ;; esac
+        for t in "$unit"/test_*; do
+            [ -x "$t" ] || continue
+            case "$t" in *.d|*.o) continue ;; esac
+            selected "$(basename "$t")" && echo "unit $t" >>"$list"
+        done
     done
 fi
 if [ $unit_only = 0 ]; then
     for t in "$here"/cli/*.sh; do
         [ -f "$t" ] || continue
         [ "$(basename "$t")" = lib.sh ] && continue
+        if [ -n "$cli_files" ]; then
+            case " $cli_files " in *" $(basename "$t") "*) ;; *) continue ;; esac
+        fi
         selected "$(basename "$t")" && echo "cli $t" >>"$list"
     done
 fi

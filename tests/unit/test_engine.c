@@ -15,6 +15,8 @@
 #include "sim/stats.h"
 #include "sim/util.h"
 
+#include "support_theory.h"
+
 static void test_eventq_order(void **state)
 {
     (void)state;
@@ -170,20 +172,6 @@ static void test_fifo_multi_server(void **state)
     assert_int_equal(fifo_admit(&q, 3, 5, &s, &d), 0);
     assert_int_equal(s, 20);
     fifo_deinit(&q);
-}
-
-/* Erlang C mean wait for M/M/c (a = lambda/mu offered load). */
-static double erlang_c_wait(unsigned c, double lambda, double mu)
-{
-    double a = lambda / mu, rho = a / c, sum = 0, term = 1;
-    for (unsigned k = 0; k < c; k++) {
-        if (k)
-            term *= a / k;
-        sum += term;
-    }
-    double last = term * a / c; /* a^c / c! */
-    double pw = last / (1 - rho) / (sum + last / (1 - rho));
-    return pw / (c * mu - lambda);
 }
 
 /* The analytic queue against the M/M/c closed form: mean wait within 5%. */

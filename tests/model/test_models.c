@@ -20,6 +20,7 @@
 #include <cmocka.h>
 
 #include "support_sink.h"
+#include "support_theory.h"
 
 
 /* ---- determinism ------------------------------------------------------------ */
@@ -279,19 +280,6 @@ static void test_ttl_hit_ratio(void **state)
 
 /* ---- database: M/M/c ----------------------------------------------------------------- */
 
-static double erlang_c_latency(unsigned c, double lambda, double mu)
-{
-    double a = lambda / mu, rho = a / c, sum = 0, term = 1;
-    for (unsigned k = 0; k < c; k++) {
-        if (k)
-            term *= a / k;
-        sum += term;
-    }
-    double last = term * a / c;
-    double pw = last / (1 - rho) / (sum + last / (1 - rho));
-    return pw / (c * mu - lambda) + 1 / mu;
-}
-
 static void test_database_mmc(void **state)
 {
     (void)state;
@@ -320,7 +308,7 @@ static void test_database_mmc(void **state)
         }
         util /= (double)ticks;
         lat /= n;
-        double want = erlang_c_latency(16, qps, 500) * 1000;
+        double want = (erlang_c_wait(16, qps, 500) + 1.0 / 500) * 1000;
         CHECK_NEAR(util, rhos[i], 0.01, "database utilization at rho %.1f", rhos[i]);
         CHECK_NEAR(lat, want, 0.05 * want, "database mean latency (ms) at rho %.1f", rhos[i]);
         mem_run_free(&m);
