@@ -25,45 +25,74 @@
  *   backfill_qps     a token bucket per instance on database reads after a
  *                    miss; a read without a token fails (an error)
  *   fallback_to_previous_owner
- *                    after a miss at the owner, ask the key's owner in the
- *                    instance's previous ring epoch; a hit there answers the
- *                    read and fills the new owner with that copy (which may
- *                    be stale: it missed the invalidations sent to the new
- *                    owner since the move)
+ *                    for fallback_window after the instance adopts an epoch,
+ *                    a miss at a key's new owner asks the key's owner in the
+ *                    previous epoch; a hit there answers the read and fills
+ *                    the new owner with that copy (stale if it missed an
+ *                    invalidation). In that window a write also invalidates
+ *                    the key at its previous owner (invalidate_previous_owner),
+ *                    so the copies fallback reads are kept fresh. After the
+ *                    window the previous owners are never asked again: the
+ *                    transition is bounded, as a warm-up route is.
  *
- * Metrics are counted when the outcome is known: a hit when the node
- * serves it, a miss when the miss reply reaches the client, a timeout at
- * the timeout. Client latency is from the operation's start to its answer.
+ * Outcomes are counted when known: a hit when the node serves it, a miss
+ * when the miss reply reaches the client, a timeout at the timeout. Every
+ * read has exactly one outcome, hit or miss (RQF_OUTCOME marks it;
+ * clients_check verifies it). `errors` counts client operations that failed
+ * — a read that got no value, a write the database refused — each once;
+ * error replies from a node's full queue are `cache_errors`, whatever
+ * follows them. Client latency is from the operation's start to its answer.
  *
  * A request record can be referred to by several events at once (a late GET
  * still being served while the client has timed out; a coalesced read
- * waiting on another); `pending` counts them and the record is freed when
- * the last one is done.
+ * waiting on another); `pending` counts them (sim/engine.h).
  */
+#include "models/client.h"
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "sim/sim.h"
+#include "models/db.h"
+#include "models/health.h"
+#include "models/membership.h"
+#include "models/node.h"
+#include "models/workload.h"
 
 #define STALE_LOG_MAX 100          /* stale overwrites recorded one by one in events */
 #define LEASE_TTL_MS 10000         /* a lease not used within 10 s lapses (memcache's) */
 #define NO_WAITER UINT32_MAX
+#define RQF_OUTCOME 32             /* the read's hit or miss has been counted */
 
-int clients_init(struct sim *s)
+_Static_assert((RQF_OUTCOME & (RQF_LATE | RQF_GUTTER | RQF_FILL | RQF_FALLBACK | RQF_WAITER)) == 0,
+               "RQF_OUTCOME is a flag of its own");
+
+static inline struct req *R(struct sim *s, uint32_t r)
 {
+    return req_at(&s->eng, r);
+}
+
+static inline struct tick_acc *TK(struct sim *s)
+{
+    return &s->cl->tk;
+}
+
+int clients_create(struct sim *s)
+{
+    s->cl = xcalloc(1, sizeof(*s->cl));
+    if (rng_init(&s->cl->propagation, s->sc->seed, "propagation")) {
+        sim_fail(s, "cannot allocate random streams");
+        return -1;
+    }
     s->n_inst = s->sc->clients.instances;
     s->inst = xcalloc(s->n_inst, sizeof(*s->inst));
     for (uint32_t j = 0; j < s->n_inst; j++) {
         struct instance *in = &s->inst[j];
         in->index = j;
         in->epoch = 1;
-        in->fails = xcalloc(s->n_nodes + 1, sizeof(*in->fails));
-        in->ejected = xcalloc(s->n_nodes + 1, 1);
-        in->held = xcalloc(s->n_nodes + 1, 1);
-        in->last_eject_ns = INT64_MIN;
         in->tokens = MAX(1.0, s->sc->clients.backfill_qps);
         u64map_init(&in->db_reads);
+        membership_hold(s, 1);
         in->view = view_get(s, 1, NULL);
         if (!in->view)
             return -1;
@@ -71,29 +100,34 @@ int clients_init(struct sim *s)
     return 0;
 }
 
-void clients_deinit(struct sim *s)
+void clients_destroy(struct sim *s)
 {
     for (uint32_t j = 0; j < s->n_inst; j++) {
         struct instance *in = &s->inst[j];
         view_release(s, in->view);
         view_release(s, in->prev_view);
-        free(in->fails);
-        free(in->ejected);
-        free(in->held);
         u64map_deinit(&in->db_reads);
     }
     free(s->inst);
     s->inst = NULL;
+    s->n_inst = 0;
+    if (s->cl)
+        rng_deinit(&s->cl->propagation);
+    free(s->cl);
+    s->cl = NULL;
 }
+
+/* ---- views and epochs ------------------------------------------------------------ */
 
 static bool rehash_mode(const struct sim *s)
 {
     return s->sc->health.on_eject == EJECT_REHASH;
 }
 
-int client_refresh_view(struct sim *s, struct instance *in)
+/* Re-derives an instance's routing view after its epoch or ejections changed. */
+static int refresh_view(struct sim *s, struct instance *in)
 {
-    const uint8_t *excl = rehash_mode(s) && in->n_ejected ? in->ejected : NULL;
+    const uint8_t *excl = rehash_mode(s) ? health_inst_excluded(s, in->index) : NULL;
     struct view *v = view_get(s, in->epoch, excl);
     if (!v)
         return -1;
@@ -102,25 +136,82 @@ int client_refresh_view(struct sim *s, struct instance *in)
     return 0;
 }
 
-void client_adopt(struct sim *s, struct instance *in, uint32_t epoch)
+void client_adopt(struct sim *s, uint32_t inst, uint32_t epoch)
 {
+    struct instance *in = &s->inst[inst];
     if (epoch <= in->epoch || in->frozen)
         return; /* epochs only move forward; a frozen instance keeps its own */
     struct view *old = in->view;
     old->refs++; /* kept as the previous view */
+    membership_drop(s, in->epoch);
+    membership_hold(s, epoch);
     in->epoch = epoch;
-    client_refresh_view(s, in);
+    in->adopted_ns = s->eng.now_ns;
+    refresh_view(s, in);
     view_release(s, in->prev_view);
     in->prev_view = old;
     if (s->sc->health.mode == HEALTH_CENTRAL && s->sc->health.propagation_delay_ns)
         sim_event(s, "adopt", NULL, "instance %u adopts epoch %u", in->index, epoch);
 }
 
-/* ---- routing ------------------------------------------------------------------ */
+void clients_epoch_published(struct sim *s, uint32_t epoch)
+{
+    const struct health_cfg *h = &s->sc->health;
+    bool delayed = h->mode == HEALTH_CENTRAL && h->propagation_delay_ns;
+    for (uint32_t j = 0; j < s->n_inst; j++) {
+        if (s->inst[j].frozen)
+            continue;
+        if (!delayed) {
+            client_adopt(s, j, epoch);
+        } else {
+            /* each instance's delay: propagation_delay × U[0.5, 1.5) */
+            double f = 0.5 + rng_uniform(&s->cl->propagation);
+            int64_t d = (int64_t)((double)h->propagation_delay_ns * f);
+            if (sim_schedule(s, s->eng.now_ns + d, EVK_ADOPT, j, epoch))
+                return;
+        }
+    }
+}
+
+void client_freeze(struct sim *s, uint32_t inst, uint32_t by_event)
+{
+    s->inst[inst].frozen = true;
+    s->inst[inst].frozen_by = by_event;
+}
+
+void client_unfreeze(struct sim *s, uint32_t inst, uint32_t by_event)
+{
+    struct instance *in = &s->inst[inst];
+    if (!in->frozen || in->frozen_by != by_event)
+        return;
+    in->frozen = false;
+    client_adopt(s, inst, membership_latest(s)->id);
+}
+
+void client_readmit(struct sim *s, uint32_t inst, uint32_t node)
+{
+    if (health_readmit(s, inst, node))
+        refresh_view(s, &s->inst[inst]);
+}
+
+/* ---- health reports ------------------------------------------------------------------ */
+
+static void report_success(struct sim *s, const struct instance *in, uint32_t node)
+{
+    health_success(s, in->index, node);
+}
+
+static void report_failure(struct sim *s, struct instance *in, uint32_t node, const char *what)
+{
+    if (health_failure(s, in->index, in->epoch, node, what))
+        refresh_view(s, in);
+}
+
+/* ---- routing ---------------------------------------------------------------------- */
 
 static uint32_t route(struct sim *s, struct instance *in, uint32_t key, uint8_t *flags)
 {
-    uint64_t pos = s->wl.ks.rec[key].pos;
+    uint64_t pos = s->wl->ks.rec[key].pos;
     const struct placement *pl = in->view->pl;
     uint32_t n;
     if (s->pp.algo == PLACE_BOUNDED && pl->n_members) {
@@ -132,33 +223,51 @@ static uint32_t route(struct sim *s, struct instance *in, uint32_t key, uint8_t 
     }
     if (n != PLACE_NONE && s->n_gutter) {
         const struct epoch *e = membership_epoch(s, in->epoch);
-        if (in->ejected[n] || e->ejected[n]) {
-            n = placement_lookup(s->gutter_pl, pos);
+        if (health_inst_ejected(s, in->index, n) || e->ejected[n]) {
+            n = placement_lookup(membership_gutter(s), pos);
             *flags |= RQF_GUTTER;
         }
     }
     return n;
 }
 
-/* ---- request records ---------------------------------------------------------- */
-
-static inline struct req *R(struct sim *s, uint32_t r)
+/* Whether the instance is within fallback_window of adopting its epoch. */
+static bool in_fallback_window(const struct sim *s, const struct instance *in)
 {
-    return &s->reqs.r[r];
+    return in->prev_view && s->eng.now_ns - in->adopted_ns < s->sc->clients.fallback_window_ns;
 }
 
-/* Schedules an event about request r (counts it in r's pending). */
-static void req_schedule(struct sim *s, uint32_t r, int64_t t_ns, unsigned kind)
+/* The previous epoch's owner of the key, if the instance has one that
+ * differs from `current` and is still worth asking. */
+static uint32_t previous_owner(struct sim *s, const struct instance *in, uint32_t key,
+                               uint32_t current)
 {
-    R(s, r)->pending++;
-    sim_schedule(s, t_ns, kind, r, 0);
+    if (!in_fallback_window(s, in))
+        return PLACE_NONE;
+    uint32_t p = placement_lookup(in->prev_view->pl, s->wl->ks.rec[key].pos);
+    if (p == current || p == PLACE_NONE || s->nodes[p].gutter)
+        return PLACE_NONE;
+    if (health_inst_ejected(s, in->index, p) || membership_epoch(s, in->epoch)->ejected[p])
+        return PLACE_NONE;
+    return p;
 }
 
-/* One reference to r is done with. */
-static void req_put(struct sim *s, uint32_t r)
+/* ---- outcomes ---------------------------------------------------------------------- */
+
+static void outcome(struct sim *s, struct req *q, bool hit)
 {
-    if (--R(s, r)->pending == 0)
-        req_free(s, r);
+    assert(q->kind == RQ_READ && !(q->flags & RQF_OUTCOME));
+    q->flags |= RQF_OUTCOME;
+    if (hit)
+        TK(s)->hits++;
+    else
+        TK(s)->misses++;
+}
+
+/* A client operation failed (counted once per operation). */
+static void client_failed(struct sim *s)
+{
+    TK(s)->errors++;
 }
 
 /* ---- leases (fill: lease) -------------------------------------------------------- */
@@ -171,11 +280,11 @@ static bool lease_mode(const struct sim *s)
 /* At a miss: the node grants a token unless a live one is out for the key. */
 static uint32_t lease_grant(struct sim *s, struct node *n, uint32_t key)
 {
-    uint64_t now_ms = (uint64_t)(s->now_ns / NS_PER_MS);
+    uint64_t now_ms = (uint64_t)(s->eng.now_ns / NS_PER_MS);
     uint64_t *v = u64map_get(&n->leases, key);
     if (v && now_ms - (*v >> 32) < LEASE_TTL_MS)
         return 0; /* someone else is filling it */
-    uint32_t token = ++s->next_lease;
+    uint32_t token = ++s->cl->next_lease;
     u64map_put(&n->leases, key, now_ms << 32 | token);
     return token;
 }
@@ -192,20 +301,14 @@ static bool lease_redeem(struct node *n, uint32_t key, uint32_t token)
 
 /* ---- the database leg ------------------------------------------------------------ */
 
-static void client_failed(struct sim *s)
-{
-    s->tk.errors++;
-    s->tot.errors++;
-}
-
 /* Backfill limit: a token bucket per instance, one second of burst. */
 static bool take_token(struct sim *s, struct instance *in)
 {
     double rate = s->sc->clients.backfill_qps;
     if (rate <= 0)
         return true;
-    in->tokens += (double)(s->now_ns - in->tokens_ns) * rate / 1e9;
-    in->tokens_ns = s->now_ns;
+    in->tokens += (double)(s->eng.now_ns - in->tokens_ns) * rate / 1e9;
+    in->tokens_ns = s->eng.now_ns;
     if (in->tokens > MAX(1.0, rate))
         in->tokens = MAX(1.0, rate);
     if (in->tokens < 1.0)
@@ -237,8 +340,8 @@ static void read_db(struct sim *s, uint32_t r)
     }
     if (s->sc->clients.coalesce)
         u64map_put(&in->db_reads, q->key, r);
-    q->t_db_ns = s->now_ns;
-    req_schedule(s, r, done, EVK_DB_DONE);
+    q->t_db_ns = s->eng.now_ns;
+    req_schedule(&s->eng, r, done, EVK_DB_DONE);
 }
 
 /* After a timeout or an error reply: the database, or fail (on_timeout). */
@@ -258,41 +361,36 @@ static void send_node_op(struct sim *s, uint32_t r, uint32_t node, enum req_kind
 {
     struct req *q = R(s, r);
     struct node *n = &s->nodes[node];
-    int64_t done;
-    if (node_submit(s, n, s->now_ns + n->half_rtt_ns, &done))
+    int64_t done, t = s->eng.now_ns + n->half_rtt_ns;
+    int rc = kind == RQ_INVALIDATE
+                 ? node_submit(s, n, t, &done)
+                 : node_set_submit(s, n, t, keyspace_item_bytes(&s->wl->ks, q->key), &done);
+    if (rc)
         return; /* lost or refused: nothing changes at the node */
-    if (kind != RQ_INVALIDATE) {
-        n->tk.sets++;
-        /* a fill into a full node evicts its LRU item when it lands, about a
-         * round trip from now: fetch that item meanwhile */
-        if (n->store.tail != STORE_NIL
-            && !store_has_room(&n->store, keyspace_item_bytes(&s->wl.ks, q->key)))
-            __builtin_prefetch(&s->pool.items[n->store.tail], 1);
-    }
     q->node = node;
     q->kind = (uint8_t)kind;
     q->version = version;
     q->incarnation = n->incarnation;
-    req_schedule(s, r, done, EVK_NODE_OP_DONE);
+    req_schedule(&s->eng, r, done, EVK_NODE_OP_DONE);
 }
 
 static void log_stale(struct sim *s, const struct req *q, const struct node *n,
                       const struct store_set_result *res)
 {
     char buf[512];
-    const char *name = keyspace_name(&s->wl.ks, q->key, buf, sizeof buf);
-    uint32_t dbv = s->wl.ks.rec[q->key].version;
+    const char *name = keyspace_name(&s->wl->ks, q->key, buf, sizeof buf);
+    uint32_t dbv = db_version(s->db, q->key);
     const char *how = q->kind == RQ_WRITE_THROUGH ? "write-through" : "fill";
     if (res->replaced)
-        sim_event(s, "stale_overwrite", n, "key %s: %s of v%u over cached v%u; database has v%u%s",
-                  name, how, q->version, res->old_version, dbv,
-                  res->old_version > q->version ? " (clobber)" : "");
+        sim_event(s, "stale_overwrite", n->id,
+                  "key %s: %s of v%u over cached v%u; database has v%u%s", name, how, q->version,
+                  res->old_version, dbv, res->old_version > q->version ? " (clobber)" : "");
     else
-        sim_event(s, "stale_overwrite", n, "key %s: %s of v%u; database has v%u", name, how,
+        sim_event(s, "stale_overwrite", n->id, "key %s: %s of v%u; database has v%u", name, how,
                   q->version, dbv);
 }
 
-static void node_op_done(struct sim *s, uint32_t r)
+void client_node_op_done(struct sim *s, uint32_t r)
 {
     struct req *q = R(s, r);
     struct node *n = &s->nodes[q->node];
@@ -314,18 +412,16 @@ static void node_op_done(struct sim *s, uint32_t r)
     } else {
         u64map_del(&n->leases, q->key); /* a write-through voids leases too */
     }
+    int64_t now = s->eng.now_ns;
     int64_t ttl = (q->flags & RQF_GUTTER) ? s->sc->health.gutter_ttl_ns : s->sc->workload.ttl_ns;
     struct store_set_result res = store_set(&n->store, q->key, q->version,
-                                            keyspace_item_bytes(&s->wl.ks, q->key),
-                                            ttl ? s->now_ns + ttl : 0, s->now_ns, mode);
-    if (res.stored && q->version < s->wl.ks.rec[q->key].version) {
-        s->tk.stale_overwrites++;
-        s->tot.stale_overwrites++;
-        if (res.replaced && res.old_version > q->version) {
-            s->tk.clobbers++;
-            s->tot.clobbers++;
-        }
-        if (s->tot.stale_logged++ < STALE_LOG_MAX)
+                                            keyspace_item_bytes(&s->wl->ks, q->key),
+                                            ttl ? now + ttl : 0, now, mode);
+    if (res.stored && q->version < db_version(s->db, q->key)) {
+        TK(s)->stale_overwrites++;
+        if (res.replaced && res.old_version > q->version)
+            TK(s)->clobbers++;
+        if (s->cl->stale_logged++ < STALE_LOG_MAX)
             log_stale(s, q, n, &res);
     }
 }
@@ -341,27 +437,53 @@ static void fill(struct sim *s, uint32_t r, uint32_t version)
     send_node_op(s, r, q->fill_node, RQ_FILL, version);
 }
 
-static void db_done(struct sim *s, uint32_t r)
+/* In the fallback window, a write also invalidates the key at its owner in
+ * the writer's previous epoch (a record of its own). */
+static void invalidate_previous_owner(struct sim *s, const struct req *w, uint32_t current)
+{
+    const struct instance *in = &s->inst[w->inst];
+    uint32_t p = previous_owner(s, in, w->key, current);
+    if (p == PLACE_NONE)
+        return;
+    uint32_t r = req_alloc(&s->eng);
+    struct req *q = R(s, r);
+    q->key = w->key;
+    q->inst = w->inst;
+    q->flags = 0;
+    q->node = q->fill_node = PLACE_NONE;
+    q->lease = 0;
+    q->next_waiter = NO_WAITER;
+    q->t0_ns = w->t0_ns;
+    q->kind = RQ_INVALIDATE;
+    send_node_op(s, r, p, RQ_INVALIDATE, 0);
+    req_put(&s->eng, r);
+}
+
+static void write_committed(struct sim *s, uint32_t r)
 {
     struct req *q = R(s, r);
-    struct database *d = &s->db;
-    lhist_add(&d->lat, s->now_ns - q->t_db_ns);
-    lhist_add(&s->tk.client_lat, s->now_ns - q->t0_ns);
+    uint32_t v = db_write_done(s, q->t_db_ns, q->key);
+    uint8_t flags = 0;
+    struct instance *in = &s->inst[q->inst];
+    uint32_t n = route(s, in, q->key, &flags);
+    if (n == PLACE_NONE)
+        return;
+    q->flags = flags;
+    send_node_op(s, r, n, s->sc->clients.write == WRITE_INVALIDATE ? RQ_INVALIDATE
+                                                                    : RQ_WRITE_THROUGH, v);
+    if (s->sc->clients.fallback_to_previous_owner && s->sc->clients.invalidate_previous_owner)
+        invalidate_previous_owner(s, R(s, r), n);
+}
+
+void client_db_done(struct sim *s, uint32_t r)
+{
+    struct req *q = R(s, r);
+    lhist_add(&TK(s)->client_lat, s->eng.now_ns - q->t0_ns);
     if (q->kind == RQ_WRITE) {
-        d->writes++;
-        s->tot.db_writes++;
-        uint32_t v = ++s->wl.ks.rec[q->key].version;
-        uint8_t flags = 0;
-        uint32_t n = route(s, &s->inst[q->inst], q->key, &flags);
-        if (n == PLACE_NONE)
-            return;
-        q->flags = flags;
-        send_node_op(s, r, n, s->sc->clients.write == WRITE_INVALIDATE ? RQ_INVALIDATE
-                                                                        : RQ_WRITE_THROUGH, v);
+        write_committed(s, r);
         return;
     }
-    d->reads++;
-    s->tot.db_reads++;
+    db_read_done(s, q->t_db_ns);
     if (s->sc->clients.coalesce) {
         struct instance *in = &s->inst[q->inst];
         uint64_t *leader = u64map_get(&in->db_reads, q->key);
@@ -369,13 +491,13 @@ static void db_done(struct sim *s, uint32_t r)
             u64map_del(&in->db_reads, q->key);
         for (uint32_t w = q->next_waiter; w != NO_WAITER;) { /* answer the waiters */
             uint32_t next = R(s, w)->next_waiter;
-            lhist_add(&s->tk.client_lat, s->now_ns - R(s, w)->t0_ns);
-            req_put(s, w);
+            lhist_add(&TK(s)->client_lat, s->eng.now_ns - R(s, w)->t0_ns);
+            req_put(&s->eng, w);
             w = next;
         }
         q->next_waiter = NO_WAITER;
     }
-    fill(s, r, s->wl.ks.rec[q->key].version);
+    fill(s, r, db_version(s->db, q->key));
 }
 
 /* ---- the read path ---------------------------------------------------------------------- */
@@ -385,30 +507,26 @@ static void send_get_to(struct sim *s, uint32_t r, uint32_t nid)
 {
     struct req *q = R(s, r);
     struct node *n = &s->nodes[nid];
+    int64_t now = s->eng.now_ns, timeout = s->sc->clients.timeout_ns;
     q->node = nid;
-    q->t_get_ns = s->now_ns;
-    int64_t t_arrive = s->now_ns + n->half_rtt_ns, done;
-    int rc = node_submit(s, n, t_arrive, &done);
+    q->t_get_ns = now;
+    int64_t t_arrive = now + n->half_rtt_ns, done, reply;
+    int rc = node_get(s, n, t_arrive, &done, &reply);
     if (rc == 1) { /* down: never answers */
-        req_schedule(s, r, s->now_ns + s->sc->clients.timeout_ns, EVK_TIMEOUT);
+        req_schedule(&s->eng, r, now + timeout, EVK_TIMEOUT);
         return;
     }
-    n->tk.requests++;
-    n->gets_total++;
     if (rc < 0) {
-        req_schedule(s, r, t_arrive + n->half_rtt_ns, EVK_REJECTED);
+        req_schedule(&s->eng, r, t_arrive + n->half_rtt_ns, EVK_REJECTED);
         return;
     }
-    lhist_add(&n->tk.lat, done + n->slow_latency_ns - t_arrive);
-    s->inflight[nid]++;
-    s->inflight_total++;
     q->incarnation = n->incarnation;
-    q->t_resp_ns = done + n->slow_latency_ns + n->half_rtt_ns;
+    q->t_resp_ns = reply + n->half_rtt_ns;
     q->flags &= (uint8_t)~RQF_LATE;
-    req_schedule(s, r, done, EVK_GET_DONE);
-    if (q->t_resp_ns - s->now_ns > s->sc->clients.timeout_ns) {
+    req_schedule(&s->eng, r, done, EVK_GET_DONE);
+    if (q->t_resp_ns - now > timeout) {
         q->flags |= RQF_LATE;
-        req_schedule(s, r, s->now_ns + s->sc->clients.timeout_ns, EVK_TIMEOUT);
+        req_schedule(&s->eng, r, now + timeout, EVK_TIMEOUT);
     }
 }
 
@@ -421,67 +539,49 @@ static void send_get(struct sim *s, uint32_t r)
     if (nid == PLACE_NONE) {
         /* no node to ask: straight to the database, nothing to fill */
         q->node = PLACE_NONE;
-        s->tk.misses++;
+        outcome(s, q, false);
         read_db(s, r);
         return;
     }
     send_get_to(s, r, nid);
 }
 
-static void get_done(struct sim *s, uint32_t r)
+void client_get_done(struct sim *s, uint32_t r)
 {
     struct req *q = R(s, r);
     struct node *n = &s->nodes[q->node];
     if (n->incarnation != q->incarnation) {
         /* the node crashed or left while the GET was queued: no reply */
         if (!(q->flags & RQF_LATE))
-            req_schedule(s, r, MAX(s->now_ns, q->t_get_ns + s->sc->clients.timeout_ns),
-                         EVK_TIMEOUT);
+            req_schedule(&s->eng, r,
+                         MAX(s->eng.now_ns, q->t_get_ns + s->sc->clients.timeout_ns), EVK_TIMEOUT);
         return;
     }
-    s->inflight[q->node]--;
-    s->inflight_total--;
-    struct item *it = store_get(&n->store, q->key, s->now_ns, true);
-    if (it)
-        n->tk.hits++;
+    struct item *it = node_serve_get(s, n, q->key);
     if (q->flags & RQF_LATE)
         return; /* the client has given up (or will, before this reply arrives) */
     if (it) {
-        s->tk.hits++;
-        if (it->version < s->wl.ks.rec[q->key].version) {
-            s->tk.stale_reads++;
-            s->tot.stale_reads++;
-        }
-        lhist_add(&s->tk.client_lat, q->t_resp_ns - q->t0_ns);
-        health_success(s, &s->inst[q->inst], q->node);
-        if (q->flags & RQF_FALLBACK) /* warm the new owner with the old owner's copy */
+        outcome(s, q, true);
+        if (it->version < db_version(s->db, q->key))
+            TK(s)->stale_reads++;
+        lhist_add(&TK(s)->client_lat, q->t_resp_ns - q->t0_ns);
+        report_success(s, &s->inst[q->inst], q->node);
+        if (q->flags & RQF_FALLBACK) { /* warm the new owner with the old owner's copy */
+            TK(s)->fallback_reads++;
             fill(s, r, it->version);
+        }
         return;
     }
     if (lease_mode(s) && !(q->flags & RQF_FALLBACK))
         q->lease = lease_grant(s, n, q->key);
-    req_schedule(s, r, q->t_resp_ns, EVK_GET_RESP);
+    req_schedule(&s->eng, r, q->t_resp_ns, EVK_GET_RESP);
 }
 
-/* The previous epoch's owner of the key, if the instance has one that differs. */
-static uint32_t previous_owner(struct sim *s, const struct instance *in, uint32_t key,
-                               uint32_t current)
-{
-    if (!in->prev_view)
-        return PLACE_NONE;
-    uint32_t p = placement_lookup(in->prev_view->pl, s->wl.ks.rec[key].pos);
-    if (p == current || p == PLACE_NONE || s->nodes[p].gutter)
-        return PLACE_NONE;
-    if (in->ejected[p] || membership_epoch(s, in->epoch)->ejected[p])
-        return PLACE_NONE;
-    return p;
-}
-
-static void get_resp(struct sim *s, uint32_t r)
+void client_get_resp(struct sim *s, uint32_t r)
 {
     struct req *q = R(s, r);
     struct instance *in = &s->inst[q->inst];
-    health_success(s, in, q->node);
+    report_success(s, in, q->node);
     q->flags |= RQF_FILL;
     if (!(q->flags & RQF_FALLBACK)) {
         q->fill_node = q->node;
@@ -494,69 +594,118 @@ static void get_resp(struct sim *s, uint32_t r)
             }
         }
     }
-    s->tk.misses++;
+    outcome(s, q, false);
     read_db(s, r);
 }
 
-static void timed_out(struct sim *s, uint32_t r, bool rejected)
+/* A timeout, or an error reply from a full queue: the read has missed. */
+static void get_failed(struct sim *s, uint32_t r, bool rejected)
 {
     struct req *q = R(s, r);
-    s->tk.misses++;
-    if (rejected) {
-        client_failed(s);
-    } else {
-        s->tk.timeouts++;
-        s->tot.timeouts++;
-    }
-    health_failure(s, &s->inst[q->inst], q->node, rejected ? "queue full" : "timeout");
+    outcome(s, q, false);
+    if (rejected)
+        TK(s)->cache_errors++;
+    else
+        TK(s)->timeouts++;
+    report_failure(s, &s->inst[q->inst], q->node, rejected ? "queue full" : "timeout");
     after_failure(s, r);
+}
+
+void client_timeout(struct sim *s, uint32_t r)
+{
+    get_failed(s, r, false);
+}
+
+void client_rejected(struct sim *s, uint32_t r)
+{
+    get_failed(s, r, true);
 }
 
 /* ---- entry points ------------------------------------------------------------------------ */
 
 void client_arrival(struct sim *s, int64_t t_ns, uint32_t inst, bool is_write, uint32_t key)
 {
-    s->tk.requests++;
-    s->tot.requests++;
-    uint32_t r = req_alloc(s);
+    TK(s)->requests++;
+    uint32_t r = req_alloc(&s->eng);
     struct req *q = R(s, r);
     q->t0_ns = t_ns;
     q->key = key;
     q->inst = inst;
     q->flags = 0;
-    q->pending = 1; /* this handler's own reference */
     q->node = q->fill_node = PLACE_NONE;
     q->lease = 0;
     q->next_waiter = NO_WAITER;
     if (is_write) {
-        s->tk.writes++;
+        TK(s)->writes++;
         q->kind = RQ_WRITE;
         int64_t done;
         if (db_submit(s, &done)) {
             client_failed(s);
         } else {
-            q->t_db_ns = s->now_ns;
-            req_schedule(s, r, done, EVK_DB_DONE);
+            q->t_db_ns = s->eng.now_ns;
+            req_schedule(&s->eng, r, done, EVK_DB_DONE);
         }
     } else {
-        s->tk.reads++;
+        TK(s)->reads++;
         q->kind = RQ_READ;
         send_get(s, r);
     }
-    req_put(s, r);
+    req_put(&s->eng, r);
 }
 
-void client_handle(struct sim *s, const struct event *e)
+/* ---- ticks ---------------------------------------------------------------------------- */
+
+static double ms(double ns)
 {
-    uint32_t r = e->a;
-    switch (event_kind(e)) {
-    case EVK_GET_DONE: get_done(s, r); break;
-    case EVK_GET_RESP: get_resp(s, r); break;
-    case EVK_TIMEOUT: timed_out(s, r, false); break;
-    case EVK_REJECTED: timed_out(s, r, true); break;
-    case EVK_DB_DONE: db_done(s, r); break;
-    case EVK_NODE_OP_DONE: node_op_done(s, r); break;
-    default: return;
+    return ns / 1e6;
+}
+
+void clients_tick_close(struct sim *s, struct tick_row *row)
+{
+    struct tick_acc *tk = TK(s);
+    row->requests = tk->requests;
+    row->reads = tk->reads;
+    row->writes = tk->writes;
+    row->hits = tk->hits;
+    row->misses = tk->misses;
+    row->hit_rate = row->hits + row->misses ? (double)row->hits / (double)(row->hits + row->misses)
+                                            : NAN;
+    row->client_p99_ms = tk->client_lat.n ? ms(lhist_quantile(&tk->client_lat, 0.99)) : NAN;
+    row->client_mean_ms = tk->client_lat.n ? ms(lhist_mean(&tk->client_lat)) : NAN;
+    row->timeouts = tk->timeouts;
+    row->errors = tk->errors;
+    row->cache_errors = tk->cache_errors;
+    row->stale_reads = tk->stale_reads;
+    row->stale_overwrites = tk->stale_overwrites;
+    row->clobbers = tk->clobbers;
+    row->fallback_reads = tk->fallback_reads;
+    uint32_t emin = UINT32_MAX, emax = 0;
+    for (uint32_t j = 0; j < s->n_inst; j++) {
+        emin = MIN(emin, s->inst[j].epoch);
+        emax = MAX(emax, s->inst[j].epoch);
     }
-    req_put(s, r);
+    row->epoch_min = emin;
+    row->epoch_max = emax;
+    memset(tk, 0, sizeof(*tk));
+}
+
+const char *clients_check(const struct sim *s, int64_t *open_reads)
+{
+    const struct req_pool *p = &s->eng.reqs;
+    int64_t open = 0;
+    uint32_t live = 0;
+    for (uint32_t r = 0; r < p->n; r++) {
+        const struct req *q = &p->r[r];
+        if (!q->pending)
+            continue;
+        live++;
+        open += q->kind == RQ_READ && !(q->flags & RQF_OUTCOME);
+    }
+    *open_reads = open;
+    if (live != p->live)
+        return "the count of live request records is wrong";
+    for (uint32_t j = 0; j < s->n_inst; j++)
+        if (membership_epoch((struct sim *)s, s->inst[j].epoch)->holders == 0)
+            return "an instance holds an epoch whose holders count is zero";
+    return NULL;
 }

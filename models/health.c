@@ -5,12 +5,15 @@
  *   consecutive failures (timeouts, error replies) per node; any success
  *   resets the count. At failure_limit the instance ejects the node from
  *   its own view for retry_after, then puts it back with a clean count.
- *   Instances eject at different moments and so disagree meanwhile.
+ *   Instances eject at different moments and so disagree meanwhile. The
+ *   instance's routing view is the client's: these functions say, by their
+ *   return value, when it must be re-derived.
  * central mode: a coordinator probes every member every probe_interval (a
  *   probe is a request through the node's queue, timed out like a client
  *   request); failure_limit consecutive failed probes eject it; after
- *   retry_after, the next passing probe readmits it. Each change publishes
- *   a ring epoch that instances adopt after propagation_delay.
+ *   retry_after, the next passing probe readmits it. Each change asks the
+ *   membership for a new ring epoch (one per instant), which instances
+ *   adopt after propagation_delay.
  * Guards, in the scope that ejects (an instance, or the coordinator):
  *   cooldown — least time between two ejections; max_ejected — the share of
  *   members that may be ejected at once (past it, fail open: no more are
@@ -18,76 +21,104 @@
  *   next failure.
  *
  * Node-level episodes: a node is "ejected" while at least one instance (or
- * the coordinator) has it ejected. An episode's start is an ejection in the
- * summary; if at that moment the node has no injected fault (not slow, not
- * crashed) it is a cascade removal: a healthy node pushed over by load.
+ * the coordinator) has it ejected (ejectors > 0). An episode's start is an
+ * ejection in the summary; if at that moment the node has no injected fault
+ * (not slow, not crashed) it is a cascade removal: a healthy node pushed
+ * over by load.
+ *
+ * Invariants (health_check): ejectors[i] == the instances with node i
+ * ejected + (the coordinator has it ejected); nodes_ejected_now == the
+ * nodes with ejectors > 0; each n_ejected counts its ejected[] set.
  */
+#include "models/health.h"
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "sim/sim.h"
+#include "models/membership.h"
+#include "models/node.h"
 
-int health_init(struct sim *s)
+int health_create(struct sim *s)
 {
-    struct coordinator *c = &s->coord;
-    memset(c, 0, sizeof(*c));
-    c->fails = xcalloc(s->n_nodes + 1, sizeof(*c->fails));
-    c->ejected_at = xmalloc((s->n_nodes + 1) * sizeof(*c->ejected_at));
-    c->held = xcalloc(s->n_nodes + 1, 1);
-    for (uint32_t i = 0; i <= s->n_nodes; i++)
-        c->ejected_at[i] = -1;
-    c->last_eject_ns = INT64_MIN;
+    struct health *h = s->hl = xcalloc(1, sizeof(*s->hl));
+    uint32_t n = s->n_nodes + 1;
+    h->n_inst = s->sc->clients.instances;
+    h->inst = xcalloc(h->n_inst, sizeof(*h->inst));
+    for (uint32_t j = 0; j < h->n_inst; j++) {
+        h->inst[j].fails = xcalloc(n, sizeof(*h->inst[j].fails));
+        h->inst[j].ejected = xcalloc(n, 1);
+        h->inst[j].held = xcalloc(n, 1);
+        h->inst[j].last_eject_ns = INT64_MIN;
+    }
+    h->fails = xcalloc(n, sizeof(*h->fails));
+    h->ejected_at = xmalloc(n * sizeof(*h->ejected_at));
+    h->held = xcalloc(n, 1);
+    h->ejectors = xcalloc(n, sizeof(*h->ejectors));
+    for (uint32_t i = 0; i < n; i++)
+        h->ejected_at[i] = -1;
+    h->last_eject_ns = INT64_MIN;
     if (s->sc->health.mode == HEALTH_CENTRAL)
         return sim_schedule(s, s->sc->health.probe_interval_ns, EVK_PROBE_ROUND, 0, 0);
     return 0;
 }
 
-void health_deinit(struct sim *s)
+void health_destroy(struct sim *s)
 {
-    free(s->coord.fails);
-    free(s->coord.ejected_at);
-    free(s->coord.held);
-}
-
-void health_node_ejected(struct sim *s, struct node *n, const char *by)
-{
-    if (n->ejectors++)
+    struct health *h = s->hl;
+    if (!h)
         return;
+    for (uint32_t j = 0; j < h->n_inst; j++) {
+        free(h->inst[j].fails);
+        free(h->inst[j].ejected);
+        free(h->inst[j].held);
+    }
+    free(h->inst);
+    free(h->fails);
+    free(h->ejected_at);
+    free(h->held);
+    free(h->ejectors);
+    free(h);
+    s->hl = NULL;
+}
+
+/* ---- node-level episodes ------------------------------------------------------- */
+
+static void node_ejected(struct sim *s, uint32_t node, const char *by)
+{
+    struct health *h = s->hl;
+    if (h->ejectors[node]++)
+        return;
+    const struct node *n = &s->nodes[node];
     bool cascade = !node_has_fault(n);
-    s->tot.ejections++;
+    h->ejections++;
     if (cascade)
-        s->tot.cascade_removals++;
-    s->nodes_ejected_now++;
-    if ((int64_t)s->nodes_ejected_now > s->tot.max_ejected)
-        s->tot.max_ejected = s->nodes_ejected_now;
+        h->cascade_removals++;
+    h->nodes_ejected_now++;
+    if ((int64_t)h->nodes_ejected_now > h->max_ejected)
+        h->max_ejected = h->nodes_ejected_now;
     if (cascade)
-        sim_event(s, "cascade_removal", n, "%s ejected a node with no injected fault", by);
+        sim_event(s, "cascade_removal", n->id, "%s ejected a node with no injected fault", by);
 }
 
-void health_node_readmitted(struct sim *s, struct node *n)
+static void node_readmitted(struct sim *s, uint32_t node)
 {
-    if (n->ejectors && --n->ejectors == 0)
-        s->nodes_ejected_now--;
-}
-
-/* Members of the ring the scope sees (for max_ejected). */
-static uint32_t members_of(const struct sim *s, const uint8_t *member)
-{
-    uint32_t m = 0;
-    for (uint32_t i = 0; i < s->n_nodes; i++)
-        m += member[i] != 0;
-    return m;
+    struct health *h = s->hl;
+    assert(h->ejectors[node] > 0);
+    if (--h->ejectors[node] == 0) {
+        assert(h->nodes_ejected_now > 0);
+        h->nodes_ejected_now--;
+    }
 }
 
 /* Whether a guard holds an ejection back; logs the first hold. */
-static bool guard_holds(struct sim *s, const char *scope, struct node *n, int64_t last_ns,
+static bool guard_holds(struct sim *s, const char *scope, uint32_t node, int64_t last_ns,
                         uint32_t n_ejected, uint32_t members, uint8_t *held)
 {
     const struct health_cfg *h = &s->sc->health;
     const char *why = NULL;
     char detail[160];
-    if (h->cooldown_ns && last_ns != INT64_MIN && s->now_ns - last_ns < h->cooldown_ns) {
+    if (h->cooldown_ns && last_ns != INT64_MIN && s->eng.now_ns - last_ns < h->cooldown_ns) {
         why = "cooldown";
         char d[32];
         format_duration(h->cooldown_ns, d, sizeof d);
@@ -104,84 +135,90 @@ static bool guard_holds(struct sim *s, const char *scope, struct node *n, int64_
         return false;
     if (!*held) {
         *held = 1;
-        sim_event(s, "eject_held", n, "%s", detail);
+        sim_event(s, "eject_held", s->nodes[node].id, "%s", detail);
     }
     return true;
 }
 
 /* ---- client mode ------------------------------------------------------------------ */
 
-void health_success(struct sim *s, struct instance *in, uint32_t node)
+void health_success(struct sim *s, uint32_t inst, uint32_t node)
 {
     if (s->sc->health.mode != HEALTH_CLIENT)
         return;
-    in->fails[node] = 0;
-    in->held[node] = 0;
+    struct inst_health *ih = &s->hl->inst[inst];
+    ih->fails[node] = 0;
+    ih->held[node] = 0;
 }
 
-void health_failure(struct sim *s, struct instance *in, uint32_t node, const char *what)
+bool health_failure(struct sim *s, uint32_t inst, uint32_t epoch, uint32_t node,
+                    const char *what)
 {
     const struct health_cfg *h = &s->sc->health;
+    struct inst_health *ih = &s->hl->inst[inst];
     if (h->mode != HEALTH_CLIENT || node == PLACE_NONE || s->nodes[node].gutter
-        || in->ejected[node])
-        return;
-    if (in->fails[node] < UINT16_MAX)
-        in->fails[node]++;
-    if (in->fails[node] < h->failure_limit)
-        return;
-    struct node *n = &s->nodes[node];
+        || ih->ejected[node])
+        return false;
+    if (ih->fails[node] < UINT16_MAX)
+        ih->fails[node]++;
+    if (ih->fails[node] < h->failure_limit)
+        return false;
     char scope[32];
-    snprintf(scope, sizeof scope, "instance %u", in->index);
-    const struct epoch *e = membership_epoch(s, in->epoch);
-    if (guard_holds(s, scope, n, in->last_eject_ns, in->n_ejected, members_of(s, e->member),
-                    &in->held[node]))
-        return;
-    in->ejected[node] = 1;
-    in->n_ejected++;
-    in->last_eject_ns = s->now_ns;
-    in->fails[node] = 0;
-    in->held[node] = 0;
-    s->tot.instance_ejections++;
+    snprintf(scope, sizeof scope, "instance %u", inst);
+    const struct epoch *e = membership_epoch(s, epoch);
+    uint32_t members = 0;
+    for (uint32_t i = 0; i < s->n_nodes; i++)
+        members += e->member[i] != 0;
+    if (guard_holds(s, scope, node, ih->last_eject_ns, ih->n_ejected, members, &ih->held[node]))
+        return false;
+    ih->ejected[node] = 1;
+    ih->n_ejected++;
+    ih->last_eject_ns = s->eng.now_ns;
+    ih->fails[node] = 0;
+    ih->held[node] = 0;
+    s->hl->instance_ejections++;
     char d[32];
     format_duration(h->retry_after_ns, d, sizeof d);
-    sim_event(s, "eject", n, "instance %u: %u consecutive failures (last: %s); retry after %s",
-              in->index, h->failure_limit, what, d);
-    health_node_ejected(s, n, scope);
-    sim_schedule(s, s->now_ns + h->retry_after_ns, EVK_READMIT, in->index, node);
-    client_refresh_view(s, in);
+    sim_event(s, "eject", s->nodes[node].id,
+              "instance %u: %u consecutive failures (last: %s); retry after %s", inst,
+              h->failure_limit, what, d);
+    node_ejected(s, node, scope);
+    sim_schedule(s, s->eng.now_ns + h->retry_after_ns, EVK_READMIT, inst, node);
+    return true;
 }
 
-static void client_readmit(struct sim *s, uint32_t inst, uint32_t node)
+bool health_readmit(struct sim *s, uint32_t inst, uint32_t node)
 {
-    struct instance *in = &s->inst[inst];
-    if (!in->ejected[node])
-        return;
-    in->ejected[node] = 0;
-    in->n_ejected--;
-    in->fails[node] = 0;
-    sim_event(s, "readmit", &s->nodes[node], "instance %u", inst);
-    s->tot.readmissions++;
-    health_node_readmitted(s, &s->nodes[node]);
-    client_refresh_view(s, in);
+    struct inst_health *ih = &s->hl->inst[inst];
+    if (!ih->ejected[node])
+        return false;
+    ih->ejected[node] = 0;
+    assert(ih->n_ejected > 0);
+    ih->n_ejected--;
+    ih->fails[node] = 0;
+    sim_event(s, "readmit", s->nodes[node].id, "instance %u", inst);
+    s->hl->readmissions++;
+    node_readmitted(s, node);
+    return true;
 }
 
 /* ---- central mode ------------------------------------------------------------------ */
 
-static void probe_round(struct sim *s)
+void health_probe_round(struct sim *s)
 {
     const struct health_cfg *h = &s->sc->health;
-    int64_t timeout = s->sc->clients.timeout_ns;
+    int64_t timeout = s->sc->clients.timeout_ns, now = s->eng.now_ns;
     for (uint32_t i = 0; i < s->n_nodes; i++) {
         struct node *n = &s->nodes[i];
-        if (!s->cur_member[i] || n->gutter)
+        if (!membership_is_member(s, i) || n->gutter)
             continue;
-        int64_t done, t_arrive = s->now_ns + n->half_rtt_ns;
+        int64_t done, t_arrive = now + n->half_rtt_ns;
         int rc = node_submit(s, n, t_arrive, &done);
-        int64_t at = s->now_ns + timeout;
+        int64_t at = now + timeout;
         uint32_t ok = 0;
         if (rc == 0) {
             int64_t t_resp = done + n->slow_latency_ns + n->half_rtt_ns;
-            if (t_resp - s->now_ns <= timeout) {
+            if (t_resp - now <= timeout) {
                 at = t_resp;
                 ok = 1;
             }
@@ -190,28 +227,35 @@ static void probe_round(struct sim *s)
         }
         sim_schedule(s, at, EVK_PROBE_RESULT, i, ok | (n->incarnation << 1));
     }
-    sim_schedule(s, s->now_ns + h->probe_interval_ns, EVK_PROBE_ROUND, 0, 0);
+    sim_schedule(s, now + h->probe_interval_ns, EVK_PROBE_ROUND, 0, 0);
 }
 
-static void probe_result(struct sim *s, uint32_t node, uint32_t b)
+static void coordinator_forget(struct sim *s, uint32_t node)
+{
+    struct health *c = s->hl;
+    c->ejected_at[node] = -1;
+    assert(c->n_ejected > 0);
+    c->n_ejected--;
+    membership_set_ejected(s, node, false);
+    node_readmitted(s, node);
+}
+
+void health_probe_result(struct sim *s, uint32_t node, uint32_t b)
 {
     const struct health_cfg *h = &s->sc->health;
-    struct coordinator *c = &s->coord;
-    struct node *n = &s->nodes[node];
+    struct health *c = s->hl;
+    const struct node *n = &s->nodes[node];
     bool ok = (b & 1) && (b >> 1) == (n->incarnation & 0x7fffffff) && n->state == NODE_UP;
-    if (!s->cur_member[node])
+    if (!membership_is_member(s, node))
         return; /* left the cluster meanwhile */
     if (ok) {
         c->fails[node] = 0;
         c->held[node] = 0;
-        if (c->ejected_at[node] >= 0 && s->now_ns - c->ejected_at[node] >= h->retry_after_ns) {
-            c->ejected_at[node] = -1;
-            c->n_ejected--;
-            s->cur_ejected[node] = 0;
-            sim_event(s, "readmit", n, "coordinator: probe passed after retry_after");
-            s->tot.readmissions++;
-            health_node_readmitted(s, n);
-            membership_publish(s, s->cur_member, s->cur_ejected, "readmit");
+        if (c->ejected_at[node] >= 0 && s->eng.now_ns - c->ejected_at[node] >= h->retry_after_ns) {
+            sim_event(s, "readmit", n->id, "coordinator: probe passed after retry_after");
+            c->readmissions++;
+            coordinator_forget(s, node);
+            membership_change(s, "readmit");
         }
         return;
     }
@@ -221,27 +265,51 @@ static void probe_result(struct sim *s, uint32_t node, uint32_t b)
         c->fails[node]++;
     if (c->fails[node] < h->failure_limit)
         return;
-    if (guard_holds(s, "coordinator", n, c->last_eject_ns, c->n_ejected,
-                    members_of(s, s->cur_member), &c->held[node]))
+    if (guard_holds(s, "coordinator", node, c->last_eject_ns, c->n_ejected, membership_count(s),
+                    &c->held[node]))
         return;
-    c->ejected_at[node] = s->now_ns;
+    c->ejected_at[node] = s->eng.now_ns;
     c->n_ejected++;
-    c->last_eject_ns = s->now_ns;
+    c->last_eject_ns = s->eng.now_ns;
     c->fails[node] = 0;
-    s->cur_ejected[node] = 1;
-    s->tot.instance_ejections++;
-    sim_event(s, "eject", n, "coordinator: %u failed probes", h->failure_limit);
-    health_node_ejected(s, n, "coordinator");
-    membership_publish(s, s->cur_member, s->cur_ejected, "eject");
+    membership_set_ejected(s, node, true);
+    c->instance_ejections++;
+    sim_event(s, "eject", n->id, "coordinator: %u failed probes", h->failure_limit);
+    node_ejected(s, node, "coordinator");
+    membership_change(s, "eject");
 }
 
-void health_handle(struct sim *s, const struct event *e)
+void health_node_left(struct sim *s, uint32_t node)
 {
-    switch (event_kind(e)) {
-    case EVK_READMIT: client_readmit(s, e->a, e->b); break;
-    case EVK_PROBE_ROUND: probe_round(s); break;
-    case EVK_PROBE_RESULT: probe_result(s, e->a, e->b); break;
-    case EVK_ADOPT: client_adopt(s, &s->inst[e->a], e->b); break;
-    default: break;
+    if (s->hl->ejected_at[node] >= 0) /* centrally ejected: forget it */
+        coordinator_forget(s, node);
+}
+
+const char *health_check(const struct sim *s)
+{
+    const struct health *h = s->hl;
+    uint32_t now = 0, coord = 0;
+    for (uint32_t i = 0; i < s->n_nodes; i++) {
+        uint32_t by = h->ejected_at[i] >= 0;
+        coord += by;
+        if (by != membership_is_ejected(s, i))
+            return "the coordinator's ejections differ from the membership's";
+        for (uint32_t j = 0; j < h->n_inst; j++)
+            by += h->inst[j].ejected[i] != 0;
+        if (by != h->ejectors[i])
+            return "a node's count of ejectors differs from the instances that ejected it";
+        now += by > 0;
     }
+    if (now != h->nodes_ejected_now)
+        return "the count of nodes ejected now is wrong";
+    if (coord != h->n_ejected)
+        return "the coordinator's count of ejections is wrong";
+    for (uint32_t j = 0; j < h->n_inst; j++) {
+        uint32_t n = 0;
+        for (uint32_t i = 0; i < s->n_nodes; i++)
+            n += h->inst[j].ejected[i] != 0;
+        if (n != h->inst[j].n_ejected)
+            return "an instance's count of ejected nodes is wrong";
+    }
+    return NULL;
 }

@@ -1,16 +1,22 @@
 /*
  * membership.c — ring epochs and the routing views client instances hold.
  *
- * An epoch is one published version of the cluster's configuration: which
- * nodes are members, and which of them the central coordinator has
- * ejected. Epoch ids rise from 1 (the membership at time 0); every
- * membership event (add, remove, address change) and every central
- * ejection or readmission publishes the next one. Instances adopt epochs
- * at once, or after propagation_delay (central mode), or not at all while
- * frozen by a split brain.
+ * The authoritative membership (member[], ejected[]) is what the cluster
+ * is now: which nodes are members, and which of them the central
+ * coordinator has ejected. Scenario events and the coordinator change it
+ * through membership_set_member/_ejected and then ask for a publication
+ * (membership_change); the publication itself is one event, EVK_PUBLISH,
+ * at the same instant, handled after every event already queued for that
+ * instant — so all the changes of one instant make one epoch. That is the
+ * only way an epoch is made.
+ *
+ * An epoch is one published version of that configuration. Epoch ids rise
+ * from 1 (the membership at time 0). Instances adopt epochs (client.c) at
+ * once, after propagation_delay (central mode), or not at all while frozen
+ * by a split brain; `holders` counts, per epoch, the instances on it.
  *
  * A view is a placement for (epoch, local exclusions): the epoch's members,
- * minus central ejections (rehash mode), minus the nodes this instance has
+ * minus central ejections (rehash mode), minus the nodes an instance has
  * ejected itself (client mode, rehash). Views are shared and reference
  * counted: instances that agree share one placement; building one costs
  * what placement_create costs (hashing the points), paid only when a
@@ -23,10 +29,13 @@
  * keys_moved: at each publication, every key's owner under the new base
  * view is compared with the previous base view's (O(keys) lookups).
  */
+#include "models/membership.h"
+
 #include <stdlib.h>
 #include <string.h>
 
-#include "sim/sim.h"
+#include "models/node.h"
+#include "models/workload.h"
 
 static bool same_set(const uint8_t *a, const uint8_t *b, uint32_t n)
 {
@@ -44,13 +53,34 @@ static bool same_set(const uint8_t *a, const uint8_t *b, uint32_t n)
 
 struct epoch *membership_epoch(struct sim *s, uint32_t id)
 {
-    return id >= 1 && id <= s->n_epochs ? &s->epochs[id - 1] : NULL;
+    struct membership *m = s->mb;
+    return id >= 1 && id <= m->n_epochs ? &m->epochs[id - 1] : NULL;
 }
 
 struct epoch *membership_latest(struct sim *s)
 {
-    return &s->epochs[s->n_epochs - 1];
+    return &s->mb->epochs[s->mb->n_epochs - 1];
 }
+
+void membership_set_member(struct sim *s, uint32_t node, bool member)
+{
+    s->mb->member[node] = member;
+}
+
+void membership_set_ejected(struct sim *s, uint32_t node, bool ejected)
+{
+    s->mb->ejected[node] = ejected;
+}
+
+uint32_t membership_count(const struct sim *s)
+{
+    uint32_t m = 0;
+    for (uint32_t i = 0; i < s->n_nodes; i++)
+        m += s->mb->member[i] != 0;
+    return m;
+}
+
+/* ---- placements and views ---------------------------------------------------- */
 
 /* Builds the placement of an epoch's members minus exclusions. */
 static struct placement *build_placement(struct sim *s, const struct epoch *e,
@@ -80,9 +110,22 @@ static struct placement *build_placement(struct sim *s, const struct epoch *e,
     return pl;
 }
 
+static struct view *view_new(struct sim *s, struct placement *pl, uint32_t epoch)
+{
+    struct membership *m = s->mb;
+    struct view *v = xcalloc(1, sizeof(*v));
+    v->pl = pl;
+    v->epoch = epoch;
+    v->refs = 1;
+    v->next = m->views;
+    m->views = v;
+    m->n_views++;
+    return v;
+}
+
 struct view *view_get(struct sim *s, uint32_t epoch, const uint8_t *excluded)
 {
-    for (struct view *v = s->views; v; v = v->next) {
+    for (struct view *v = s->mb->views; v; v = v->next) {
         if (v->epoch == epoch && same_set(v->excluded, excluded, s->n_nodes)) {
             v->refs++;
             return v;
@@ -95,49 +138,51 @@ struct view *view_get(struct sim *s, uint32_t epoch, const uint8_t *excluded)
     struct placement *pl = build_placement(s, e, excluded, prev);
     if (!pl)
         return NULL;
-    struct view *v = xcalloc(1, sizeof(*v));
-    v->pl = pl;
-    v->epoch = epoch;
+    struct view *v = view_new(s, pl, epoch);
     if (excluded && !same_set(excluded, NULL, s->n_nodes)) {
         v->excluded = xmalloc(s->n_nodes);
         memcpy(v->excluded, excluded, s->n_nodes);
     }
-    v->refs = 1;
-    v->next = s->views;
-    s->views = v;
-    s->n_views++;
     return v;
 }
 
 void view_release(struct sim *s, struct view *v)
 {
-    if (!v || --v->refs)
+    if (!v)
         return;
-    struct view **pp = &s->views;
+    assert(v->refs > 0);
+    if (--v->refs)
+        return;
+    struct membership *m = s->mb;
+    struct view **pp = &m->views;
     while (*pp != v)
         pp = &(*pp)->next;
     *pp = v->next;
-    s->n_views--;
+    assert(m->n_views > 0);
+    m->n_views--;
     placement_destroy(v->pl);
     free(v->excluded);
     free(v);
 }
 
-static struct epoch *new_epoch(struct sim *s, const uint8_t *member, const uint8_t *ejected)
+/* ---- epochs ---------------------------------------------------------------------- */
+
+static struct epoch *new_epoch(struct sim *s)
 {
-    if (s->n_epochs == s->cap_epochs) {
-        s->cap_epochs = s->cap_epochs ? s->cap_epochs * 2 : 16;
-        s->epochs = xrealloc(s->epochs, s->cap_epochs * sizeof(*s->epochs));
+    struct membership *m = s->mb;
+    if (m->n_epochs == m->cap_epochs) {
+        m->cap_epochs = m->cap_epochs ? m->cap_epochs * 2 : 16;
+        m->epochs = xrealloc(m->epochs, m->cap_epochs * sizeof(*m->epochs));
     }
-    struct epoch *e = &s->epochs[s->n_epochs++];
+    struct epoch *e = &m->epochs[m->n_epochs++];
     memset(e, 0, sizeof(*e));
-    e->id = s->n_epochs;
+    e->id = m->n_epochs;
     e->member = xmalloc(s->n_nodes + 1);
     e->ejected = xmalloc(s->n_nodes + 1);
-    memcpy(e->member, member, s->n_nodes);
-    memcpy(e->ejected, ejected, s->n_nodes);
+    memcpy(e->member, m->member, s->n_nodes);
+    memcpy(e->ejected, m->ejected, s->n_nodes);
     for (uint32_t i = 0; i < s->n_nodes; i++)
-        e->n_ejected += ejected[i] != 0;
+        e->n_ejected += m->ejected[i] != 0;
     return e;
 }
 
@@ -147,110 +192,150 @@ static int build_base(struct sim *s, struct epoch *e, const struct placement *pr
     struct placement *pl = build_placement(s, e, NULL, prev);
     if (!pl)
         return -1;
-    struct view *v = xcalloc(1, sizeof(*v));
-    v->pl = pl;
-    v->epoch = e->id;
-    v->refs = 1; /* the epoch's own reference */
-    v->next = s->views;
-    s->views = v;
-    s->n_views++;
-    e->base = v;
+    e->base = view_new(s, pl, e->id); /* the epoch's own reference */
     return 0;
 }
 
-int membership_init(struct sim *s, char *err, size_t errlen)
+static int build_gutter(struct sim *s, char *err, size_t errlen)
 {
-    uint8_t *member = xcalloc(s->n_nodes + 1, 1), *ejected = xcalloc(s->n_nodes + 1, 1);
+    if (!s->n_gutter)
+        return 0;
+    struct place_member *m = xcalloc(s->n_gutter, sizeof(*m));
+    for (uint32_t g = 0; g < s->n_gutter; g++) {
+        struct node *n = &s->nodes[s->gutter_first + g];
+        m[g].id = n->id;
+        m[g].address = n->address;
+        m[g].weight = 1.0;
+        m[g].node = n->index;
+    }
+    s->mb->gutter = placement_create(&s->pp, m, s->n_gutter, NULL, err, errlen);
+    free(m);
+    return s->mb->gutter ? 0 : -1;
+}
+
+int membership_create(struct sim *s, char *err, size_t errlen)
+{
+    struct membership *m = s->mb = xcalloc(1, sizeof(*s->mb));
+    sb_init(&m->pending_why);
+    m->member = xcalloc(s->n_nodes + 1, 1);
+    m->ejected = xcalloc(s->n_nodes + 1, 1);
     for (uint32_t i = 0; i < s->n_nodes; i++)
-        member[i] = s->nodes[i].state == NODE_UP && !s->nodes[i].gutter;
-    struct epoch *e = new_epoch(s, member, ejected);
-    free(member);
-    free(ejected);
+        m->member[i] = s->nodes[i].state == NODE_UP && !s->nodes[i].gutter;
+    struct epoch *e = new_epoch(s);
     if (build_base(s, e, NULL)) {
-        snprintf(err, errlen, "%s", s->error);
+        snprintf(err, errlen, "%s", s->eng.error);
         return -1;
     }
-    return 0;
+    return build_gutter(s, err, errlen);
 }
 
-void membership_deinit(struct sim *s)
+void membership_destroy(struct sim *s)
 {
-    for (uint32_t i = 0; i < s->n_epochs; i++) {
-        if (s->epochs[i].base)
-            view_release(s, s->epochs[i].base);
-        free(s->epochs[i].member);
-        free(s->epochs[i].ejected);
+    struct membership *m = s->mb;
+    if (!m)
+        return;
+    for (uint32_t i = 0; i < m->n_epochs; i++) {
+        if (m->epochs[i].base)
+            view_release(s, m->epochs[i].base);
+        free(m->epochs[i].member);
+        free(m->epochs[i].ejected);
     }
-    free(s->epochs);
-    s->epochs = NULL;
-    s->n_epochs = 0;
-    while (s->views) { /* views still held by instances */
-        struct view *v = s->views;
+    free(m->epochs);
+    while (m->views) { /* views still held by instances */
+        struct view *v = m->views;
         v->refs = 1;
         view_release(s, v);
     }
+    if (m->gutter)
+        placement_destroy(m->gutter);
+    free(m->member);
+    free(m->ejected);
+    sb_deinit(&m->pending_why);
+    free(m);
+    s->mb = NULL;
 }
 
-static int64_t count_moved(const struct sim *s, const struct placement *a,
-                           const struct placement *b)
+void membership_hold(struct sim *s, uint32_t epoch)
 {
-    int64_t moved = 0;
-    const struct key_rec *rec = s->wl.ks.rec;
-    for (uint32_t k = 0; k < s->wl.ks.n_keys; k++)
-        moved += placement_lookup(a, rec[k].pos) != placement_lookup(b, rec[k].pos);
-    return moved;
+    membership_epoch(s, epoch)->holders++;
 }
 
-/* Frees the base views of epochs no instance holds any more (never the
- * latest two), so long runs with many epochs keep memory flat. */
-static void trim_epochs(struct sim *s)
+void membership_drop(struct sim *s, uint32_t epoch)
 {
-    for (uint32_t i = 0; i + 2 < s->n_epochs; i++) {
-        struct epoch *e = &s->epochs[i];
-        if (!e->base)
-            continue;
-        bool held = false;
-        for (uint32_t j = 0; j < s->n_inst && !held; j++)
-            held = s->inst[j].epoch == e->id;
-        if (!held) {
+    struct epoch *e = membership_epoch(s, epoch);
+    assert(e->holders > 0);
+    e->holders--;
+}
+
+void membership_trim(struct sim *s)
+{
+    struct membership *m = s->mb;
+    for (uint32_t i = 0; i + 2 < m->n_epochs; i++) {
+        struct epoch *e = &m->epochs[i];
+        if (e->base && !e->holders) {
             view_release(s, e->base);
             e->base = NULL;
         }
     }
 }
 
-int membership_publish(struct sim *s, const uint8_t *member, const uint8_t *ejected,
-                       const char *why)
+/* ---- publication -------------------------------------------------------------------- */
+
+static int64_t count_moved(const struct sim *s, const struct placement *a,
+                           const struct placement *b)
 {
-    struct epoch *old = membership_latest(s);
-    uint32_t old_id = old->id;
-    struct epoch *e = new_epoch(s, member, ejected);
-    old = membership_epoch(s, old_id); /* the array may have moved */
-    if (build_base(s, e, old->base ? old->base->pl : NULL))
-        return -1;
+    int64_t moved = 0;
+    const struct key_rec *rec = s->wl->ks.rec;
+    for (uint32_t k = 0; k < s->wl->ks.n_keys; k++)
+        moved += placement_lookup(a, rec[k].pos) != placement_lookup(b, rec[k].pos);
+    return moved;
+}
+
+void membership_change(struct sim *s, const char *why)
+{
+    struct membership *m = s->mb;
+    sb_printf(&m->pending_why, "%s%s", m->pending_why.len ? ", " : "", why);
+    if (!m->publish_pending) {
+        m->publish_pending = true;
+        sim_schedule(s, s->eng.now_ns, EVK_PUBLISH, 0, 0);
+    }
+}
+
+uint32_t membership_publish(struct sim *s)
+{
+    struct membership *m = s->mb;
+    m->publish_pending = false;
+    uint32_t old_id = membership_latest(s)->id;
+    struct epoch *e = new_epoch(s);
+    struct epoch *old = membership_epoch(s, old_id); /* the array may have moved */
+    if (build_base(s, e, old->base ? old->base->pl : NULL)) {
+        sb_reset(&m->pending_why);
+        return 0;
+    }
     int64_t moved = old->base ? count_moved(s, old->base->pl, e->base->pl) : 0;
-    s->tot.keys_moved += moved;
+    m->keys_moved += moved;
     uint32_t n_members = 0;
     for (uint32_t i = 0; i < s->n_nodes; i++)
-        n_members += member[i] && !ejected[i];
+        n_members += e->member[i] && !e->ejected[i];
     sim_event(s, "epoch", NULL, "epoch %u: %s; %u nodes in the ring, %lld keys moved", e->id,
-              why, n_members, (long long)moved);
+              m->pending_why.buf, n_members, (long long)moved);
+    sb_reset(&m->pending_why);
+    return e->id;
+}
 
-    bool delayed = s->sc->health.mode == HEALTH_CENTRAL;
-    for (uint32_t j = 0; j < s->n_inst; j++) {
-        struct instance *in = &s->inst[j];
-        if (in->frozen)
-            continue;
-        if (!delayed || s->sc->health.propagation_delay_ns == 0) {
-            client_adopt(s, in, e->id);
-        } else {
-            /* each instance's delay: propagation_delay × U[0.5, 1.5) */
-            double f = 0.5 + rng_uniform(&s->propagation);
-            int64_t d = (int64_t)((double)s->sc->health.propagation_delay_ns * f);
-            if (sim_schedule(s, s->now_ns + d, EVK_ADOPT, j, e->id))
-                return -1;
-        }
+const char *membership_check(const struct sim *s)
+{
+    const struct membership *m = s->mb;
+    for (uint32_t k = 0; k < m->n_epochs; k++) {
+        const struct epoch *e = &m->epochs[k];
+        uint32_t n = 0;
+        for (uint32_t i = 0; i < s->n_nodes; i++)
+            n += e->ejected[i] != 0;
+        if (n != e->n_ejected)
+            return "an epoch's count of ejected nodes is wrong";
     }
-    trim_epochs(s);
-    return 0;
+    uint32_t views = 0;
+    for (const struct view *v = m->views; v; v = v->next)
+        views++;
+    return views == m->n_views ? NULL : "the count of live views is wrong";
 }

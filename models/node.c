@@ -1,7 +1,7 @@
 /*
  * node.c — a cache node: its store (models/store.c), its service queue
- * (models/fifo.c: `workers` servers, FIFO, `max_queue` waiting), its faults
- * and its per-tick counters.
+ * (models/fifo.c: `workers` servers, FIFO, `max_queue` waiting), its faults,
+ * its per-tick counters and its count of GETs in flight.
  *
  * A request that reaches the node at t is admitted at t: its service time
  * (exponential or fixed, mean service_time × the node's slow factor at
@@ -9,6 +9,14 @@
  * end follow from the queue. A node that is not up (crashed, removed, not
  * yet added) never answers. A crash drops everything queued and the whole
  * store; the incarnation number tells late events their work was lost.
+ *
+ * Node indices are fixed for the whole run: the file's nodes in order,
+ * then each new id an add_node event brings, in event order (a node removed
+ * and added again keeps its index), then the gutter pool.
+ *
+ * In flight: inflight[i] counts GETs admitted at node i and not yet served
+ * (bounded loads cap it); a crash or removal zeroes it. Invariant:
+ * inflight_total == the sum of inflight[] (nodes_check).
  *
  * Prewarm: nodes present at time 0 with `prewarm` start holding what an LRU
  * holds in steady state, approximated by the most popular keys they own
@@ -20,14 +28,19 @@
  * of that renewal process. (Writes, which also empty a key, are not
  * counted: with writes the first TTL of a run holds slightly more.)
  */
+#include "models/node.h"
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "sim/sim.h"
+#include "models/workload.h"
 
-int node_init(struct sim *s, struct node *n, uint32_t index, const char *id,
-              const char *address, double weight, const struct cache_cfg *cfg, bool gutter)
+/* ---- building --------------------------------------------------------------- */
+
+static int node_init(struct sim *s, struct node *n, uint32_t index, const char *id,
+                     const char *address, double weight, const struct cache_cfg *cfg,
+                     bool gutter)
 {
     memset(n, 0, sizeof(*n));
     n->index = index;
@@ -41,7 +54,7 @@ int node_init(struct sim *s, struct node *n, uint32_t index, const char *id,
     n->half_rtt_ns = cfg->rtt_ns / 2;
     char name[300];
     snprintf(name, sizeof name, "service/%s", id);
-    store_init(&n->store, &s->pool, index, cfg->capacity_bytes, cfg->capacity_items);
+    store_init(&n->store, s->pool, index, cfg->capacity_bytes, cfg->capacity_items);
     if (fifo_init(&n->queue, cfg->workers, cfg->max_queue)
         || rng_init(&n->service, s->sc->seed, name))
         return -1;
@@ -50,7 +63,7 @@ int node_init(struct sim *s, struct node *n, uint32_t index, const char *id,
     return 0;
 }
 
-void node_deinit(struct node *n)
+static void node_deinit(struct node *n)
 {
     free(n->id);
     free(n->address);
@@ -59,6 +72,102 @@ void node_deinit(struct node *n)
     if (n->leases.slots)
         u64map_deinit(&n->leases);
 }
+
+static int find_among(const struct sim *s, const char *id, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++)
+        if (!strcmp(s->nodes[i].id, id))
+            return (int)i;
+    return -1;
+}
+
+int node_find(const struct sim *s, const char *id)
+{
+    return find_among(s, id, s->gutter_first);
+}
+
+static void node_present(struct node *n)
+{
+    n->state = NODE_UP;
+    n->ever_present = true;
+}
+
+int nodes_create(struct sim *s, char *err, size_t errlen)
+{
+    const struct scenario *sc = s->sc;
+    s->pool = xcalloc(1, sizeof(*s->pool));
+    if (item_pool_init(s->pool, s->wl->ks.rec, s->wl->ks.n_total)) {
+        snprintf(err, errlen, "out of memory for %u keys", s->wl->ks.n_total);
+        return -1;
+    }
+    uint32_t cap = (uint32_t)(sc->n_nodes + sc->n_events + sc->health.gutter_nodes + 1);
+    s->nodes = xcalloc(cap, sizeof(*s->nodes));
+    uint32_t n = 0;
+    for (size_t i = 0; i < sc->n_nodes; i++, n++) {
+        const struct node_cfg *c = &sc->nodes[i];
+        if (node_init(s, &s->nodes[n], n, c->id, c->address, c->weight, &c->cache, false))
+            goto oom;
+        node_present(&s->nodes[n]);
+    }
+    for (size_t i = 0; i < sc->n_events; i++) {
+        const struct event_cfg *e = &sc->events[i];
+        if (e->kind != EV_ADD_NODE || find_among(s, e->node, n) >= 0)
+            continue;
+        if (node_init(s, &s->nodes[n], n, e->node, e->address, e->weight, &e->cache, false))
+            goto oom;
+        n++;
+    }
+    s->n_nodes = n;
+    s->gutter_first = n;
+    if (sc->health.on_eject == EJECT_GUTTER) {
+        s->n_gutter = sc->health.gutter_nodes;
+        for (uint32_t g = 0; g < s->n_gutter; g++) {
+            char id[32];
+            snprintf(id, sizeof id, "gutter-%u", g);
+            if (find_among(s, id, n) >= 0) {
+                snprintf(err, errlen, "a node is named %s, which the gutter pool needs", id);
+                return -1;
+            }
+            if (node_init(s, &s->nodes[n], n, id, id, 1.0, &sc->cache, true))
+                goto oom;
+            node_present(&s->nodes[n]);
+            n++;
+        }
+    }
+    s->n_nodes = n;
+    if (n >= UINT16_MAX) { /* the store keeps node numbers in 16 bits */
+        snprintf(err, errlen, "at most %u nodes (with the gutter pool) are supported",
+                 UINT16_MAX - 1);
+        return -1;
+    }
+    s->inflight = xcalloc(s->n_nodes + 1, sizeof(*s->inflight));
+    for (uint32_t i = 0; i < s->n_nodes; i++) {
+        s->nodes[i].tk.evictions0 = s->nodes[i].store.evictions;
+        s->nodes[i].tk.expirations0 = s->nodes[i].store.expirations;
+    }
+    return 0;
+oom:
+    s->n_nodes = n + 1; /* so destroy frees the partly built one */
+    snprintf(err, errlen, "out of memory building the nodes");
+    return -1;
+}
+
+void nodes_destroy(struct sim *s)
+{
+    for (uint32_t i = 0; i < s->n_nodes; i++)
+        node_deinit(&s->nodes[i]);
+    free(s->nodes);
+    s->nodes = NULL;
+    s->n_nodes = 0;
+    free(s->inflight);
+    s->inflight = NULL;
+    if (s->pool)
+        item_pool_deinit(s->pool);
+    free(s->pool);
+    s->pool = NULL;
+}
+
+/* ---- requests ------------------------------------------------------------------ */
 
 static int64_t draw_service(struct node *n)
 {
@@ -82,13 +191,56 @@ int node_submit(struct sim *s, struct node *n, int64_t t_ns, int64_t *done_ns)
     return 0;
 }
 
+int node_get(struct sim *s, struct node *n, int64_t t_ns, int64_t *done_ns, int64_t *reply_ns)
+{
+    int rc = node_submit(s, n, t_ns, done_ns);
+    if (rc == 1)
+        return 1; /* down: never answers */
+    n->tk.requests++;
+    n->gets_total++;
+    if (rc < 0)
+        return -1;
+    *reply_ns = *done_ns + n->slow_latency_ns;
+    lhist_add(&n->tk.lat, *reply_ns - t_ns);
+    s->inflight[n->index]++;
+    s->inflight_total++;
+    return 0;
+}
+
+int node_set_submit(struct sim *s, struct node *n, int64_t t_ns, uint32_t bytes, int64_t *done_ns)
+{
+    int rc = node_submit(s, n, t_ns, done_ns);
+    if (rc)
+        return rc;
+    n->tk.sets++;
+    /* a fill into a full node evicts its LRU item when it lands, about a
+     * round trip from now: fetch that item meanwhile */
+    if (n->store.tail != STORE_NIL && !store_has_room(&n->store, bytes))
+        __builtin_prefetch(&s->pool->items[n->store.tail], 1);
+    return 0;
+}
+
+struct item *node_serve_get(struct sim *s, struct node *n, uint32_t key)
+{
+    assert(s->inflight[n->index] > 0 && s->inflight_total > 0);
+    s->inflight[n->index]--;
+    s->inflight_total--;
+    struct item *it = store_get(&n->store, key, s->eng.now_ns, true);
+    if (it)
+        n->tk.hits++;
+    return it;
+}
+
+/* ---- membership and faults ------------------------------------------------------- */
+
 void node_crash(struct sim *s, struct node *n)
 {
     n->state = NODE_CRASHED;
     n->incarnation++;
+    assert(s->inflight_total >= s->inflight[n->index]);
     s->inflight_total -= s->inflight[n->index];
     s->inflight[n->index] = 0;
-    fifo_reset(&n->queue, s->now_ns);
+    fifo_reset(&n->queue, s->eng.now_ns);
     store_clear(&n->store);
     u64map_clear(&n->leases);
 }
@@ -100,46 +252,132 @@ void node_restart(struct sim *s, struct node *n)
     n->incarnation++;
 }
 
+void node_join(struct sim *s, struct node *n, const char *address, double weight)
+{
+    (void)s;
+    if (n->ever_present) { /* back after a removal: fresh and empty */
+        node_set_address(n, address);
+        n->weight = weight;
+    }
+    n->state = NODE_UP;
+    n->incarnation++;
+    n->ever_present = true;
+}
+
+void node_leave(struct sim *s, struct node *n)
+{
+    node_crash(s, n); /* everything it held or was doing is gone */
+    n->state = NODE_REMOVED;
+}
+
+void node_set_address(struct node *n, const char *address)
+{
+    free(n->address);
+    n->address = xstrdup(address ? address : n->id);
+}
+
+void node_slow(struct node *n, double factor, int64_t latency_ns, uint32_t event)
+{
+    n->slow_factor = factor;
+    n->slow_latency_ns = latency_ns;
+    n->slow_event = event;
+}
+
+bool node_slow_end(struct node *n, uint32_t event)
+{
+    if (n->slow_event != event || (n->slow_factor == 1.0 && !n->slow_latency_ns))
+        return false;
+    n->slow_factor = 1.0;
+    n->slow_latency_ns = 0;
+    return true;
+}
+
 bool node_has_fault(const struct node *n)
 {
     return n->state != NODE_UP || n->slow_factor != 1.0 || n->slow_latency_ns != 0;
 }
 
-const char *node_state_name(const struct sim *s, const struct node *n)
+const char *node_state_name(const struct node *n)
 {
-    (void)s;
     switch (n->state) {
     case NODE_ABSENT: return "absent";
     case NODE_REMOVED: return "removed";
     case NODE_CRASHED: return "crashed";
     case NODE_UP: break;
     }
-    if (n->ejectors)
-        return "ejected";
     if (n->slow_factor != 1.0 || n->slow_latency_ns)
         return "slow";
     return n->gutter ? "gutter" : "up";
 }
 
+/* ---- ticks ------------------------------------------------------------------------ */
+
+static double ms(double ns)
+{
+    return ns / 1e6;
+}
+
+void node_tick_close(struct sim *s, struct node *n, int64_t tick, int64_t len_ns,
+                     struct node_tick_row *nr)
+{
+    (void)s;
+    int64_t busy = busy_take(&n->busy, tick);
+    nr->node = n->id;
+    nr->state = node_state_name(n);
+    nr->requests = n->tk.requests;
+    nr->hits = n->tk.hits;
+    nr->items = n->store.n_items;
+    nr->bytes = (int64_t)n->store.bytes;
+    nr->util = (double)busy / ((double)n->cfg.workers * (double)len_ns);
+    nr->p99_ms = n->tk.lat.n ? ms(lhist_quantile(&n->tk.lat, 0.99)) : NAN;
+    nr->evictions = (int64_t)(n->store.evictions - n->tk.evictions0);
+    nr->expirations = (int64_t)(n->store.expirations - n->tk.expirations0);
+    nr->sets = n->tk.sets;
+    nr->rejects = n->tk.rejects;
+    lhist_reset(&n->tk.lat);
+    n->tk.requests = n->tk.hits = n->tk.sets = n->tk.rejects = 0;
+    n->tk.evictions0 = n->store.evictions;
+    n->tk.expirations0 = n->store.expirations;
+}
+
+const char *nodes_check(const struct sim *s)
+{
+    static const char *const bad_inflight = "in-flight GETs do not add up to their total";
+    uint64_t sum = 0;
+    for (uint32_t i = 0; i < s->n_nodes; i++) {
+        const struct node *n = &s->nodes[i];
+        if (n->state != NODE_UP && s->inflight[i])
+            return "a node that is not up has GETs in flight";
+        sum += s->inflight[i];
+        const char *bad = store_check(&n->store);
+        if (bad)
+            return bad;
+    }
+    return sum == s->inflight_total ? NULL : bad_inflight;
+}
+
+/* ---- prewarm ---------------------------------------------------------------------- */
+
 /* Adds key to its owner's store if the owner prewarms and has room; returns
  * 1 if that node just became full. */
-static int prewarm_key(struct sim *s, const struct placement *pl, uint32_t key, uint8_t *full)
+static int prewarm_key(struct sim *s, const struct placement *pl, struct rng *rng, uint32_t key,
+                       uint8_t *full)
 {
-    uint32_t owner = placement_lookup(pl, s->wl.ks.rec[key].pos);
+    const struct keyspace *ks = &s->wl->ks;
+    uint32_t owner = placement_lookup(pl, ks->rec[key].pos);
     if (owner == PLACE_NONE || full[owner])
         return 0;
     struct node *n = &s->nodes[owner];
     int64_t ttl = s->sc->workload.ttl_ns, expire = 0;
     if (ttl) {
         double reads_per_s = s->sc->workload.qps * (1 - s->sc->workload.write_ratio) *
-                             workload_key_prob(&s->wl, key);
+                             workload_key_prob(s->wl, key);
         double lt = reads_per_s * (double)ttl / 1e9;
-        if (rng_uniform(&s->prewarm_rng) >= lt / (1 + lt))
+        if (rng_uniform(rng) >= lt / (1 + lt))
             return 0; /* absent in this key's steady state */
-        expire = 1 + (int64_t)floor(rng_uniform(&s->prewarm_rng) * (double)ttl);
+        expire = 1 + (int64_t)floor(rng_uniform(rng) * (double)ttl);
     }
-    if (!store_append_cold(&n->store, key, s->wl.ks.rec[key].version,
-                           keyspace_item_bytes(&s->wl.ks, key),
+    if (!store_append_cold(&n->store, key, ks->rec[key].version, keyspace_item_bytes(ks, key),
                            expire)) {
         full[owner] = 1;
         return 1;
@@ -147,10 +385,8 @@ static int prewarm_key(struct sim *s, const struct placement *pl, uint32_t key, 
     return 0;
 }
 
-void node_prewarm(struct sim *s)
+void nodes_prewarm(struct sim *s, const struct placement *pl)
 {
-    struct epoch *e = membership_latest(s);
-    const struct placement *pl = e->base->pl;
     uint8_t *full = xcalloc(s->n_nodes, 1);
     uint32_t open = 0;
     for (uint32_t i = 0; i < s->n_nodes; i++) {
@@ -160,7 +396,12 @@ void node_prewarm(struct sim *s)
         else
             full[i] = 1;
     }
-    struct workload *w = &s->wl;
+    struct rng rng;
+    if (!open || rng_init(&rng, s->sc->seed, "prewarm")) {
+        free(full);
+        return;
+    }
+    const struct workload *w = s->wl;
     /* hot keys first, most requested first (a sorted copy: the workload's
      * order is part of its random stream and must not change) */
     struct hot_entry *hot = xcalloc(w->n_hot + 1, sizeof(*hot));
@@ -174,10 +415,11 @@ void node_prewarm(struct sim *s)
         hot[i] = hot[best];
         hot[best] = t;
         if (open)
-            open -= (uint32_t)prewarm_key(s, pl, hot[i].key, full);
+            open -= (uint32_t)prewarm_key(s, pl, &rng, hot[i].key, full);
     }
     free(hot);
     for (uint32_t r = 0; r < w->ks.n_keys && open; r++)
-        open -= (uint32_t)prewarm_key(s, pl, r, full); /* ids are popularity ranks */
+        open -= (uint32_t)prewarm_key(s, pl, &rng, r, full); /* ids are popularity ranks */
+    rng_deinit(&rng);
     free(full);
 }

@@ -30,7 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sim/sim.h"
+#include "models/workload.h"
 
 /* ---- keyspace ------------------------------------------------------------- */
 
@@ -328,12 +328,11 @@ static uint32_t *name_permutation(uint64_t seed, uint32_t n)
     return p;
 }
 
-int workload_init(struct sim *s, char *err, size_t errlen)
+int workload_create(struct sim *s, char *err, size_t errlen)
 {
     const struct scenario *sc = s->sc;
-    struct workload *w = &s->wl;
+    struct workload *w = s->wl = xcalloc(1, sizeof(*s->wl));
     struct hot_name *hot;
-    memset(w, 0, sizeof(*w));
     if (sc->workload.keys > UINT32_MAX / 2) {
         snprintf(err, errlen, "workload.keys: at most %u keys are supported", UINT32_MAX / 2);
         return -1;
@@ -369,8 +368,10 @@ int workload_init(struct sim *s, char *err, size_t errlen)
     return 0;
 }
 
-void workload_deinit(struct workload *w)
+void workload_destroy(struct workload *w)
 {
+    if (!w)
+        return;
     keyspace_deinit(&w->ks);
     free(w->hot);
     free(w->hot_names);
@@ -380,6 +381,7 @@ void workload_deinit(struct workload *w)
     rng_deinit(&w->instances);
     rng_deinit(&w->ops);
     rng_deinit(&w->keys);
+    free(w);
 }
 
 /* The id of a hot key by name (resolved when the keyspace was built). */

@@ -2,7 +2,7 @@
  * metrics.h — every recorded metric, declared once.
  *
  * Each X-macro list below generates the row struct the run fills, the
- * SQLite columns (output/sqlite.c) and the metric reference in
+ * SQLite columns (output/results.c) and the metric reference in
  * output/README.md (`ringsim run --metrics` prints it). Types:
  *   I  an integer count or gauge      (SQLite INTEGER)
  *   R  a real number; NaN is NULL     (SQLite REAL)
@@ -15,11 +15,18 @@
 
 #include <stdint.h>
 
+/* Recovery (summary.recovery_s): the hit rate is back when it stays within
+ * RECOVERY_TOLERANCE of the baseline for RECOVERY_TICKS ticks in a row. */
+#define RECOVERY_TICKS 10
+#define RECOVERY_TOLERANCE 0.01
+#define METRIC_STR_(x) #x
+#define METRIC_STR(x) METRIC_STR_(x)
+
 /*       name              type  meaning */
 #define TICK_FIELDS(X) \
     X(requests,         I, "client operations (reads and writes) started in the tick") \
     X(hits,             I, "reads answered from cache (counted when the node serves them)") \
-    X(misses,           I, "reads that finished without a hit: misses, timeouts, errors, reads with no node to ask") \
+    X(misses,           I, "reads that finished without a hit: cache misses, timeouts, error replies (cache_errors), reads with no node to ask") \
     X(hit_rate,         R, "hits / (hits + misses); NULL when no read finished") \
     X(db_reads,         I, "database reads completed") \
     X(db_writes,        I, "database writes committed") \
@@ -29,7 +36,7 @@
     X(db_p99_ms,        R, "99th percentile of the same") \
     X(client_p99_ms,    R, "99th percentile latency of client operations finished in the tick") \
     X(timeouts,         I, "cache requests that timed out at the client") \
-    X(errors,           I, "error responses (a node or the database queue full) and operations that failed") \
+    X(errors,           I, "client operations that failed, each counted once: reads that got no value (on_timeout: error after a timeout or an error reply; the database refused; no backfill token) and writes the database refused") \
     X(stale_reads,      I, "hits that returned a version older than the database's") \
     X(stale_overwrites, I, "cache sets that installed a version older than the database's") \
     X(ejected,          I, "nodes ejected at the tick's end (by at least one client instance, or centrally)") \
@@ -41,7 +48,9 @@
     X(db_demand,        R, "offered database load: service time of the operations that arrived, over worker time (>1: past capacity)") \
     X(db_rejects,       I, "database operations refused because its queue was full") \
     X(views,            I, "distinct ring views held by client instances at the tick's end") \
-    X(client_mean_ms,   R, "mean latency of client operations finished in the tick")
+    X(client_mean_ms,   R, "mean latency of client operations finished in the tick") \
+    X(cache_errors,     I, "GETs answered with an error reply because the node's queue was full (the read then goes on per on_timeout)") \
+    X(fallback_reads,   I, "reads answered by the key's previous owner after a miss at its new one (clients.fallback_to_previous_owner)")
 
 #define NODE_TICK_FIELDS(X) \
     X(state,            T, "up, slow, crashed, ejected, removed or gutter, at the tick's end") \
@@ -68,7 +77,7 @@
     X(hit_rate,          R, "hits / reads over the run after warmup") \
     X(baseline_hit_rate, R, "hit rate from warmup to the first event") \
     X(min_hit_rate,      R, "lowest tick hit rate from the first event on") \
-    X(recovery_s,        R, "seconds from the first event until the hit rate stays within 0.01 of the baseline for 10 ticks; NULL if never") \
+    X(recovery_s,        R, "seconds from the first event until the hit rate stays within " METRIC_STR(RECOVERY_TOLERANCE) " of the baseline for " METRIC_STR(RECOVERY_TICKS) " ticks; NULL if never") \
     X(peak_backend_qps,  R, "highest tick backend_qps after warmup") \
     X(peak_db_util,      R, "highest tick db_util after warmup") \
     X(db_overload_s,     R, "seconds of ticks whose offered database load exceeded its capacity (db_demand > 1)") \

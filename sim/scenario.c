@@ -450,7 +450,14 @@ static const struct key client_keys[] = {
     {"backfill_qps", KT_NUMBER, F(LC, backfill_qps), .def = "0", AT_LEAST(0),
      .doc = "Token bucket per instance for miss reads; `0` is unlimited."},
     {"fallback_to_previous_owner", KT_BOOL, F(LC, fallback_to_previous_owner), .def = "false",
-     .doc = "On a miss after a ring change, try the key's previous owner before the database."},
+     .doc = "On a miss after a ring change, try the key's previous owner before the database "
+            "(for `fallback_window` after the instance adopts the change)."},
+    {"fallback_window", KT_DURATION, F(LC, fallback_window_ns), .def = "60s", AT_LEAST(0),
+     .doc = "How long after adopting a ring epoch an instance falls back to previous owners; "
+            "after it, misses go to the database (a bounded warm-up, as mcrouter's WarmUpRoute)."},
+    {"invalidate_previous_owner", KT_BOOL, F(LC, invalidate_previous_owner), .def = "true",
+     .doc = "In the fallback window a write also invalidates the key at its previous owner, so "
+            "the copies fallback reads find stay fresh."},
 };
 #undef LC
 static const struct section client_section = {

@@ -100,6 +100,8 @@ struct client_cfg {
     bool coalesce;
     double backfill_qps;      /* per instance; 0 = unlimited */
     bool fallback_to_previous_owner;
+    int64_t fallback_window_ns;   /* fallback only this long after adopting an epoch */
+    bool invalidate_previous_owner; /* in that window a write also invalidates the previous owner */
 };
 
 struct health_cfg {

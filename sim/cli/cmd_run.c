@@ -179,7 +179,7 @@ int run_scenario(const struct scenario *sc, const char *out_path, const struct r
     sim_summary(s, &sum);
     const char *status = st == RUN_COMPLETE ? "complete" : st == RUN_INTERRUPTED ? "interrupted"
                                                                                    : "failed";
-    if (results_finish_run(res, &sum, status, wall, st == RUN_FAILED ? s->error : NULL, err,
+    if (results_finish_run(res, &sum, status, wall, st == RUN_FAILED ? sim_error(s) : NULL, err,
                            sizeof err)) {
         fprintf(stderr, "ringsim run: %s\n", err);
         sim_destroy(s);
@@ -200,10 +200,10 @@ int run_scenario(const struct scenario *sc, const char *out_path, const struct r
     if (st == RUN_INTERRUPTED)
         fprintf(stderr, "ringsim run: interrupted at t=%.3f s; the %zu ticks recorded are kept "
                         "in %s (run %lld, status interrupted)\n",
-                (double)s->now_ns / 1e9, s->n_series, path, (long long)run_id);
+                (double)s->eng.now_ns / 1e9, s->n_series, path, (long long)run_id);
     else if (st == RUN_FAILED)
         fprintf(stderr, "ringsim run: the run failed: %s (what was recorded is kept in %s, "
-                        "run %lld)\n", s->error, path, (long long)run_id);
+                        "run %lld)\n", sim_error(s), path, (long long)run_id);
     rc = st == RUN_COMPLETE ? EXIT_OK : EXIT_RUN_FAILED;
     if (run_id_out)
         *run_id_out = run_id;

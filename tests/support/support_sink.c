@@ -83,7 +83,7 @@ void mem_run_yaml(struct mem_run *m, const char *yaml, const char *const *sets)
     if (!s)
         fail_msg("sim_create: %s", err);
     m->status = sim_run(s);
-    snprintf(m->error, sizeof m->error, "%s", s->error);
+    snprintf(m->error, sizeof m->error, "%s", sim_error(s));
     sim_summary(s, &m->summary);
     sim_destroy(s);
     scenario_destroy(sc);
@@ -140,4 +140,13 @@ void mem_run_file(struct mem_run *m, const char *path, const char *const *sets)
     char *yaml = read_file(path);
     mem_run_yaml(m, yaml, sets);
     free(yaml);
+}
+
+long long mem_sum_ticks(const struct mem_run *m, size_t offset, double from, double to)
+{
+    long long t = 0;
+    for (size_t i = 0; i < m->n_ticks; i++)
+        if (m->ticks[i].t_s >= from && m->ticks[i].t_s < to)
+            t += *(const int64_t *)((const char *)&m->ticks[i] + offset);
+    return t;
 }

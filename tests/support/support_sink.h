@@ -5,6 +5,7 @@
 
 #include <math.h>
 #include <stddef.h>
+#include <stddef.h>
 #include <stdio.h>
 
 #include "sim/metrics.h"
@@ -55,6 +56,10 @@ void mem_run_yaml(struct mem_run *m, const char *yaml, const char *const *sets);
 void mem_run_free(struct mem_run *m);
 /* Total of a node's GETs (node_ticks.requests) over the run. */
 long long mem_node_requests(const struct mem_run *m, const char *node);
+/* Sum of an integer tick column over the ticks starting in [from, to) seconds. */
+long long mem_sum_ticks(const struct mem_run *m, size_t offset, double from, double to);
+#define MEM_SUM(m, field, from, to) \
+    mem_sum_ticks(m, offsetof(struct tick_row, field), from, to)
 /* Number of events of a kind. */
 size_t mem_count_events(const struct mem_run *m, const char *kind);
 

@@ -1,0 +1,80 @@
+/*
+ * client.h — the client instances: routing, the read path, the write path,
+ * adopting ring epochs, and the tick's client-side counters. Owned by
+ * client.c; the run loop calls these handlers for the request events.
+ */
+#ifndef RINGSIM_CLIENT_H
+#define RINGSIM_CLIENT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "sim/metrics.h"
+#include "sim/rng.h"
+#include "sim/sim.h"
+#include "sim/stats.h"
+#include "sim/u64map.h"
+
+struct view;
+
+struct instance {
+    uint32_t index;
+    uint32_t epoch;          /* adopted epoch id */
+    int64_t adopted_ns;      /* when it was adopted (the fallback window runs from here) */
+    struct view *view;       /* routing view: epoch minus local ejections */
+    struct view *prev_view;  /* the view before the last epoch adopted (fallback) */
+    struct u64map db_reads;  /* coalesce: key -> the request reading it from the database */
+    bool frozen;             /* split brain: ignores new epochs */
+    uint32_t frozen_by;      /* scenario event that froze it */
+    double tokens;           /* backfill token bucket */
+    int64_t tokens_ns;
+};
+
+/* The client-side counts of the tick being accumulated. */
+struct tick_acc {
+    int64_t requests, reads, writes, hits, misses, timeouts, errors, cache_errors;
+    int64_t stale_reads, stale_overwrites, clobbers, fallback_reads;
+    struct lhist client_lat;
+};
+
+struct clients {
+    struct tick_acc tk;
+    uint32_t next_lease;     /* lease tokens: 1, 2, ... */
+    int64_t stale_logged;    /* stale overwrites recorded one by one in events */
+    struct rng propagation;  /* central mode: each instance's adoption delay */
+};
+
+int clients_create(struct sim *s);
+void clients_destroy(struct sim *s);
+
+/* A new operation from the workload. */
+void client_arrival(struct sim *s, int64_t t_ns, uint32_t inst, bool is_write, uint32_t key);
+/* The request events (a: the request record). */
+void client_get_done(struct sim *s, uint32_t r);
+void client_get_resp(struct sim *s, uint32_t r);
+void client_timeout(struct sim *s, uint32_t r);
+void client_rejected(struct sim *s, uint32_t r);
+void client_db_done(struct sim *s, uint32_t r);
+void client_node_op_done(struct sim *s, uint32_t r);
+/* EVK_READMIT: instance inst's retry_after for node has passed. */
+void client_readmit(struct sim *s, uint32_t inst, uint32_t node);
+
+/* Epochs: a new one was published (each instance adopts it at once, or
+ * after propagation_delay in central mode, unless frozen). */
+void clients_epoch_published(struct sim *s, uint32_t epoch);
+/* EVK_ADOPT, and the end of a split brain: instance adopts epoch if newer. */
+void client_adopt(struct sim *s, uint32_t inst, uint32_t epoch);
+void client_freeze(struct sim *s, uint32_t inst, uint32_t by_event);
+/* Ends the freeze of scenario event by_event (if it still holds) and adopts
+ * the latest epoch. */
+void client_unfreeze(struct sim *s, uint32_t inst, uint32_t by_event);
+
+/* The clients' part of a tick row, then their tick counters start afresh. */
+void clients_tick_close(struct sim *s, struct tick_row *row);
+
+/* Every read started has had at most one outcome, and reads + writes open
+ * (in flight) agree with the counts (tests). open_reads: reads still
+ * without an outcome. */
+const char *clients_check(const struct sim *s, int64_t *open_reads);
+
+#endif

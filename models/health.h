@@ -1,0 +1,84 @@
+/*
+ * health.h — failure detection and ejection: per client instance (client
+ * mode) and by a central coordinator (central mode), and the node-level
+ * ejection episodes the summary counts. Owned by health.c.
+ */
+#ifndef RINGSIM_HEALTH_H
+#define RINGSIM_HEALTH_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "sim/sim.h"
+
+/* One client instance's view of node health (client mode). */
+struct inst_health {
+    uint16_t *fails;         /* per node: consecutive failures */
+    uint8_t *ejected;        /* per node: ejected by this instance */
+    uint8_t *held;           /* per node: an ejection is being held back (logged once) */
+    uint32_t n_ejected;
+    int64_t last_eject_ns;   /* for cooldown; INT64_MIN: never */
+};
+
+struct health {
+    struct inst_health *inst;
+    uint32_t n_inst;
+    /* the central coordinator */
+    uint16_t *fails;         /* per node: consecutive failed probes */
+    int64_t *ejected_at;     /* per node: when ejected, or -1 */
+    uint8_t *held;
+    uint32_t n_ejected;
+    int64_t last_eject_ns;
+    /* node-level episodes */
+    uint32_t *ejectors;      /* per node: instances with it ejected (+1 when central) */
+    uint32_t nodes_ejected_now;
+    /* run totals */
+    int64_t ejections, cascade_removals, instance_ejections, readmissions, max_ejected;
+};
+
+int health_create(struct sim *s);
+void health_destroy(struct sim *s);
+
+/* Client mode: a request of instance inst to node succeeded / failed. On a
+ * failure the instance may eject the node: then health_failure returns true
+ * (the caller re-derives the instance's view) and schedules EVK_READMIT.
+ * epoch: the instance's epoch (whose members bound max_ejected). */
+void health_success(struct sim *s, uint32_t inst, uint32_t node);
+bool health_failure(struct sim *s, uint32_t inst, uint32_t epoch, uint32_t node,
+                    const char *what);
+/* EVK_READMIT: retry_after has passed; true if the node was put back (the
+ * caller re-derives the instance's view). */
+bool health_readmit(struct sim *s, uint32_t inst, uint32_t node);
+
+/* Central mode: EVK_PROBE_ROUND and EVK_PROBE_RESULT. */
+void health_probe_round(struct sim *s);
+void health_probe_result(struct sim *s, uint32_t node, uint32_t b);
+
+/* A node left the membership: a central ejection of it is forgotten. */
+void health_node_left(struct sim *s, uint32_t node);
+
+/* The nodes instance inst has ejected itself (NULL when none). */
+static inline const uint8_t *health_inst_excluded(const struct sim *s, uint32_t inst)
+{
+    const struct inst_health *h = &s->hl->inst[inst];
+    return h->n_ejected ? h->ejected : NULL;
+}
+static inline bool health_inst_ejected(const struct sim *s, uint32_t inst, uint32_t node)
+{
+    return s->hl->inst[inst].ejected[node] != 0;
+}
+static inline uint32_t health_inst_n_ejected(const struct sim *s, uint32_t inst)
+{
+    return s->hl->inst[inst].n_ejected;
+}
+/* Instances (plus the coordinator) that have the node ejected now. */
+static inline uint32_t health_ejectors(const struct sim *s, uint32_t node)
+{
+    return s->hl->ejectors[node];
+}
+
+/* Mirrored counts agree (tests): per-node ejectors, nodes ejected now,
+ * each instance's and the coordinator's count of ejections. */
+const char *health_check(const struct sim *s);
+
+#endif

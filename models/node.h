@@ -1,0 +1,105 @@
+/*
+ * node.h — the cache nodes: their store, their service queue, their faults,
+ * their per-tick counters and the in-flight GET counts bounded loads read.
+ * Owned by node.c; the client calls these functions to use a node.
+ */
+#ifndef RINGSIM_NODE_H
+#define RINGSIM_NODE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "models/fifo.h"
+#include "models/store.h"
+#include "sim/metrics.h"
+#include "sim/rng.h"
+#include "sim/scenario.h"
+#include "sim/sim.h"
+#include "sim/stats.h"
+#include "sim/u64map.h"
+
+enum node_state { NODE_ABSENT, NODE_UP, NODE_CRASHED, NODE_REMOVED };
+
+struct node_tick {
+    int64_t requests, hits, sets, rejects;
+    uint64_t evictions0, expirations0; /* store counters at the tick's start */
+    struct lhist lat;
+};
+
+struct node {
+    uint32_t index;
+    char *id;
+    char *address;           /* current */
+    double weight;
+    struct cache_cfg cfg;
+    bool gutter;
+    enum node_state state;
+    uint32_t incarnation;    /* bumps at crash/remove/join: work in flight is lost */
+    double slow_factor;      /* 1 = healthy */
+    int64_t slow_latency_ns; /* added to every reply */
+    uint32_t slow_event;     /* scenario event that slowed it (to end the right one) */
+    int64_t half_rtt_ns;
+    struct store store;
+    struct fifo queue;
+    struct rng service;
+    struct busy_meter busy;
+    struct node_tick tk;
+    struct u64map leases;    /* fill: lease — key -> issued_ms << 32 | token (client.c's) */
+    int64_t gets_total;
+    bool ever_present;
+};
+
+/* Builds every node the run will have: the file's nodes (up), each new id
+ * of an add_node event (absent until it joins), then the gutter pool.
+ * Returns 0, or -1 with a reason in err. */
+int nodes_create(struct sim *s, char *err, size_t errlen);
+void nodes_destroy(struct sim *s);
+/* The index of node id among the non-gutter nodes, or -1. */
+int node_find(const struct sim *s, const char *id);
+
+/* Fills every prewarming node present at time 0 with the keys it owns in pl. */
+void nodes_prewarm(struct sim *s, const struct placement *pl);
+
+/* Admission of a request arriving at the node at t_ns: returns 0 with
+ * *done_ns (service end), 1 when the node is not up (lost), -1 when its
+ * queue is full (an error reply; counted in rejects). */
+int node_submit(struct sim *s, struct node *n, int64_t t_ns, int64_t *done_ns);
+
+/* A GET arriving at t_ns: node_submit plus the GET's accounting (requests,
+ * latency, in-flight). Same return values; *reply_ns is when the answer
+ * leaves the node (done + the slow latency). */
+int node_get(struct sim *s, struct node *n, int64_t t_ns, int64_t *done_ns, int64_t *reply_ns);
+/* A fill or write-through arriving at t_ns (counted in sets). */
+int node_set_submit(struct sim *s, struct node *n, int64_t t_ns, uint32_t bytes,
+                    int64_t *done_ns);
+/* The node serves an admitted GET of key now: the item or NULL (a miss). */
+struct item *node_serve_get(struct sim *s, struct node *n, uint32_t key);
+
+/* Membership and faults. */
+void node_join(struct sim *s, struct node *n, const char *address, double weight);
+void node_leave(struct sim *s, struct node *n);
+void node_crash(struct sim *s, struct node *n);
+void node_restart(struct sim *s, struct node *n);
+void node_set_address(struct node *n, const char *address);
+void node_slow(struct node *n, double factor, int64_t latency_ns, uint32_t event);
+/* Ends the slowness started by scenario event `event`; false if another
+ * event has slowed the node since (or it is not slow). */
+bool node_slow_end(struct node *n, uint32_t event);
+bool node_has_fault(const struct node *n);
+/* absent, removed, crashed, slow, gutter or up (ejection is health's to say). */
+const char *node_state_name(const struct node *n);
+
+/* The node's part of a tick row over len_ns of the tick, then its tick
+ * counters start afresh. busy: its busy ns in the tick. */
+void node_tick_close(struct sim *s, struct node *n, int64_t tick, int64_t len_ns,
+                     struct node_tick_row *row);
+
+/* Sum of inflight equals inflight_total, and no count is negative (tests). */
+const char *nodes_check(const struct sim *s);
+
+static inline uint32_t node_count(const struct sim *s)
+{
+    return s->n_nodes;
+}
+
+#endif

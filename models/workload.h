@@ -1,0 +1,102 @@
+/*
+ * workload.h — the keyspace (every key's name, placement position, item
+ * size and per-key record) and the request stream. Owned by workload.c.
+ */
+#ifndef RINGSIM_WORKLOAD_H
+#define RINGSIM_WORKLOAD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "models/placement/placement.h"
+#include "models/store.h"
+#include "sim/rng.h"
+#include "sim/scenario.h"
+#include "sim/sim.h"
+
+struct keyspace {
+    uint32_t n_keys;      /* ids 0..n_keys-1 (popularity ranks) are key_format(name_of[id]) */
+    uint32_t *name_of;    /* seeded permutation: the name number of each id */
+    uint32_t n_total;     /* plus hot keys outside that range */
+    struct key_rec *rec;  /* per key: position (here), first item (store), version (db) */
+    uint32_t *item_bytes; /* value_bytes + name length; NULL when all are bytes_fixed */
+    uint32_t bytes_fixed;
+    char **extra_names;   /* names of ids >= n_keys */
+    char *key_format;
+    char conv;            /* the format's conversion: d i u x X */
+};
+
+struct hot_entry {
+    uint32_t key;
+    double share;
+};
+
+struct hot_name {
+    const char *name;        /* points into the scenario */
+    uint32_t id;
+};
+
+/* One arrival's draws, made ahead of time (see workload.c). */
+struct arrival_draw {
+    uint32_t key, inst;
+    bool write;
+};
+#define WORKLOAD_AHEAD 8
+
+struct workload {
+    struct keyspace ks;
+    struct arrival_draw ahead[WORKLOAD_AHEAD]; /* ring of draws not yet used */
+    uint32_t ahead_head, ahead_n;
+    uint32_t n_inst;
+    enum popularity kind;
+    double zipf_s;           /* rejection-inversion constants below */
+    double z_hn, z_sc;
+    uint32_t z_head;         /* ranks 1..z_head are drawn from a table */
+    double z_phead;          /* their total probability */
+    double z_hm;             /* H(z_head + 0.5): the tail's end in H space */
+    double *z_cdf;           /* cumulative probability within the head */
+    double z_mass;           /* sum of k^-s over all ranks: the normaliser */
+    uint32_t *z_guide;       /* guide table: first rank whose cdf reaches g / z_head */
+    double qps;
+    double write_ratio;
+    double next_arrival_ns;  /* exact, for rounding without drift */
+    struct hot_name *hot_names; /* every hot key name of the scenario, sorted, with its id */
+    size_t n_hot_names;
+    struct hot_entry *hot;   /* active hot keys: the file's, overridden by events */
+    size_t n_hot;
+    double hot_total;
+    struct rng arrivals, instances, ops, keys;
+};
+
+/* Builds s->wl for s->sc (positions by s->pp). Returns 0, or -1 with a
+ * reason in err. */
+int workload_create(struct sim *s, char *err, size_t errlen);
+void workload_destroy(struct workload *w);
+/* The next arrival: its time, instance, operation and key. */
+void workload_next(struct workload *w, int64_t *t_ns, uint32_t *inst, bool *is_write,
+                   uint32_t *key);
+/* When the next arrival will be (ns, exact). */
+static inline double workload_next_time(const struct workload *w)
+{
+    return w->next_arrival_ns;
+}
+/* The key of the arrival workload_next will return next. */
+static inline uint32_t workload_peek_key(const struct workload *w)
+{
+    return w->ahead[w->ahead_head].key;
+}
+uint32_t workload_sample_key(struct workload *w);
+void workload_set_qps(struct workload *w, int64_t now_ns, double qps);
+void workload_set_hot(struct workload *w, const struct scenario *sc, int64_t now_ns);
+const char *keyspace_name(const struct keyspace *ks, uint32_t id, char *buf, size_t n);
+static inline uint32_t keyspace_item_bytes(const struct keyspace *ks, uint32_t id)
+{
+    return ks->item_bytes ? ks->item_bytes[id] : ks->bytes_fixed;
+}
+/* Probability that one request (ignoring hot keys) picks popularity rank r. */
+double workload_rank_prob(const struct workload *w, uint32_t rank);
+/* Probability that one request picks key id (hot keys included). */
+double workload_key_prob(const struct workload *w, uint32_t key);
+
+#endif

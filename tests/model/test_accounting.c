@@ -1,0 +1,131 @@
+/*
+ * Accounting tests: reads, outcomes and errors add up, and the transition
+ * after a ring change stays bounded.
+ *
+ *  - Every read has exactly one outcome: the run checks reads started ==
+ *    hits + misses + reads still open at every tick (run_options.
+ *    check_invariants, on in every model test); here also summed over a run
+ *    where node queues overflow, under both on_timeout settings.
+ *  - errors count failed operations once: with on_timeout: error and a
+ *    database that never refuses, errors == timeouts + error replies in
+ *    every tick; with on_timeout: db, no read fails at all.
+ *  - The fallback to the previous owner is bounded: after fallback_window
+ *    the stale overwrites of a 3 -> 4 join with 5% writes are those of the
+ *    same join without fallback (common random numbers: the same requests),
+ *    while without the window (the old behaviour) they go on.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "support_sink.h"
+
+/* A node that can serve 10,000 GETs/s offered 20,000: half refused with an
+ * error reply; a node slowed 50x at 5 s: timeouts. The database is large. */
+static const char *overload =
+    "name: overload\nduration: 10s\ntick: 1s\n"
+    "workload: {keys: 20000, qps: 20000}\n"
+    "nodes: [{id: A}, {id: B}]\n"
+    "cache: {service_time: 80us, max_queue: 50}\n"
+    "database: {workers: 4096, max_queue: 1000000, service_time: 1ms}\n"
+    "clients: {timeout: 20ms}\n"
+    "health: {mode: off}\n"
+    "events: [{at: 5s, slow_node: {id: B, factor: 50}}]\n";
+
+static void test_errors_counted_once(void **state)
+{
+    (void)state;
+    const char *err[] = {"clients.on_timeout=error", NULL};
+    struct mem_run m;
+    mem_run_yaml(&m, overload, err);
+    long long replies = 0, timeouts = 0, errors = 0;
+    for (size_t i = 0; i < m.n_ticks; i++) {
+        const struct tick_row *t = &m.ticks[i];
+        /* each failed read once: a timeout or an error reply, never both */
+        if (t->errors != t->timeouts + t->cache_errors)
+            fail_msg("tick %g: %lld errors, %lld timeouts + %lld error replies", t->t_s,
+                     (long long)t->errors, (long long)t->timeouts, (long long)t->cache_errors);
+        assert_true(t->hits + t->misses <= t->reads + 200); /* reads finish within the tick */
+        replies += t->cache_errors;
+        timeouts += t->timeouts;
+        errors += t->errors;
+    }
+    assert_true(replies > 10000);  /* the subject is there: queues overflowed */
+    assert_true(timeouts > 1000);  /* and the slow node timed out */
+    assert_int_equal(m.summary.errors, errors);
+    assert_int_equal(m.summary.timeouts, timeouts);
+    long long reads = MEM_SUM(&m, reads, 0, 10), done = MEM_SUM(&m, hits, 0, 10) +
+                                                      MEM_SUM(&m, misses, 0, 10);
+    assert_true(done <= reads && reads - done < 500); /* the rest are open at the end */
+    mem_run_free(&m);
+
+    /* on_timeout: db — the same failures end in a database read: none fails */
+    mem_run_yaml(&m, overload, NULL);
+    assert_true(MEM_SUM(&m, cache_errors, 0, 10) > 10000);
+    assert_true(MEM_SUM(&m, timeouts, 0, 10) > 1000);
+    assert_int_equal(MEM_SUM(&m, errors, 0, 10), 0);
+    assert_int_equal(m.summary.errors, 0);
+    mem_run_free(&m);
+}
+
+/* A 3 -> 4 join at 20 s with 5% writes, 200 s. */
+static const char *join =
+    "name: join\nduration: 200s\ntick: 1s\n"
+    "workload: {keys: 100000, qps: 10000, write_ratio: 0.05}\n"
+    "routing: {vnodes: 256}\n"
+    "nodes: [{id: A}, {id: B}, {id: C}]\n"
+    "health: {mode: off}\n"
+    "events: [{at: 20s, add_node: {id: D}}]\n";
+
+static void test_fallback_window_is_bounded(void **state)
+{
+    (void)state;
+    struct mem_run none, bounded, endless;
+    mem_run_yaml(&none, join, NULL);
+    const char *b[] = {"clients.fallback_to_previous_owner=true", NULL}; /* window 60 s */
+    mem_run_yaml(&bounded, join, b);
+    const char *e[] = {"clients.fallback_to_previous_owner=true", "clients.fallback_window=1h",
+                       "clients.invalidate_previous_owner=false", NULL};
+    mem_run_yaml(&endless, join, e);
+
+    /* the benefit: the new owner is warmed from the old owners */
+    assert_true(none.summary.min_hit_rate < 0.8);
+    assert_true(bounded.summary.min_hit_rate > 0.9);
+    assert_true(MEM_SUM(&bounded, fallback_reads, 20, 80) > 10000);
+    /* the window closes: no fallback read after 20 s + 60 s */
+    assert_int_equal(MEM_SUM(&bounded, fallback_reads, 81, 200), 0);
+
+    /* after the window, stale overwrites and stale reads are the baseline's
+     * (within noise: sqrt of the count plus a few) */
+    long long base_ow = MEM_SUM(&none, stale_overwrites, 81, 200);
+    long long ow = MEM_SUM(&bounded, stale_overwrites, 81, 200);
+    assert_true(fabs((double)(ow - base_ow)) <= 3 * sqrt((double)base_ow) + 5);
+    long long base_sr = MEM_SUM(&none, stale_reads, 81, 200);
+    long long sr = MEM_SUM(&bounded, stale_reads, 81, 200);
+    assert_true(fabs((double)(sr - base_sr)) <= 3 * sqrt((double)base_sr) + 5);
+    /* in the window, writes invalidate the previous owner: its copies stay fresh */
+    assert_true(MEM_SUM(&bounded, stale_overwrites, 20, 81)
+                <= MEM_SUM(&none, stale_overwrites, 20, 81) + 5);
+
+    /* the disease it cures: fallback for ever, the old owners' copies stale */
+    assert_true(MEM_SUM(&endless, stale_overwrites, 81, 200) > 10 * (base_ow + 10));
+    assert_true(MEM_SUM(&endless, stale_reads, 81, 200) > 10 * (base_sr + 10));
+    mem_run_free(&none);
+    mem_run_free(&bounded);
+    mem_run_free(&endless);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_errors_counted_once),
+        cmocka_unit_test(test_fallback_window_is_bounded),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
