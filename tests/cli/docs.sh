@@ -4,7 +4,10 @@
 # database reference, the command-line reference) must be committed as
 # generated. On a difference: run `make docs` and commit the result.
 # Also: the splicing touches nothing outside the markers, and refuses a
-# file whose markers are missing or doubled.
+# file whose markers are missing or doubled; and every relative link of the
+# Markdown files leads to a file that exists and, with #anchor, to one of
+# its headings (GitHub's anchors: lower case, punctuation dropped, spaces
+# to hyphens).
 . "$(dirname "$0")/lib.sh"
 
 top=$(pwd)
@@ -54,5 +57,35 @@ else
     ok 0 "a file without its end marker is refused"
 fi
 expect_match 'expected one line "<!-- metrics:begin -->"' "$T/err" "the refusal names the markers"
+
+# links between the documents
+slugs() {
+    awk '/^#+ / { s = $0; sub(/^#+ +/, "", s); s = tolower(s)
+                  gsub(/[^a-z0-9 _-]/, "", s); gsub(/ /, "-", s); print s }' "$1"
+}
+for md in $(find . -name '*.md' -not -path './build/*' -not -path './results/*' \
+                -not -path './.git/*' | sort); do
+    md=${md#./}
+    dir=$(dirname "$md")
+    : >"$T/bad"
+    for link in $(grep -o '](\([^) ]*\))' "$md" | sed 's/^](//; s/)$//'); do
+        case "$link" in http://* | https://* | mailto:*) continue ;; esac
+        path=${link%%#*} anchor=
+        case "$link" in *'#'*) anchor=${link#*#} ;; esac
+        target=$md
+        [ -n "$path" ] && target="$dir/$path"
+        if [ ! -e "$target" ]; then
+            echo "$link: no such file" >>"$T/bad"
+        elif [ -n "$anchor" ] && ! slugs "$target" | grep -qxF -- "$anchor"; then
+            echo "$link: no heading #$anchor in $target" >>"$T/bad"
+        fi
+    done
+    if [ -s "$T/bad" ]; then
+        ok 1 "links in $md lead somewhere"
+        sed 's/^/#   /' "$T/bad" | head -10
+    else
+        ok 0 "links in $md lead somewhere"
+    fi
+done
 
 finish
