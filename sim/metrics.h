@@ -2,7 +2,7 @@
  * metrics.h — every recorded metric, declared once.
  *
  * Each X-macro list below generates the row struct the run fills, the
- * SQLite columns (output/sqlite.c) and the metric reference in
+ * SQLite columns (output/results.c) and the metric reference in
  * output/README.md (`ringsim run --metrics` prints it). Types:
  *   I  an integer count or gauge      (SQLite INTEGER)
  *   R  a real number; NaN is NULL     (SQLite REAL)
