@@ -6,6 +6,7 @@
 #   make asan       the whole test suite under AddressSanitizer + UBSan
 #   make valgrind   unit and command-line tests under valgrind memcheck
 #   make bench      placement and simulation benchmarks (figures, not pass/fail)
+#   make docs       regenerate the generated parts of the documentation
 #   make install    PREFIX=/usr/local DESTDIR=
 #   make clean
 #
@@ -64,12 +65,12 @@ BENCH_BINS := $(BENCH_SRCS:tests/bench/%.c=$(BUILD)/bench/%)
 
 .SECONDARY:
 .PHONY: all deps demo test check-deps test-run asan valgrind bench install uninstall \
-        clean noopt unit-bins model-bins help
+        clean noopt unit-bins model-bins help docs
 
 all: $(BIN)
 
 help:
-	@sed -n '2,12p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '2,13p' Makefile | sed 's/^# \{0,1\}//'
 
 # --- packages -------------------------------------------------------------
 # Installs what is missing when run as root; otherwise prints the command.
@@ -160,6 +161,15 @@ bench: deps
 demo: deps
 	@$(MAKE) --no-print-directory $(BIN)
 	@sh tests/demo.sh $(BIN)
+
+# --- docs -----------------------------------------------------------------
+# Rewrites, from the code, the parts of the documentation between their
+# <!-- NAME:begin --> and <!-- NAME:end --> markers, and nothing else: the
+# scenario schema (scenarios/README.md), the results database reference
+# (output/README.md) and every --help (sim/cli/README.md). The tests fail
+# while a committed part differs from what this writes.
+docs: $(BIN)
+	@sh tests/docs/docs.sh --bin $(BIN) write
 
 # --- install --------------------------------------------------------------
 install: $(BIN)

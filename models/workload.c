@@ -15,7 +15,8 @@
  * operation (write with probability write_ratio) and the key. Key choice:
  * with probability (sum of hot shares) a hot key, in proportion to the
  * shares; otherwise a popularity rank — uniform, or Zipf(s) by Hörmann &
- * Derflinger's rejection-inversion (O(1), no table) — which is the key id.
+ * Derflinger's rejection-inversion for the tail, an exact table for the
+ * first ZIPF_HEAD ranks (O(1) each, below) — which is the key id.
  * No draw depends on the model's state: the same scenario and seed give the
  * same requests whatever the routing or health settings.
  *

@@ -1,6 +1,6 @@
 /*
- * results.h — the SQLite results database (schema: SPEC.md "SQLite output",
- * columns generated from sim/metrics.h; reference: output/README.md).
+ * results.h — the SQLite results database (tables and metric meanings:
+ * output/README.md; columns generated from sim/metrics.h).
  *
  * One file holds many runs. Opening creates the tables if they are missing
  * and refuses a file whose tables are not ringsim's. A run is recorded as

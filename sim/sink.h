@@ -1,8 +1,8 @@
 /*
  * sink.h — where a run's records go. The run calls these as it goes (a tick
  * row as soon as the tick ends), so nothing grows with the run's length and
- * an interrupted run keeps every tick it finished. output/sqlite.c is the
- * real sink; tests use an in-memory one (tests/unit/support_sink.c).
+ * an interrupted run keeps every tick it finished. output/results.c is the
+ * real sink; tests use an in-memory one (tests/support/support_sink.c).
  * Each callback returns 0, or -1 to stop the run as failed.
  */
 #ifndef RINGSIM_SINK_H

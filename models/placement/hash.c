@@ -4,8 +4,8 @@
  * Sources: sha256 and md5 from OpenSSL's libcrypto (EVP), crc32 from zlib,
  * xxh64 from libxxhash; MurmurHash3 x64_128, FNV-1a 64 and CRC16-XMODEM are
  * written here from their published definitions. The position of each hash
- * (the 64-bit number placement sees) is fixed by SPEC.md and documented in
- * hash.h and models/README.md.
+ * (the 64-bit number placement sees) is a fixed convention, documented in
+ * hash.h and models/placement/README.md ("Hash functions and positions").
  *
  * Invariants
  *   - Every function is pure: the same bytes give the same value on every

@@ -1,7 +1,7 @@
 /*
  * hash.h — the hash functions placement uses, and their "position" convention.
  *
- * A position is the 64-bit number a hash contributes to placement (SPEC.md):
+ * A position is the 64-bit number a hash contributes to placement (models/placement/README.md):
  *   sha256, md5       the first 8 digest bytes read big-endian
  *   crc32             the 32-bit IEEE CRC (as zlib's crc32())
  *   xxh64             the 64-bit XXH64 value, seed 0

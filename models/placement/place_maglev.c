@@ -21,7 +21,7 @@
  *
  * A membership change moves mostly keys of the changed members, plus a small
  * share between the others (measured in tests/unit/test_placement.c and
- * models/README.md). The listing order never matters.
+ * models/placement/README.md). The listing order never matters.
  *
  * Cost: build O(M log M) expected (permutation probes); lookup one division
  * and one table read (M × 4 bytes: 256 KiB for the default).

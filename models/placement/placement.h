@@ -14,7 +14,7 @@
  * `const struct place_ops`; the registry in placement.c maps names to them
  * (PLACE_CODEC below is the single list).
  *
- * Conventions fixed by SPEC.md ("Placement conventions"); placement never
+ * Conventions: models/placement/README.md ("Algorithms"); placement never
  * depends on a seed or an RNG, and, except for jump (membership order) and
  * slots (history), never on the order in which members are listed.
  */

@@ -1,7 +1,7 @@
 /*
  * cmd_ring.c — `ringsim ring`: the static placement analysis from the
  * command line. Parses and validates the flags (every error names its flag
- * and exits 2), runs ring_analyze() (models/ring_analysis.c) and prints an
+ * and exits 2), runs ring_analyze() (models/placement/ring_analysis.c) and prints an
  * aligned table or one JSON object.
  *
  * Without --to the "after" membership is the "before" one: the table shows

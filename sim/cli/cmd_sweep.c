@@ -1,5 +1,5 @@
 /*
- * cmd_sweep.c — `ringsim sweep` and `ringsim merge`.
+ * cmd_sweep.c — `ringsim sweep` (`ringsim merge` is cmd_merge.c).
  *
  * A sweep runs one scenario over the cartesian product of --vary values
  * (the last --vary changes fastest) times --seeds seeds (the scenario's

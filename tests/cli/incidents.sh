@@ -51,7 +51,7 @@ expect_exit 0 "scale-out, ring" "$RINGSIM" run "$f" -o "$db" --quiet --set durat
 expect_exit 0 "scale-out, mod" "$RINGSIM" run "$f" -o "$db" --quiet --set duration=45s \
     --set routing.algorithm=mod
 expect_eq "$(sqlite3 "$db" 'SELECT group_concat(keys_moved) FROM summary ORDER BY run_id')" \
-    "24729,75273" "keys moved: SPEC.md's known answers"
+    "24729,75273" "keys moved: the placement known answers"
 if command -v gnuplot >/dev/null 2>&1; then
     export RINGSIM_PLOTS="$TOP/plots"
     expect_exit 0 "ringsim plot draws both runs" "$RINGSIM" plot "$db" -d "$T/plots"

@@ -4,7 +4,7 @@
 
 R="$RINGSIM ring"
 
-# --- known answers (SPEC.md) ------------------------------------------------
+# --- known answers (models/placement/README.md) -----------------------------
 expect_exit 0 "ring 512 vnodes A,B,C -> A,B,C,D (json)" \
     $R --vnodes 512 --nodes A,B,C --to A,B,C,D --json
 cp "$T/out" "$T/ka.json"

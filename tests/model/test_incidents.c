@@ -151,7 +151,7 @@ static void check_scale_out(const char *algo, long long moved, double min_util,
     mem_run_file(&m, "scenarios/incidents/scale_out_mod_vs_ring.yaml", sets);
     const double r = 0.1, t0 = 30, qps = 10000;
 
-    /* SPEC.md's known answers: exact */
+    /* the placement known answers (models/placement/README.md): exact */
     assert_int_equal(m.summary.keys_moved, moved);
     double f = moved / 100000.0;
 
@@ -380,7 +380,7 @@ static void test_hot_key_10_nodes(void **state)
 static void test_hot_key_moves_in_scale_out(void **state)
 {
     (void)state;
-    const double d_keys = 24729 / 100000.0; /* D's share of the keys: SPEC.md */
+    const double d_keys = 24729 / 100000.0; /* D's share: models/placement/README.md */
     /* 40 s: 20 s before the join, 20 s (200,000 requests) after */
     const char *moves[] = {"duration=40s", NULL};
     struct mem_run m;

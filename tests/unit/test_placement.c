@@ -1,7 +1,7 @@
 /*
  * Unit tests: placement algorithms (models/placement/placement.c, models/placement/place_*.c).
  *
- * - Known answers fixed by SPEC.md (ring 512 vnodes, mod 3 -> 4).
+ * - Known answers (models/placement/README.md: ring 512 vnodes, mod 3 -> 4).
  * - Each algorithm against an independent, deliberately naive reference
  *   written here from its documented convention (ring, ketama, rendezvous,
  *   jump, mod), including positions exactly on points and the wrap-around.
@@ -430,7 +430,7 @@ static void test_maglev_weights_and_disruption(void **state)
 
     /* Maglev is not perfectly consistent: on a join a small share of keys
      * moves between old nodes. Measured 0.10% for 5 -> 6 nodes with M =
-     * 65537 (models/README.md); bound it at 1%. */
+     * 65537 (models/placement/README.md); bound it at 1%. */
     int five[] = {0, 1, 2, 3, 4}, six[] = {0, 1, 2, 3, 4, 5};
     struct placement *a = mk(&p, five, 5, NULL), *b = mk(&p, six, 6, NULL);
     uint64_t *pos = key_positions(&p, NKEYS);

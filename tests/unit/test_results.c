@@ -178,7 +178,7 @@ static void test_readme_has_reference(void **state)
     b += strlen(begin);
     if ((size_t)(e - b) != len || memcmp(b, gen, len))
         fail_msg("output/README.md is out of date: regenerate the part between the metrics "
-                 "markers with `ringsim run --metrics`");
+                 "markers: run make docs");
     free(doc);
     free(gen);
 }

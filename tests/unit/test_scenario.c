@@ -383,7 +383,7 @@ static void test_key_formats(void **state)
 static void test_error_type_and_range(void **state)
 {
     (void)state;
-    /* the example of SPEC.md, at its line and column */
+    /* the error example of scenarios/README.md ("Errors"), at its line and column */
     expect_error("name: x\n"
                  "routing:\n"
                  "  hash: md5\n"
@@ -1295,7 +1295,7 @@ static void test_readme_has_schema(void **state)
     bool same = (size_t)(e - b) == gen_len && !memcmp(b, gen, gen_len);
     if (!same)
         fprintf(stderr, "scenarios/README.md is out of date: regenerate the part between the "
-                        "schema markers with `ringsim check --schema` (see that file)\n");
+                        "schema markers: run make docs\n");
     assert_true(same);
     /* every key of the schema is documented */
     static const char *const keys[] = {"`capacity_items`", "`table_size`", "`gutter_ttl`",
