@@ -98,7 +98,8 @@ static size_t collect_hot_names(const struct scenario *sc, struct hot_name **out
 /* name_of: the permutation (owned by the keyspace from here on). */
 static int keyspace_init(struct keyspace *ks, const struct scenario *sc,
                          const struct place_params *pp, uint32_t *name_of,
-                         struct hot_name *hot, size_t n_hot, char *err, size_t errlen)
+                         struct hot_name *hot, size_t n_hot,
+                         const volatile sig_atomic_t *stop, char *err, size_t errlen)
 {
     const struct workload_cfg *w = &sc->workload;
     memset(ks, 0, sizeof(*ks));
@@ -120,6 +121,11 @@ static int keyspace_init(struct keyspace *ks, const struct scenario *sc,
     }
     char buf[512];
     for (uint32_t i = 0; i < ks->n_keys; i++) {
+        if ((i & 0xffff) == 0 && stop && *stop) {
+            snprintf(err, errlen, "interrupted while placing the keys (%u of %u done)", i,
+                     ks->n_keys);
+            return -1;
+        }
         int len = format_key(ks, name_of[i], buf, sizeof buf);
         if (len < 0 || (size_t)len >= sizeof buf) {
             snprintf(err, errlen, "workload.key_format: key %u is longer than %zu bytes", i,
@@ -309,7 +315,7 @@ double workload_key_prob(const struct workload *w, uint32_t key)
 /* ---- the stream ------------------------------------------------------------ */
 
 /* A seeded permutation of 0..n-1 (Fisher–Yates): the name number of each rank. */
-static uint32_t *name_permutation(uint64_t seed, uint32_t n)
+static uint32_t *name_permutation(uint64_t seed, uint32_t n, const volatile sig_atomic_t *stop)
 {
     uint32_t *p = malloc((size_t)(n ? n : 1) * sizeof(uint32_t));
     struct rng perm;
@@ -320,6 +326,11 @@ static uint32_t *name_permutation(uint64_t seed, uint32_t n)
     for (uint32_t i = 0; i < n; i++)
         p[i] = i;
     for (uint32_t i = n; i > 1; i--) {
+        if ((i & 0xfffff) == 0 && stop && *stop) {
+            rng_deinit(&perm);
+            free(p);
+            return NULL;
+        }
         uint32_t j = rng_below(&perm, i);
         uint32_t t = p[i - 1];
         p[i - 1] = p[j];
@@ -338,14 +349,17 @@ int workload_create(struct sim *s, char *err, size_t errlen)
         snprintf(err, errlen, "workload.keys: at most %u keys are supported", UINT32_MAX / 2);
         return -1;
     }
-    uint32_t *name_of = name_permutation(sc->seed, (uint32_t)sc->workload.keys);
+    uint32_t *name_of = name_permutation(sc->seed, (uint32_t)sc->workload.keys, s->opt.stop);
     if (!name_of) {
-        snprintf(err, errlen, "out of memory for %llu keys",
-                 (unsigned long long)sc->workload.keys);
+        if (s->opt.stop && *s->opt.stop)
+            snprintf(err, errlen, "interrupted while naming the keys");
+        else
+            snprintf(err, errlen, "out of memory for %llu keys",
+                     (unsigned long long)sc->workload.keys);
         return -1;
     }
     size_t n_hot = collect_hot_names(sc, &hot);
-    if (keyspace_init(&w->ks, sc, &s->pp, name_of, hot, n_hot, err, errlen)) {
+    if (keyspace_init(&w->ks, sc, &s->pp, name_of, hot, n_hot, s->opt.stop, err, errlen)) {
         free(hot);
         return -1;
     }

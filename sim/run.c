@@ -181,6 +181,16 @@ static void arrival(struct sim *s)
     client_arrival(s, at, inst, is_write, key);
 }
 
+static bool stop_requested(const struct sim *s)
+{
+    return s->opt.stop && *s->opt.stop;
+}
+
+/* Checks for a stop request where time advances: at every tick closed and
+ * every STOP_CHECK_STEPS events (a volatile load; cheap, but not free on
+ * the per-request path). */
+#define STOP_CHECK_STEPS 4096
+
 enum run_status sim_run(struct sim *s)
 {
     const int64_t end = s->sc->duration_ns;
@@ -190,9 +200,13 @@ enum run_status sim_run(struct sim *s)
         const struct event *top = eventq_peek(&s->eng.q);
         int64_t te = top ? top->t_ns : INT64_MAX;
         int64_t t = MIN(MIN(ta, te), end);
-        while (t >= s->tick_end_ns && s->tick_index * s->tick_ns < end)
+        while (t >= s->tick_end_ns && s->tick_index * s->tick_ns < end
+               && !engine_failed(&s->eng)) {
             run_close_tick(s);
-        if (t >= end)
+            if (stop_requested(s))
+                goto interrupted;
+        }
+        if (t >= end || engine_failed(&s->eng))
             break;
         s->eng.now_ns = t;
         if (te <= ta) {
@@ -202,15 +216,17 @@ enum run_status sim_run(struct sim *s)
         } else {
             arrival(s);
         }
-        if (UNLIKELY(++steps == 4096)) {
+        if (UNLIKELY(++steps == STOP_CHECK_STEPS)) {
             steps = 0;
-            if (s->opt.stop && *s->opt.stop) {
-                s->eng.status = RUN_INTERRUPTED;
-                break;
-            }
+            if (stop_requested(s))
+                goto interrupted;
         }
     }
-    if (s->eng.status == RUN_INTERRUPTED && s->opt.progress)
+    return s->eng.status;
+interrupted:
+    if (!engine_failed(&s->eng))
+        s->eng.status = RUN_INTERRUPTED;
+    if (s->opt.progress)
         s->opt.progress(s->opt.progress_ctx, s->eng.now_ns, end, s->sums.requests);
     return s->eng.status;
 }
