@@ -2,9 +2,11 @@
  * fifo.c — analytic FIFO multi-server queue (see fifo.h).
  *
  * free_ns is a binary min-heap of server free times: the root is the server
- * the next job takes. wait_start is a ring buffer of capacity max_queue
- * holding, in order, the start times of jobs that were still waiting when
- * they were admitted; entries whose start has passed are dropped lazily.
+ * the next job takes. wait_start is a ring buffer holding, in order, the
+ * start times of jobs that were still waiting when they were admitted;
+ * entries whose start has passed are dropped lazily. It grows by doubling
+ * up to max_queue entries, so a node that never queues much never holds
+ * memory for a long queue.
  */
 #include "models/fifo.h"
 
@@ -17,8 +19,9 @@ int fifo_init(struct fifo *q, uint32_t workers, uint32_t max_queue)
 {
     q->workers = workers ? workers : 1;
     q->max_queue = max_queue ? max_queue : 1;
+    q->cap = MIN(q->max_queue, FIFO_INITIAL_CAP);
     q->free_ns = calloc(q->workers, sizeof(*q->free_ns));
-    q->wait_start = calloc(q->max_queue, sizeof(*q->wait_start));
+    q->wait_start = calloc(q->cap, sizeof(*q->wait_start));
     q->head = q->count = 0;
     q->last_arrival = INT64_MIN;
     if (!q->free_ns || !q->wait_start) {
@@ -40,7 +43,7 @@ void fifo_deinit(struct fifo *q)
 static inline void drain(struct fifo *q, int64_t t_ns)
 {
     while (q->count && q->wait_start[q->head] <= t_ns) {
-        q->head = q->head + 1 == q->max_queue ? 0 : q->head + 1;
+        q->head = q->head + 1 == q->cap ? 0 : q->head + 1;
         q->count--;
     }
 }
@@ -70,6 +73,25 @@ static void replace_root(struct fifo *q, int64_t v)
     h[i] = v;
 }
 
+/* Doubles the ring buffer (at most to max_queue), unwrapping it. Returns -1
+ * when memory cannot be had. */
+static int grow(struct fifo *q)
+{
+    uint32_t cap = q->cap > q->max_queue / 2 ? q->max_queue : q->cap * 2;
+    int64_t *w = malloc((size_t)cap * sizeof(*w));
+    if (!w)
+        return -1;
+    for (uint32_t i = 0; i < q->count; i++) {
+        uint32_t k = q->head + i;
+        w[i] = q->wait_start[k >= q->cap ? k - q->cap : k];
+    }
+    free(q->wait_start);
+    q->wait_start = w;
+    q->cap = cap;
+    q->head = 0;
+    return 0;
+}
+
 int fifo_admit(struct fifo *q, int64_t t_ns, int64_t service_ns, int64_t *start_ns,
                int64_t *done_ns)
 {
@@ -80,13 +102,16 @@ int fifo_admit(struct fifo *q, int64_t t_ns, int64_t service_ns, int64_t *start_
     if (start > t_ns) {
         if (q->count >= q->max_queue)
             return -1;
+        if (UNLIKELY(q->count == q->cap) && grow(q))
+            return -1; /* no memory for a longer queue: refused like a full one */
         uint32_t tail = q->head + q->count;
-        if (tail >= q->max_queue)
-            tail -= q->max_queue;
-        assert(!q->count || q->wait_start[tail ? tail - 1 : q->max_queue - 1] <= start);
+        if (tail >= q->cap)
+            tail -= q->cap;
+        assert(!q->count || q->wait_start[tail ? tail - 1 : q->cap - 1] <= start);
         q->wait_start[tail] = start;
         q->count++;
     }
+    assert(service_ns >= 0 && start <= INT64_MAX - service_ns); /* the loader bounds times */
     int64_t done = start + service_ns;
     replace_root(q, done);
     *start_ns = start;

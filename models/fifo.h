@@ -19,11 +19,14 @@
 
 #include <stdint.h>
 
+#define FIFO_INITIAL_CAP 64
+
 struct fifo {
     uint32_t workers;
     uint32_t max_queue;
     int64_t *free_ns;     /* min-heap of the times each server becomes free */
     int64_t *wait_start;  /* ring buffer: start times of waiting jobs */
+    uint32_t cap;         /* its size: grows by doubling up to max_queue */
     uint32_t head, count; /* ring buffer window */
     int64_t last_arrival; /* for the ordering assertion */
 };

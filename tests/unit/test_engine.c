@@ -155,6 +155,60 @@ static void test_fifo_single_server(void **state)
     fifo_deinit(&q);
 }
 
+/* The waiting room grows past its first allocation (and wraps around while
+ * it does): admissions and refusals against a plain reference — c servers,
+ * each job starts at max(arrival, the earliest free server), refused when
+ * max_queue jobs wait. */
+static void test_fifo_grows_against_reference(void **state)
+{
+    (void)state;
+    enum { C = 3, MAXQ = 1000, JOBS = 40000 };
+    struct fifo q;
+    assert_int_equal(fifo_init(&q, C, MAXQ), 0);
+    assert_true(q.cap < MAXQ);
+    int64_t free_at[C] = {0}, *starts = calloc(JOBS, sizeof(int64_t));
+    size_t n_starts = 0, refused = 0;
+    struct rng r;
+    rng_init(&r, 3, "fifo");
+    int64_t t = 0;
+    for (int i = 0; i < JOBS; i++) {
+        /* bursts that queue hundreds, then quiet spells that drain them */
+        t += (i / 5000) % 2 ? (int64_t)rng_below(&r, 400) : (int64_t)rng_below(&r, 10);
+        int64_t svc = 1 + (int64_t)rng_below(&r, 100);
+        size_t m = 0;
+        for (size_t k = 1; k < C; k++)
+            if (free_at[k] < free_at[m])
+                m = k;
+        int64_t want = MAX(t, free_at[m]);
+        size_t waiting = 0;
+        for (size_t k = 0; k < n_starts; k++)
+            waiting += starts[k] > t;
+        int64_t st, dn;
+        int rc = fifo_admit(&q, t, svc, &st, &dn);
+        if (want > t && waiting >= MAXQ) {
+            assert_int_equal(rc, -1);
+            refused++;
+            continue;
+        }
+        assert_int_equal(rc, 0);
+        assert_int_equal(st, want);
+        free_at[m] = want + svc;
+        /* keep only the starts still in the future */
+        size_t w = 0;
+        for (size_t k = 0; k < n_starts; k++)
+            if (starts[k] > t)
+                starts[w++] = starts[k];
+        n_starts = w;
+        if (want > t)
+            starts[n_starts++] = want;
+    }
+    assert_true(refused > 0);        /* the room filled up */
+    assert_int_equal(q.cap, MAXQ);   /* after growing to its bound */
+    rng_deinit(&r);
+    free(starts);
+    fifo_deinit(&q);
+}
+
 static void test_fifo_multi_server(void **state)
 {
     (void)state;
@@ -265,6 +319,7 @@ int main(void)
         cmocka_unit_test(test_eventq_against_reference),
         cmocka_unit_test(test_fifo_single_server),
         cmocka_unit_test(test_fifo_multi_server),
+        cmocka_unit_test(test_fifo_grows_against_reference),
         cmocka_unit_test(test_fifo_mmc_closed_form),
         cmocka_unit_test(test_lhist),
         cmocka_unit_test(test_busy_meter),
