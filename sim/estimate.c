@@ -1,0 +1,291 @@
+/*
+ * estimate.c — the cost of a run, from the scenario alone (see estimate.h).
+ *
+ * Each figure is an estimate meant to be within a small factor, erring
+ * high: it exists to turn away `keys: 1000000000` or `qps: 1e15` before they
+ * spend minutes and gigabytes, not to predict a run to the byte.
+ *
+ *   memory  = keys × (position, chain, version, name, size)
+ *           + items the caches can hold × an item (with the pool's doubling)
+ *           + nodes × (queues, meters, histograms)
+ *           + placements (views) × their points
+ *           + requests in flight × (a record and its events)
+ *           + ticks × a tick point (the summary keeps one per tick)
+ *   requests = ∫ qps dt over the run (set_qps steps included)
+ *   events   ≈ 4 per request (a miss: served, reply, database, fill)
+ *            + central probes: 2 per member per probe_interval
+ *   rows     = ticks × (1 tick + nodes + views)
+ *   time     = duration + the longest a value can reach past it: a full
+ *              node queue of the slowest service (an exponential draw is
+ *              below 40 × its mean), a full database queue, timeouts,
+ *              retry_after, propagation, TTLs, `for`s.
+ */
+#include "sim/estimate.h"
+
+#include <math.h>
+#include <string.h>
+#include <stdio.h>
+#include <unistd.h>
+
+#include "models/placement/placement.h"
+
+#define EXP_TAIL 40.0            /* an exponential draw stays below 40 × its mean */
+#define BYTES_PER_KEY 28.0       /* key_rec 16 + name 4 + size 4 + slack */
+#define BYTES_PER_ITEM 80.0      /* struct item 40, ×2 for the pool's doubling */
+#define BYTES_PER_NODE 16384.0   /* node, lhist, busy meter, rng, maps */
+#define BYTES_PER_POINT 24.0     /* continuum: pos 8, node 4, member 4, next 4, bucket */
+#define BYTES_PER_INFLIGHT 160.0 /* request record 72 + its events, ×2 for doubling */
+#define BYTES_PER_TICK_POINT 112.0
+#define BYTES_PER_ROW 90.0       /* SQLite, with indexes */
+#define EVENTS_PER_REQUEST 4.0
+#define FIXED_BYTES (16.0 * 1024 * 1024)
+
+/* Most points one placement of this scenario can have. */
+static double placement_points(const struct scenario *sc, double n_nodes, double total_weight)
+{
+    const struct routing_cfg *r = &sc->routing;
+    switch (r->algorithm) {
+    case PLACE_RING:
+    case PLACE_BOUNDED:
+        return (double)r->vnodes * total_weight + n_nodes;
+    case PLACE_KETAMA:
+        return PLACE_KETAMA_POINTS * total_weight + n_nodes;
+    case PLACE_MAGLEV:
+        return (double)r->table_size / 4.0 + 4 * n_nodes; /* 4-byte entries */
+    case PLACE_SLOTS:
+        return PLACE_SLOT_COUNT / 4.0 + n_nodes;
+    default:
+        return n_nodes;
+    }
+}
+
+/* The most items a cache can hold. */
+static double cache_items(const struct cache_cfg *c, double keys, double item_bytes)
+{
+    double cap = c->capacity_items ? (double)c->capacity_items
+                                   : (double)c->capacity_bytes / fmax(1.0, item_bytes);
+    return fmin(cap, keys);
+}
+
+/* How far past `duration` a value can be set by one node config. */
+static double node_time(const struct cache_cfg *c, double factor, double latency_ns)
+{
+    double service = (double)c->service_ns * factor * EXP_TAIL;
+    return service * ((double)c->max_queue / c->workers + 1) + latency_ns + (double)c->rtt_ns;
+}
+
+struct node_acc {
+    double n, weight, items, bytes, queue_time;
+    const char *time_key;
+};
+
+static void add_node_cfg(struct node_acc *a, const struct scenario *sc, const char *id,
+                         const struct cache_cfg *c, double weight, double keys, double item_bytes)
+{
+    double factor = 1, latency = 0;
+    for (size_t i = 0; i < sc->n_events; i++) {
+        const struct event_cfg *e = &sc->events[i];
+        if (e->kind == EV_SLOW_NODE && id && e->node && !strcmp(e->node, id)) {
+            factor = fmax(factor, e->factor);
+            latency = fmax(latency, (double)e->latency_ns);
+        }
+    }
+    a->n++;
+    a->weight += weight;
+    a->items += cache_items(c, keys, item_bytes);
+    a->bytes += BYTES_PER_NODE + 8.0 * c->workers;
+    double t = node_time(c, factor, latency);
+    if (t > a->queue_time) {
+        a->queue_time = t;
+        a->time_key = factor > 1 ? "cache.service_time × slow_node.factor × cache.max_queue"
+                                 : "cache.service_time × cache.max_queue";
+    }
+}
+
+static void estimate_nodes(const struct scenario *sc, double keys, double item_bytes,
+                           struct node_acc *a)
+{
+    for (size_t i = 0; i < sc->n_nodes; i++)
+        add_node_cfg(a, sc, sc->nodes[i].id, &sc->nodes[i].cache, sc->nodes[i].weight, keys,
+                     item_bytes);
+    for (size_t i = 0; i < sc->n_events; i++)
+        if (sc->events[i].kind == EV_ADD_NODE)
+            add_node_cfg(a, sc, sc->events[i].node, &sc->events[i].cache, sc->events[i].weight,
+                         keys, item_bytes);
+    if (sc->health.on_eject == EJECT_GUTTER)
+        for (uint32_t g = 0; g < sc->health.gutter_nodes; g++)
+            add_node_cfg(a, sc, NULL, &sc->cache, 1.0, keys, item_bytes);
+}
+
+/* Client operations over the run, and the highest rate. */
+static double total_requests(const struct scenario *sc, double *max_qps)
+{
+    double qps = sc->workload.qps, t = 0, total = 0;
+    double end = (double)sc->duration_ns;
+    *max_qps = qps;
+    for (size_t i = 0; i < sc->n_events; i++) {
+        const struct event_cfg *e = &sc->events[i];
+        if (e->kind != EV_SET_QPS || (double)e->at_ns >= end)
+            continue;
+        total += qps * ((double)e->at_ns - t) / 1e9;
+        t = (double)e->at_ns;
+        qps = e->qps;
+        *max_qps = fmax(*max_qps, qps);
+    }
+    return total + qps * (end - t) / 1e9;
+}
+
+/* The longest any per-event time (`for`) reaches. */
+static double longest_for(const struct scenario *sc)
+{
+    double m = 0;
+    for (size_t i = 0; i < sc->n_events; i++)
+        m = fmax(m, (double)sc->events[i].for_ns);
+    return m;
+}
+
+void run_cost_estimate(const struct scenario *sc, struct run_cost *c)
+{
+    memset(c, 0, sizeof(*c));
+    const struct workload_cfg *w = &sc->workload;
+    double keys = (double)w->keys + (double)w->n_hot_keys + (double)sc->n_events;
+    double item_bytes = (double)w->value_bytes + 1;
+    c->key_bytes = keys * BYTES_PER_KEY;
+
+    struct node_acc nodes = {0};
+    estimate_nodes(sc, keys, item_bytes, &nodes);
+    c->item_bytes = nodes.items * BYTES_PER_ITEM;
+    double inst = sc->clients.instances;
+    c->node_bytes = nodes.bytes + inst * nodes.n * 8.0;
+
+    double points = placement_points(sc, nodes.n, nodes.weight);
+    double views = 3 + (sc->health.mode == HEALTH_CLIENT ? inst : 0)
+                   + (sc->clients.fallback_to_previous_owner ? inst : 0);
+    c->view_bytes = views * points * BYTES_PER_POINT;
+
+    double max_qps;
+    c->requests = total_requests(sc, &max_qps);
+    const struct db_cfg *db = &sc->database;
+    double db_time = (double)db->service_ns * EXP_TAIL * ((double)db->max_queue / db->workers + 1);
+    double lifetime_ns = (double)sc->clients.timeout_ns + db_time + nodes.queue_time;
+    double inflight = fmin(max_qps * lifetime_ns / 1e9, c->requests) + (double)db->max_queue;
+    c->inflight_bytes = inflight * BYTES_PER_INFLIGHT;
+
+    c->ticks = ceil((double)sc->duration_ns / (double)sc->tick_ns);
+    c->series_bytes = c->ticks * BYTES_PER_TICK_POINT;
+    c->memory_bytes = FIXED_BYTES + c->key_bytes + c->item_bytes + c->node_bytes + c->view_bytes
+                      + c->inflight_bytes + c->series_bytes;
+
+    c->events = c->requests * EVENTS_PER_REQUEST;
+    if (sc->health.mode == HEALTH_CENTRAL)
+        c->probe_events = 2 * nodes.n * (double)sc->duration_ns
+                          / (double)sc->health.probe_interval_ns;
+    c->events += c->probe_events + c->ticks;
+    c->rows = c->ticks * (2 + nodes.n + fmin(inst, 8));
+    c->db_bytes = c->rows * BYTES_PER_ROW;
+
+    /* the latest time: duration plus the longest reach past it */
+    struct { double ns; const char *key; } reach[] = {
+        {nodes.queue_time, nodes.time_key},
+        {db_time, "database.service_time × database.max_queue"},
+        {(double)sc->clients.timeout_ns, "clients.timeout"},
+        {(double)sc->health.retry_after_ns, "health.retry_after"},
+        {(double)sc->health.propagation_delay_ns * 1.5, "health.propagation_delay"},
+        {(double)sc->health.probe_interval_ns, "health.probe_interval"},
+        {(double)sc->health.gutter_ttl_ns, "health.gutter_ttl"},
+        {(double)w->ttl_ns, "workload.ttl"},
+        {longest_for(sc), "an event's `for`"},
+    };
+    c->max_time_ns = (double)sc->duration_ns;
+    c->time_key = "duration";
+    double top = 0;
+    for (size_t i = 0; i < ARRAY_LEN(reach); i++) {
+        c->max_time_ns += reach[i].ns;
+        if (reach[i].ns > top && reach[i].key) {
+            top = reach[i].ns;
+            if (top > (double)sc->duration_ns)
+                c->time_key = reach[i].key;
+        }
+    }
+}
+
+double machine_memory_bytes(void)
+{
+    long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGE_SIZE);
+    return pages > 0 && size > 0 ? (double)pages * (double)size : 0;
+}
+
+void format_bytes(double b, char *buf, size_t n)
+{
+    const char *unit[] = {"B", "kB", "MB", "GB", "TB", "PB", "EB"};
+    size_t u = 0;
+    while (b >= 1000 && u + 1 < ARRAY_LEN(unit)) {
+        b /= 1000;
+        u++;
+    }
+    snprintf(buf, n, b < 10 && u ? "%.1f %s" : "%.0f %s", b, unit[u]);
+}
+
+/* The largest memory term, to name the key to change. */
+static const char *memory_key(const struct run_cost *c)
+{
+    struct { double v; const char *key; } t[] = {
+        {c->key_bytes, "workload.keys"},
+        {c->item_bytes, "cache.capacity (or capacity_items) and the number of nodes"},
+        {c->node_bytes, "the number of nodes and clients.instances"},
+        {c->view_bytes, "routing.vnodes (or table_size) and clients.instances"},
+        {c->inflight_bytes, "workload.qps (requests in flight) or clients.timeout"},
+        {c->series_bytes, "tick (fewer, longer ticks) or duration"},
+    };
+    size_t best = 0;
+    for (size_t i = 1; i < ARRAY_LEN(t); i++)
+        if (t[i].v > t[best].v)
+            best = i;
+    return t[best].key;
+}
+
+enum run_cost_verdict run_cost_judge(const struct run_cost *c, bool force, double memory_limit,
+                                     double disk_limit, struct strbuf *msg)
+{
+    enum run_cost_verdict v = COST_OK;
+    char a[32], b[32];
+    if (c->max_time_ns >= RUN_TIME_LIMIT_NS) {
+        sb_printf(msg, "simulated time could reach %.3g s, past the %.3g s (about 146 years) a "
+                       "run can represent; lower %s\n",
+                  c->max_time_ns / 1e9, RUN_TIME_LIMIT_NS / 1e9, c->time_key);
+        v = COST_IMPOSSIBLE;
+    }
+    if (memory_limit > 0 && c->memory_bytes > memory_limit) {
+        format_bytes(c->memory_bytes, a, sizeof a);
+        format_bytes(memory_limit, b, sizeof b);
+        sb_printf(msg, "the run would need about %s of memory, more than this machine's %s; "
+                       "lower %s\n", a, b, memory_key(c));
+        v = COST_IMPOSSIBLE;
+    }
+    if (force)
+        return v;
+    if (c->events > RUN_EVENTS_LIMIT) {
+        bool probes = c->probe_events > c->events / 2;
+        sb_printf(msg, "about %.3g events (%.3g client requests%s): hours of simulation; lower "
+                       "%s, or pass --force to run it anyway\n",
+                  c->events, c->requests, probes ? ", most of them health probes" : "",
+                  probes ? "the nodes' count or raise health.probe_interval"
+                         : "workload.qps or duration");
+        if (v == COST_OK)
+            v = COST_TOO_BIG;
+    }
+    if (c->rows > RUN_ROWS_LIMIT || (disk_limit > 0 && c->db_bytes > disk_limit)) {
+        format_bytes(c->db_bytes, a, sizeof a);
+        if (disk_limit > 0 && c->db_bytes > disk_limit) {
+            format_bytes(disk_limit, b, sizeof b);
+            sb_printf(msg, "the results would take about %s (%.3g rows), more than the %s free "
+                           "where they go; ", a, c->rows, b);
+        } else {
+            sb_printf(msg, "the results would take about %s (%.3g rows); ", a, c->rows);
+        }
+        sb_printf(msg, "raise tick or shorten duration, or pass --force to run it anyway\n");
+        if (v == COST_OK)
+            v = COST_TOO_BIG;
+    }
+    return v;
+}
