@@ -6,6 +6,7 @@
 #   make asan       the whole test suite under AddressSanitizer + UBSan
 #   make valgrind   unit and command-line tests under valgrind memcheck
 #   make bench      placement and simulation benchmarks (figures, not pass/fail)
+#   make fuzz       libFuzzer harnesses under ASan + UBSan, FUZZ_SECONDS each (default 60)
 #   make docs       regenerate the generated parts of the documentation
 #   make install    PREFIX=/usr/local DESTDIR=
 #   make clean
@@ -60,17 +61,20 @@ MODEL_SRCS := $(sort $(wildcard tests/model/test_*.c))
 MODEL_BINS := $(MODEL_SRCS:tests/model/%.c=$(BUILD)/tests/model/%)
 TESTLIB_SRCS := $(sort $(wildcard tests/support/support_*.c))
 TESTLIB_OBJS := $(TESTLIB_SRCS:tests/support/%.c=$(BUILD)/tests/support/%.o)
+FUZZ_NAMES := $(sort $(patsubst tests/fuzz/fuzz_%.c,%,$(wildcard tests/fuzz/fuzz_*.c)))
+FUZZ_REPLAY := $(FUZZ_NAMES:%=$(BUILD)/tests/unit/test_fuzz_%)
+FUZZ_SECONDS ?= 60
 BENCH_SRCS := $(sort $(wildcard tests/bench/*.c))
 BENCH_BINS := $(BENCH_SRCS:tests/bench/%.c=$(BUILD)/bench/%)
 
 .SECONDARY:
-.PHONY: all deps demo test check-deps test-run asan valgrind bench install uninstall \
+.PHONY: all deps demo test check-deps test-run asan valgrind bench install uninstall fuzz fuzz-bins \
         clean noopt unit-bins model-bins help docs
 
 all: $(BIN)
 
 help:
-	@sed -n '2,13p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '2,14p' Makefile | sed 's/^# \{0,1\}//'
 
 # --- packages -------------------------------------------------------------
 # Installs what is missing when run as root; otherwise prints the command.
@@ -114,12 +118,27 @@ endef
 $(eval $(call test_bin_rule,unit))
 $(eval $(call test_bin_rule,model))
 
+# the fuzz harnesses without libFuzzer: replay their corpus and crash
+# reproducers in `make test` (tests/fuzz/driver.c prints TAP)
+$(BUILD)/tests/unit/test_fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/driver.c $(LIB)
+	$(say) CC $<
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -DFUZZ_NAME='"$*"' -o $@ tests/fuzz/driver.c $< \
+	    $(LIB) $(ALL_LIBS)
+
+# the harnesses with libFuzzer (make fuzz; BUILD=build/fuzz, CC=clang)
+$(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(LIB)
+	$(say) CC $<
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(ALL_CFLAGS) -fsanitize=fuzzer,address,undefined $(ALL_LDFLAGS) -o $@ $< \
+	    $(LIB) $(ALL_LIBS)
+
 $(BUILD)/bench/%: tests/bench/%.c $(LIB)
 	$(say) CC $<
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(LIB) $(ALL_LIBS)
 
-unit-bins: $(UNIT_BINS)
+unit-bins: $(UNIT_BINS) $(FUZZ_REPLAY)
 model-bins: $(MODEL_BINS)
 
 # --- tests ----------------------------------------------------------------
@@ -127,7 +146,7 @@ model-bins: $(MODEL_BINS)
 test: deps
 	@$(MAKE) --no-print-directory test-run
 
-test-run: $(BIN) $(UNIT_BINS) $(MODEL_BINS)
+test-run: $(BIN) $(UNIT_BINS) $(FUZZ_REPLAY) $(MODEL_BINS)
 	@sh tests/run.sh --bin $(BIN) --unit $(BUILD)/tests/unit --unit $(BUILD)/tests/model $(TESTS)
 
 asan: deps
@@ -149,6 +168,18 @@ valgrind: deps
 	    >build/valgrind/ringsim-vg && chmod +x build/valgrind/ringsim-vg
 	@sh tests/run.sh --bin build/valgrind/ringsim-vg --unit build/valgrind/tests/unit \
 	    --wrap '$(VG)' --cli-files '$(VALGRIND_CLI)'
+
+# libFuzzer, with ASan and UBSan: each harness of tests/fuzz/ for
+# FUZZ_SECONDS (default 60) from its seed corpus; a crash is saved under
+# build/fuzz/crashes/ and fails the target (copy it into
+# tests/fuzz/regress/NAME/ with the fix: `make test` replays it).
+fuzz-bins: $(FUZZ_NAMES:%=$(BUILD)/fuzz/fuzz_%)
+
+fuzz:
+	@RINGSIM_EXTRA_PKGS="clang libclang-rt-14-dev" sh tests/deps.sh
+	@$(MAKE) --no-print-directory BUILD=build/fuzz CC=clang OPT=-O1 \
+	    SAN='-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all' fuzz-bins
+	@sh tests/fuzz/run.sh $(FUZZ_SECONDS) $(FUZZ_NAMES)
 
 noopt:
 	@$(MAKE) --no-print-directory OPT=-O0
