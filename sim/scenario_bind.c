@@ -393,6 +393,8 @@ static void report_unknown(struct loader *L, const struct section *sec, const st
     }
     if (sec->also)
         for (size_t i = 0; i < sec->also->n_keys; i++) {
+            if (sec->also_not && !strcmp(sec->also->keys[i].name, sec->also_not))
+                continue;
             sb_printf(&sb, ", %s", sec->also->keys[i].name);
             consider(kn->text, sec->also->keys[i].name, "", &best, best_name, sizeof best_name);
         }
@@ -522,6 +524,12 @@ void bind_map(struct loader *L, const struct section *sec, const struct ynode *m
         if (!k && sec->also) {
             k = find_key(sec->also, kn->text);
             base = (char *)obj + sec->also_offset;
+            if (k && sec->also_not && !strcmp(kn->text, sec->also_not)) {
+                old = path_push(L, kn->text);
+                report(L, kn, L->path.buf, "not allowed here: %s", sec->also_not_why);
+                path_pop(L, old);
+                continue;
+            }
         }
         if (!k) {
             report_unknown(L, sec, kn);

@@ -95,7 +95,10 @@ static void md_section(FILE *f, const struct section *sec, const char *path)
         md_range(f, k);
         fprintf(f, " | %s |\n", k->doc);
     }
-    if (sec->also)
+    if (sec->also && sec->also_not)
+        fprintf(f, "| any key of `%s` but `%s` | | the `%s` value | | this node's own value |\n",
+                sec->also->title, sec->also_not, sec->also->title);
+    else if (sec->also)
         fprintf(f, "| any key of `%s` | | the `%s` value | | this node's own value |\n",
                 sec->also->title, sec->also->title);
     fputs("\n", f);

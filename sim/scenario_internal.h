@@ -101,6 +101,8 @@ struct section {
     void (*init)(void *obj);     /* a fresh list element, before defaults */
     const struct section *also;  /* a second table whose keys are allowed too */
     size_t also_offset;          /*   ... binding into obj + also_offset */
+    const char *also_not;        /*   ... but for this key of it (NULL: none), */
+    const char *also_not_why;    /*   ... refused for this reason */
     post_fn post;                /* after binding one mapping */
     const char *doc;
 };

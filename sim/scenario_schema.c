@@ -85,14 +85,15 @@ static const struct key cache_keys[] = {
     {"rtt", KT_DURATION, F(CC, rtt_ns), .def = "200us", AT_LEAST(0),
      .doc = "Network round trip between a client and the node (half each way)."},
     {"prewarm", KT_BOOL, F(CC, prewarm), .def = "true",
-     .doc = "Nodes present at time 0 start holding the keys they own, as if warmed up."},
+     .doc = "Nodes present at time 0 start holding the keys they own, as if warmed up (a node "
+            "added by an event always joins empty)."},
 };
 #undef CC
 const struct section cache_section = {
     SECTION("cache", cache_keys, struct cache_cfg), .post = cache_post,
-    .doc = "Defaults for every cache node. A node entry (and an `add_node` event) may set any of "
-           "these keys for itself; setting `capacity` or `capacity_items` there replaces the "
-           "default capacity entirely."};
+    .doc = "Defaults for every cache node. A node entry (and an `add_node` event, but for "
+           "`prewarm`) may set any of these keys for itself; setting `capacity` or "
+           "`capacity_items` there replaces the default capacity entirely."};
 
 /* -- nodes -- */
 #define NC struct node_cfg
@@ -302,7 +303,11 @@ static const struct key hot_key_event_keys[] = {
 static const struct section add_node_section = {
     SECTION("events.N.add_node", add_node_keys, struct event_cfg), .also = &cache_section,
     .also_offset = offsetof(struct event_cfg, cache), .post = add_node_post,
-    .doc = "A node joins. Besides these keys it may set any key of `cache` for itself."};
+    .also_not = "prewarm",
+    .also_not_why = "a node added by an event joins empty; prewarm applies only to the nodes "
+                    "present at time 0 (the entries of nodes:), so remove it",
+    .doc = "A node joins, empty. Besides these keys it may set any key of `cache` for itself "
+           "but `prewarm`, which applies only to the nodes present at time 0."};
 static const struct section remove_node_section = {
     SECTION("events.N.remove_node", node_id_keys, struct event_cfg),
     .doc = "A node leaves the membership for good (its id may be added again later). The "

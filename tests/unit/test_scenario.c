@@ -749,6 +749,37 @@ static void test_node_cache_overrides(void **state)
     scenario_destroy(s);
 }
 
+/* An added node joins empty: prewarm there would be silently ignored, so it
+ * is refused, in the file and by --set, saying why. */
+static void test_add_node_prewarm_refused(void **state)
+{
+    (void)state;
+    static const char why[] = "not allowed here: a node added by an event joins empty; prewarm "
+                              "applies only to the nodes present at time 0 (the entries of "
+                              "nodes:), so remove it";
+    char want[400];
+    snprintf(want, sizeof want, "x.yaml:2:37: events.0.add_node.prewarm: %s", why);
+    expect_error("nodes: [{id: A}]\n"
+                 "events: [{at: 1s, add_node: {id: B, prewarm: true}}]\n", want);
+    snprintf(want, sizeof want, "x.yaml:2:37: events.0.add_node.prewarm: %s", why);
+    expect_error("nodes: [{id: A}]\n"
+                 "events: [{at: 0s, add_node: {id: B, prewarm: false}}]\n", want);
+    const char *const sets[] = {"events.0.add_node.prewarm=true", NULL};
+    snprintf(want, sizeof want,
+             "--set events.0.add_node.prewarm=true: events.0.add_node.prewarm: %s", why);
+    expect_error_sets("nodes: [{id: A}]\nevents: [{at: 1s, add_node: {id: B}}]\n", sets, want);
+    /* the other cache keys stay allowed, and the unknown-key list does not offer prewarm */
+    struct scenario *s = load_ok("nodes: [{id: A, prewarm: false}]\n"
+                                 "events: [{at: 1s, add_node: {id: B, workers: 2}}]\n");
+    assert_false(s->nodes[0].cache.prewarm);
+    assert_int_equal(s->events[0].cache.workers, 2);
+    scenario_destroy(s);
+    expect_error("nodes: [{id: A}]\nevents: [{at: 1s, add_node: {id: B, prewarn: true}}]\n",
+                 "x.yaml:2:37: events.0.add_node.prewarn: unknown key (expected one of: id, "
+                 "address, weight, capacity, capacity_items, service_time, service_dist, "
+                 "workers, max_queue, rtt)");
+}
+
 /* ---- events ------------------------------------------------------------- */
 
 static void test_events_sorted_stable(void **state)
@@ -1331,6 +1362,7 @@ int main(void)
         cmocka_unit_test(test_error_long_values),
         cmocka_unit_test(test_error_nodes),
         cmocka_unit_test(test_node_cache_overrides),
+        cmocka_unit_test(test_add_node_prewarm_refused),
         cmocka_unit_test(test_events_sorted_stable),
         cmocka_unit_test(test_events_membership),
         cmocka_unit_test(test_events_entries),
