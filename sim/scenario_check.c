@@ -1,9 +1,9 @@
 /*
  * scenario_check.c — the cross-checks that run after binding, on the whole
  * scenario: times against duration, node ids and addresses, the events
- * (times, instances) and the membership they walk through, hot key shares
- * over time, routing against the largest membership, the gutter pool and
- * health; then the events are put in time order.
+ * (times, instances), the membership they walk through and the placements
+ * it needs (scenario_members.c), hot key shares over time, the gutter pool
+ * and health; then the events are put in time order.
  *
  * Invariants of a scenario that passes (with binding): node ids are unique;
  * exactly one of capacity_bytes and capacity_items is non-zero in every
@@ -124,62 +124,6 @@ static void check_nodes(struct loader *L)
     }
 }
 
-/* The membership as events change it, for the cross-checks. */
-struct member {
-    const char *id, *address;
-    double weight;
-    bool live, crashed;
-};
-
-struct members {
-    struct member *v;
-    size_t n, cap;
-    size_t live, max_live;
-    double weight, max_weight;
-};
-
-static struct member *member_find(struct members *m, const char *id)
-{
-    for (size_t i = 0; i < m->n; i++)
-        if (!strcmp(m->v[i].id, id))
-            return &m->v[i];
-    return NULL;
-}
-
-static struct member *member_by_address(struct members *m, const char *addr, const char *not_id)
-{
-    for (size_t i = 0; i < m->n; i++)
-        if (m->v[i].live && strcmp(m->v[i].id, not_id) && !strcmp(m->v[i].address, addr))
-            return &m->v[i];
-    return NULL;
-}
-
-static void member_join(struct members *m, const char *id, const char *addr, double weight)
-{
-    struct member *x = member_find(m, id);
-    if (!x) {
-        if (m->n == m->cap) {
-            m->cap = m->cap ? 2 * m->cap : 16;
-            m->v = xrealloc(m->v, m->cap * sizeof(*m->v));
-        }
-        x = &m->v[m->n++];
-        x->id = id;
-    }
-    x->address = addr;
-    x->weight = weight;
-    x->live = true;
-    x->crashed = false;
-    m->live++;
-    m->weight += weight;
-    m->max_live = MAX(m->max_live, m->live);
-    m->max_weight = MAX(m->max_weight, m->weight);
-}
-
-struct ev_ref {
-    int64_t at;
-    size_t idx; /* in file order */
-};
-
 static int ev_ref_cmp(const void *a, const void *b)
 {
     const struct ev_ref *x = a, *y = b;
@@ -191,85 +135,6 @@ static int ev_ref_cmp(const void *a, const void *b)
 static bool event_ok(const struct loader *L, const struct event_cfg *ev)
 {
     return ev->kind != EV_KIND_COUNT && good(L, &ev->at_ns);
-}
-
-/* Walks the events in time order over the membership. */
-static void check_membership(struct loader *L, const struct ev_ref *order, size_t n,
-                             struct members *m)
-{
-    struct scenario *s = L->s;
-    char path[96], t[32];
-    for (size_t i = 0; i < s->n_nodes; i++)
-        if (s->nodes[i].id && !member_find(m, s->nodes[i].id))
-            member_join(m, s->nodes[i].id, s->nodes[i].address, s->nodes[i].weight);
-
-    for (size_t r = 0; r < n; r++) {
-        size_t i = order[r].idx;
-        struct event_cfg *ev = &s->events[i];
-        const char *kname = event_kind_name(ev->kind);
-        if (!ev->node || !good(L, &ev->node))
-            continue;
-        format_duration(ev->at_ns, t, sizeof t);
-        snprintf(path, sizeof path, "events.%zu.%s.id", i, kname);
-        struct member *x = member_find(m, ev->node);
-        bool live = x && x->live;
-        if (ev->kind == EV_ADD_NODE) {
-            if (live) {
-                report_path(L, path, "node \"%s\" is already in the cluster at %s", ev->node, t);
-                continue;
-            }
-            struct member *other;
-            if (s->routing.node_key_address && ev->address &&
-                (other = member_by_address(m, ev->address, ev->node))) {
-                snprintf(path, sizeof path, "events.%zu.add_node.address", i);
-                report_path(L, path,
-                            "address \"%s\" is node %s's at %s (with node_key: address, "
-                            "addresses must be unique)", ev->address, other->id, t);
-            }
-            member_join(m, ev->node, ev->address, ev->weight);
-            continue;
-        }
-        if (!live) {
-            report_path(L, path, "node \"%s\" is not in the cluster at %s", ev->node, t);
-            continue;
-        }
-        switch (ev->kind) {
-        case EV_REMOVE_NODE:
-            if (m->live == 1) {
-                report_path(L, path, "removing node \"%s\" at %s would leave no nodes", ev->node, t);
-                break;
-            }
-            x->live = false;
-            m->live--;
-            m->weight -= x->weight;
-            break;
-        case EV_CRASH_NODE:
-            if (x->crashed)
-                report_path(L, path, "node \"%s\" is already crashed at %s", ev->node, t);
-            x->crashed = true;
-            break;
-        case EV_RESTART_NODE:
-            if (!x->crashed)
-                report_path(L, path, "node \"%s\" is not crashed at %s", ev->node, t);
-            x->crashed = false;
-            break;
-        case EV_SET_ADDRESS: {
-            struct member *other;
-            if (s->routing.node_key_address && ev->address &&
-                (other = member_by_address(m, ev->address, ev->node))) {
-                snprintf(path, sizeof path, "events.%zu.set_address.address", i);
-                report_path(L, path,
-                            "address \"%s\" is node %s's at %s (with node_key: address, "
-                            "addresses must be unique)", ev->address, other->id, t);
-            }
-            if (ev->address)
-                x->address = ev->address;
-            break;
-        }
-        default:
-            break;
-        }
-    }
 }
 
 /* At every moment, the file's hot key shares with the active hot_key events
@@ -399,25 +264,6 @@ static void check_events(struct loader *L, struct ev_ref *order, size_t *n_order
     *n_order = n;
 }
 
-static void check_routing(struct loader *L, const struct members *m)
-{
-    struct scenario *s = L->s;
-    const struct routing_cfg *r = &s->routing;
-    char got[160];
-    if (good(L, &r->table_size) && m->max_live > r->table_size) {
-        got_at(L, "routing.table_size", "65537", got, sizeof got);
-        report_path(L, "routing.table_size",
-                    "expected a prime >= the most nodes in the cluster at once (%zu), got %s",
-                    m->max_live, got);
-    }
-    if ((r->algorithm == PLACE_RING || r->algorithm == PLACE_BOUNDED) && good(L, &r->vnodes) &&
-        (double)r->vnodes * m->max_weight > MAX_RING_POINTS) {
-        report_path(L, "routing.vnodes",
-                    "vnodes x total weight gives %.0f ring points, more than %d; lower vnodes "
-                    "or the weights", (double)r->vnodes * m->max_weight, MAX_RING_POINTS);
-    }
-}
-
 /* The gutter pool's nodes are named gutter-0, gutter-1, ...; no node may
  * take one of those names. */
 static void check_gutter_names(struct loader *L)
@@ -478,21 +324,20 @@ static char *default_name(const char *file)
 void finish(struct loader *L)
 {
     struct scenario *s = L->s;
-    struct members m = {0};
     size_t n_order = 0;
 
     if (!s->name)
         s->name = default_name(L->file);
     check_times(L);
     check_hot_keys_file(L);
+    size_t errs = L->n_errs;
     check_nodes(L);
+    bool nodes_ok = L->n_errs == errs;
     struct ev_ref *order = xcalloc(s->n_events ? s->n_events : 1, sizeof(*order));
     check_events(L, order, &n_order);
-    check_membership(L, order, n_order, &m);
+    check_membership(L, order, n_order, nodes_ok);
     check_hot_timeline(L, order, n_order);
-    check_routing(L, &m);
     check_health(L);
-    free(m.v);
 
     if (!L->n_errs && s->n_events) { /* every event is in `order` */
         struct event_cfg *sorted = xcalloc(s->n_events, sizeof(*sorted));

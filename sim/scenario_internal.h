@@ -13,8 +13,10 @@
  *   scenario_bind.c    the generic table binder: defaults, setters, ranges,
  *                      unknown keys, mappings and lists
  *   scenario_report.c  the error collector: positions, paths, "got ..."
- *   scenario_check.c   the cross-checks after binding (times, nodes, the
- *                      membership timeline, hot keys, events, routing, health)
+ *   scenario_check.c   the cross-checks after binding (times, nodes, hot keys,
+ *                      events, health)
+ *   scenario_members.c the membership timeline, and the placement library's
+ *                      checks on the routing section and every membership
  *   scenario_emit.c    the effective YAML, written from the struct by table
  *   scenario_doc.c     the schema reference in Markdown, from the same tables
  *
@@ -38,9 +40,9 @@
 #include "sim/yamltree.h"
 
 #define MAX_TICKS       10000000   /* duration / tick */
-#define MAX_RING_POINTS 10000000   /* vnodes x total weight, ring and bounded */
+#define MAX_NODES       10000      /* entries of nodes */
+#define MAX_EVENTS      10000      /* entries of events */
 #define SHARE_EPS       1e-9       /* slack when summing hot key shares */
-#define KEY_FORMAT_MAX  200        /* so a key stays well under 512 bytes */
 
 /* ---- the loader's context ----------------------------------------------- */
 
@@ -167,6 +169,19 @@ void bind_map(struct loader *L, const struct section *sec, const struct ynode *m
 
 /* scenario_check.c: cross-checks after binding, then puts the events in time order. */
 void finish(struct loader *L);
+
+/* An event in time order: its time and its index in file order. */
+struct ev_ref {
+    int64_t at;
+    size_t idx;
+};
+
+/* scenario_members.c: walks the events (in time order) over the membership,
+ * checking each event's target at its moment, then runs the placement
+ * library's checks on the routing parameters and on every membership the
+ * run will build a placement for (only when nodes_ok: no error about the
+ * nodes was reported). */
+void check_membership(struct loader *L, const struct ev_ref *order, size_t n, bool nodes_ok);
 /* scenario_set.c: applies one --set to the tree. */
 void apply_override(struct loader *L, const struct override *o);
 /* scenario_emit.c: writes s->effective_yaml. Returns 0, or -1 with the emitter's problem. */

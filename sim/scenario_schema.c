@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "models/placement/ring_analysis.h"
 #include "sim/scenario_internal.h"
 
 /* ---- enum names ---------------------------------------------------------- */
@@ -54,7 +55,7 @@ _Static_assert(EJECT_REHASH == 0 && EJECT_GUTTER == 1, "on_eject_names order");
 
 static const char *check_key_format(const void *field, char *buf, size_t n);
 static const char *check_point_format(const void *field, char *buf, size_t n);
-static const char *check_prime(const void *field, char *buf, size_t n);
+static const char *check_table_size(const void *field, char *buf, size_t n);
 static const char *check_name(const void *field, char *buf, size_t n);
 static const char *check_seed(const void *field, char *buf, size_t n);
 static void cache_post(struct loader *L, const struct ynode *map, void *obj);
@@ -104,7 +105,7 @@ static const struct key node_keys[] = {
     {"address", KT_STRING, F(NC, address), .def_doc = "the id",
      .doc = "Address such as `10.0.0.1:11211`; hashed instead of the id with "
             "`node_key: address` (then addresses must be unique)."},
-    {"weight", KT_NUMBER, F(NC, weight), .def = "1", ABOVE_UPTO(0, 1000000),
+    {"weight", KT_NUMBER, F(NC, weight), .def = "1", ABOVE_UPTO(0, PLACE_MAX_WEIGHT),
      .doc = "Relative share of the keys (ring points, rendezvous and maglev weight)."},
 };
 #undef NC
@@ -134,8 +135,9 @@ static const struct key workload_keys[] = {
      .doc = "Number of distinct keys; key i (from 0) is named by `key_format`."},
     {"key_format", KT_STRING, F(WC, key_format), .def = "key-%06d", .check = check_key_format,
      .range_doc = "one integer conversion, at most 200 characters",
-     .doc = "printf format with exactly one integer conversion (`%d %i %u %x %X`, flags, "
-            "width and precision allowed, width and precision at most 64) and `%%`."},
+     .doc = "printf format with exactly one integer conversion (`%d %i %u %x %X`; flags, "
+            "width and precision allowed, width and precision at most 64, `#` only with "
+            "`%x %X`, no length modifier) and `%%`."},
     {"popularity", KT_ENUM, F(WC, popularity), .def = "uniform", .names = popularity_names,
      .doc = "How keys are chosen: all equally likely, or Zipf with exponent `zipf_s`."},
     {"zipf_s", KT_NUMBER, F(WC, zipf_s), .def = "0.99", ABOVE_UPTO(0, 10),
@@ -164,17 +166,19 @@ static const struct key routing_keys[] = {
      .doc = "Placement algorithm (see SPEC.md, \"Placement conventions\")."},
     {"hash", KT_ENUM, F(RC, hash), .def = "sha256", .names = hash_kind_names,
      .doc = "Hash function for keys and points."},
-    {"vnodes", KT_UINT, F(RC, vnodes), .def = "160", BETWEEN(1, 1000000),
+    {"vnodes", KT_UINT, F(RC, vnodes), .def = "160", BETWEEN(1, PLACE_MAX_VNODES),
      .doc = "Ring points per unit of weight (`ring`, `bounded`)."},
     {"point_format", KT_STRING, F(RC, point_format), .def = "%s#%d",
      .check = check_point_format, .range_doc = "`%s` then `%d`",
      .doc = "How a point is named: printf of the node (`%s`) and the point number (`%d`)."},
     {"node_key", KT_ENUM, F(RC, node_key_address), .def = "id", .names = node_key_names,
      .doc = "What placement hashes for a node: its id or its address."},
-    {"load_factor", KT_NUMBER, F(RC, load_factor), .def = "1.25", ABOVE(1),
+    {"load_factor", KT_NUMBER, F(RC, load_factor), .def = "1.25",
+     ABOVE_UPTO(PLACE_MIN_LOAD_FACTOR, PLACE_MAX_LOAD_FACTOR),
      .doc = "`bounded`: each node holds at most ceil(load_factor x keys / nodes)."},
-    {"table_size", KT_UINT, F(RC, table_size), .def = "65537", BETWEEN(2, 16777213),
-     .check = check_prime, .range_doc = "prime, ≤ 16777213, ≥ the most nodes at once",
+    {"table_size", KT_UINT, F(RC, table_size), .def = "65537",
+     BETWEEN(2, PLACE_MAX_MAGLEV_SIZE), .check = check_table_size,
+     .range_doc = "prime, ≤ 16777213; `maglev`: ≥ the most nodes at once",
      .doc = "`maglev`: size of the lookup table."},
 };
 #undef RC
@@ -261,7 +265,7 @@ static const struct key add_node_keys[] = {
     {"id", KT_ID, F(EC, node), .flags = K_REQUIRED,
      .doc = "The new node; must not be in the cluster at that time (a removed id may return)."},
     {"address", KT_STRING, F(EC, address), .def_doc = "the id", .doc = "Its address."},
-    {"weight", KT_NUMBER, F(EC, weight), .def = "1", ABOVE_UPTO(0, 1000000),
+    {"weight", KT_NUMBER, F(EC, weight), .def = "1", ABOVE_UPTO(0, PLACE_MAX_WEIGHT),
      .doc = "Its weight."},
 };
 static const struct key node_id_keys[] = {
@@ -385,14 +389,14 @@ static const struct key top_keys[] = {
     {"workload", KT_MAP, F(SC, workload), .sub = &workload_section, .doc = "What clients ask for."},
     {"routing", KT_MAP, F(SC, routing), .sub = &routing_section, .doc = "Placement."},
     {"nodes", KT_LIST, F(SC, nodes), .count_offset = offsetof(SC, n_nodes),
-     .sub = &node_section, .flags = K_REQUIRED, BETWEEN(1, 10000),
+     .sub = &node_section, .flags = K_REQUIRED, BETWEEN(1, MAX_NODES),
      .doc = "The cache nodes at time 0."},
     {"cache", KT_MAP, F(SC, cache), .sub = &cache_section, .doc = "Defaults of every node."},
     {"database", KT_MAP, F(SC, database), .sub = &db_section, .doc = "The database."},
     {"clients", KT_MAP, F(SC, clients), .sub = &client_section, .doc = "Client instances."},
     {"health", KT_MAP, F(SC, health), .sub = &health_section, .doc = "Ejection of failing nodes."},
     {"events", KT_LIST, F(SC, events), .count_offset = offsetof(SC, n_events),
-     .sub = &event_section, .def_doc = "`[]`", BETWEEN(0, 10000),
+     .sub = &event_section, .def_doc = "`[]`", BETWEEN(0, MAX_EVENTS),
      .doc = "What happens during the run."},
 };
 #undef SC
@@ -408,42 +412,23 @@ const char *event_kind_name(enum event_kind k)
 
 /* ---- extra checks -------------------------------------------------------- */
 
-/* printf with exactly one integer conversion: %[-+ #0]*[width][.prec](d|i|u|x|X),
- * width and precision at most 64; "%%" anywhere; nothing else. */
+/* The key pattern rule of the placement library (key_format_init): exactly
+ * one integer conversion, at most KEY_FORMAT_MAX_LEN characters. */
+_Static_assert(KEY_FORMAT_MAX_LEN == 200, "the key_format docs say 200 characters");
 static const char *check_key_format(const void *field, char *buf, size_t n)
 {
     const char *f = *(char *const *)field;
-    int convs = 0;
-    (void)buf, (void)n;
-    if (strlen(f) > KEY_FORMAT_MAX)
+    if (strlen(f) > KEY_FORMAT_MAX_LEN)
         return "a printf format of at most 200 characters";
-    for (const char *p = f; *p; p++) {
-        if (*p != '%')
-            continue;
-        if (p[1] == '%') {
-            p++;
-            continue;
-        }
-        p++;
-        while (*p && strchr("-+ #0", *p))
-            p++;
-        unsigned width = 0, prec = 0;
-        while (isdigit((unsigned char)*p) && width <= 64)
-            width = width * 10 + (unsigned)(*p++ - '0');
-        if (*p == '.') {
-            p++;
-            while (isdigit((unsigned char)*p) && prec <= 64)
-                prec = prec * 10 + (unsigned)(*p++ - '0');
-        }
-        if (width > 64 || prec > 64 || !*p || !strchr("diuxX", *p))
-            goto bad;
-        convs++;
-    }
-    if (convs == 1)
+    struct key_format kf;
+    const char *why = key_format_init(&kf, f);
+    if (!why) {
+        key_format_deinit(&kf);
         return NULL;
-bad:
-    return "a printf format with exactly one integer conversion (%d, %i, %u, %x or %X), "
-           "such as key-%06d";
+    }
+    snprintf(buf, n, "a printf format with exactly one integer conversion (%%d, %%i, %%u, %%x "
+             "or %%X), such as key-%%06d (%s)", why);
+    return buf;
 }
 
 static const char *check_point_format(const void *field, char *buf, size_t n)
@@ -455,20 +440,17 @@ static const char *check_point_format(const void *field, char *buf, size_t n)
     return buf;
 }
 
-static bool is_prime(uint64_t v)
+/* A maglev table size the placement library accepts (a prime up to
+ * PLACE_MAX_MAGLEV_SIZE); that it holds every node is checked on each
+ * membership (scenario_members.c). */
+_Static_assert(PLACE_MAX_MAGLEV_SIZE == 16777213u, "the table_size docs say 16777213");
+static const char *check_table_size(const void *field, char *buf, size_t n)
 {
-    if (v < 2)
-        return false;
-    for (uint64_t d = 2; d * d <= v; d++)
-        if (v % d == 0)
-            return false;
-    return true;
-}
-
-static const char *check_prime(const void *field, char *buf, size_t n)
-{
+    struct place_params p;
     (void)buf, (void)n;
-    return is_prime(*(const uint32_t *)field) ? NULL : "a prime number such as 65537";
+    place_params_default(&p, PLACE_MAGLEV);
+    p.maglev_size = *(const uint32_t *)field;
+    return placement_check_params(&p, NULL, 0) == PLACE_OK ? NULL : "a prime number such as 65537";
 }
 
 /* Seeds are stored as SQLite integers: signed 64 bits. */

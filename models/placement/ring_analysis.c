@@ -39,88 +39,94 @@ static void add_literal(struct strbuf *sb, const char *from, const char *to)
     }
 }
 
+/* One conversion of a key pattern, between its '%' and its end. */
+struct key_conv {
+    char flags[8];  /* distinct flags in order of appearance, NUL-terminated */
+    unsigned width, prec;
+    bool has_prec;
+    char conv;
+};
+
+/* Parses the conversion that starts at p (just after a '%' that is not
+ * "%%"); *end is set past it. Returns NULL or what is wrong. */
+static const char *parse_conversion(const char *p, struct key_conv *c, const char **end)
+{
+    size_t nf = 0;
+    memset(c, 0, sizeof *c);
+    if (!*p)
+        return "ends with a lone %";
+    while (*p && strchr("-+ #0", *p)) {
+        if (!strchr(c->flags, *p)) {
+            if (nf + 1 >= sizeof c->flags)
+                return "has too many flags";
+            c->flags[nf++] = *p;
+        }
+        p++;
+    }
+    if (*p == '*')
+        return "has a * width or precision (give a number)";
+    while (*p >= '0' && *p <= '9') {
+        c->width = c->width * 10 + (unsigned)(*p++ - '0');
+        if (c->width > KEY_FORMAT_MAX_WIDTH)
+            return "has a width over 64";
+    }
+    if (*p == '$')
+        return "has a positional argument ($)";
+    if (*p == '.') {
+        p++;
+        c->has_prec = true;
+        if (*p == '*')
+            return "has a * width or precision (give a number)";
+        while (*p >= '0' && *p <= '9') {
+            c->prec = c->prec * 10 + (unsigned)(*p++ - '0');
+            if (c->prec > KEY_FORMAT_MAX_WIDTH)
+                return "has a precision over 64";
+        }
+    }
+    if (*p && strchr("hljzqLt", *p))
+        return "has a length modifier (h, l, ...)";
+    if (!*p)
+        return "ends inside a conversion";
+    if (!strchr("diuxX", *p)) {
+        if (*p == 's' || *p == 'c')
+            return "has a %s or %c conversion, not an integer one";
+        return "has a conversion that is not an integer one";
+    }
+    if (strchr(c->flags, '#') && *p != 'x' && *p != 'X')
+        return "has the # flag on %d, %i or %u (it is for %x and %X only)";
+    c->conv = *p;
+    *end = p + 1;
+    return NULL;
+}
+
 const char *key_format_init(struct key_format *kf, const char *fmt)
 {
     memset(kf, 0, sizeof *kf);
     if (!fmt || !*fmt)
         return "is empty";
     if (strlen(fmt) > KEY_FORMAT_MAX_LEN)
-        return "is longer than 1024 characters";
+        return "is longer than 200 characters";
     const char *conv_start = NULL, *conv_end = NULL;
-    char flags[8] = "";
-    size_t n_flags = 0;
-    unsigned width = 0, prec = 0;
-    bool has_prec = false;
-    char conv = 0;
+    struct key_conv c = {0};
     for (const char *p = fmt; *p; p++) {
         if (*p != '%')
             continue;
-        const char *start = p++;
-        if (*p == '%')
+        if (p[1] == '%') {
+            p++;
             continue;
-        if (!*p)
+        }
+        if (!p[1])
             return "ends with a lone %";
         if (conv_start)
-            return "has more than one conversion (exactly one integer, e.g. key-%06d)";
-        char f[8] = "";
-        size_t nf = 0;
-        while (*p && strchr("-+ #0", *p)) {
-            if (!strchr(f, *p)) {
-                if (nf + 1 >= sizeof f)
-                    return "has too many flags";
-                f[nf++] = *p;
-                f[nf] = '\0';
-            }
-            p++;
-        }
-        if (*p == '*')
-            return "has a * width or precision (give a number)";
-        unsigned w = 0;
-        while (*p >= '0' && *p <= '9') {
-            w = w * 10 + (unsigned)(*p++ - '0');
-            if (w > KEY_FORMAT_MAX_WIDTH)
-                return "has a width over 64";
-        }
-        if (*p == '$')
-            return "has a positional argument ($)";
-        if (*p == '.') {
-            p++;
-            has_prec = true;
-            if (*p == '*')
-                return "has a * width or precision (give a number)";
-            while (*p >= '0' && *p <= '9') {
-                prec = prec * 10 + (unsigned)(*p++ - '0');
-                if (prec > KEY_FORMAT_MAX_WIDTH)
-                    return "has a precision over 64";
-            }
-        }
-        /* length modifiers: accepted, then replaced by ll */
-        if (*p == 'h' || *p == 'l') {
-            char c = *p++;
-            if (*p == c)
-                p++;
-        } else if (*p && strchr("jzt", *p)) {
-            p++;
-        }
-        if (!*p)
-            return "ends inside a conversion";
-        if (!strchr("diuxXo", *p)) {
-            if (*p == 's' || *p == 'c')
-                return "has a %s or %c conversion; the key number needs an integer one "
-                       "(%d %i %u %x %X %o)";
-            return "has a conversion that is not an integer one (%d %i %u %x %X %o)";
-        }
-        if (strchr(f, '#') && strchr("diu", *p))
-            return "has the # flag on %d, %i or %u (it is for %x %X %o)";
-        conv_start = start;
-        conv_end = p + 1;
-        conv = *p;
-        memcpy(flags, f, sizeof flags);
-        n_flags = nf;
-        width = w;
+            return "has more than one conversion";
+        const char *why = parse_conversion(p + 1, &c, &conv_end);
+        if (why)
+            return why;
+        conv_start = p;
+        p = conv_end - 1;
     }
     if (!conv_start)
-        return "has no integer conversion (expected one of %d %i %u %x %X %o, e.g. key-%06d)";
+        return "has no integer conversion";
 
     struct strbuf sb;
     sb_init(&sb);
@@ -131,15 +137,14 @@ const char *key_format_init(struct key_format *kf, const char *fmt)
     add_literal(&sb, conv_end, fmt + strlen(fmt));
     kf->suffix_len = sb.len;
     kf->suffix = sb_steal(&sb);
-    if (has_prec)
-        snprintf(kf->spec, sizeof kf->spec, "%%%s%u.%ull%c", flags, width, prec, conv);
-    else if (width)
-        snprintf(kf->spec, sizeof kf->spec, "%%%s%ull%c", flags, width, conv);
+    if (c.has_prec)
+        snprintf(kf->spec, sizeof kf->spec, "%%%s%u.%ull%c", c.flags, c.width, c.prec, c.conv);
+    else if (c.width)
+        snprintf(kf->spec, sizeof kf->spec, "%%%s%ull%c", c.flags, c.width, c.conv);
     else
-        snprintf(kf->spec, sizeof kf->spec, "%%%sll%c", flags, conv);
-    (void)n_flags;
-    kf->is_signed = conv == 'd' || conv == 'i';
-    /* 22 digits of octal 2^64, a sign or "0x", the width/precision padding */
+        snprintf(kf->spec, sizeof kf->spec, "%%%sll%c", c.flags, c.conv);
+    kf->is_signed = c.conv == 'd' || c.conv == 'i';
+    /* 20 digits of 2^64, a sign or "0x", the width/precision padding */
     kf->max_len = kf->prefix_len + kf->suffix_len + 24 + KEY_FORMAT_MAX_WIDTH;
     return NULL;
 }
