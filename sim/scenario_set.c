@@ -21,31 +21,9 @@
 
 static bool valid_utf8(const unsigned char *s)
 {
-    while (*s) {
-        unsigned c = *s, need;
-        uint32_t cp;
-        if (c < 0x80) {
-            s++;
-            continue;
-        } else if (c >= 0xc2 && c <= 0xdf) {
-            need = 1, cp = c & 0x1f;
-        } else if (c >= 0xe0 && c <= 0xef) {
-            need = 2, cp = c & 0x0f;
-        } else if (c >= 0xf0 && c <= 0xf4) {
-            need = 3, cp = c & 0x07;
-        } else {
+    for (size_t n; *s; s += n)
+        if (!(n = utf8_char_len(s)))
             return false;
-        }
-        for (unsigned i = 1; i <= need; i++) {
-            if ((s[i] & 0xc0) != 0x80)
-                return false;
-            cp = (cp << 6) | (s[i] & 0x3f);
-        }
-        if ((need == 2 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) ||
-            (need == 3 && (cp < 0x10000 || cp > 0x10ffff)))
-            return false;
-        s += need + 1;
-    }
     return true;
 }
 
