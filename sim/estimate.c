@@ -41,7 +41,7 @@
 #define FIXED_BYTES (16.0 * 1024 * 1024)
 
 /* Most points one placement of this scenario can have. */
-static double placement_points(const struct scenario *sc, double n_nodes, double total_weight)
+static double cost_points(const struct scenario *sc, double n_nodes, double total_weight)
 {
     const struct routing_cfg *r = &sc->routing;
     switch (r->algorithm) {
@@ -158,7 +158,7 @@ void run_cost_estimate(const struct scenario *sc, struct run_cost *c)
     double inst = sc->clients.instances;
     c->node_bytes = nodes.bytes + inst * nodes.n * 8.0;
 
-    double points = placement_points(sc, nodes.n, nodes.weight);
+    double points = cost_points(sc, nodes.n, nodes.weight);
     double views = 3 + (sc->health.mode == HEALTH_CLIENT ? inst : 0)
                    + (sc->clients.fallback_to_previous_owner ? inst : 0);
     c->view_bytes = views * points * BYTES_PER_POINT;

@@ -141,6 +141,31 @@ void sb_printf(struct strbuf *sb, const char *fmt, ...)
     va_end(ap);
 }
 
+size_t utf8_char_len(const unsigned char *s)
+{
+    unsigned c = s[0], need;
+    uint32_t cp;
+    if (c < 0x80)
+        return 1;
+    if (c >= 0xc2 && c <= 0xdf)
+        need = 1, cp = c & 0x1f;
+    else if (c >= 0xe0 && c <= 0xef)
+        need = 2, cp = c & 0x0f;
+    else if (c >= 0xf0 && c <= 0xf4)
+        need = 3, cp = c & 0x07;
+    else
+        return 0;
+    for (unsigned i = 1; i <= need; i++) {
+        if ((s[i] & 0xc0) != 0x80) /* also stops at the NUL */
+            return 0;
+        cp = (cp << 6) | (s[i] & 0x3f);
+    }
+    if ((need == 2 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) ||
+        (need == 3 && (cp < 0x10000 || cp > 0x10ffff)))
+        return 0;
+    return need + 1;
+}
+
 void sb_json_str(struct strbuf *sb, const char *s)
 {
     sb_putc(sb, '"');
@@ -152,10 +177,19 @@ void sb_json_str(struct strbuf *sb, const char *s)
         case '\r': sb_puts(sb, "\\r"); break;
         case '\t': sb_puts(sb, "\\t"); break;
         default:
-            if (*p < 0x20)
+            if (*p < 0x20) {
                 sb_printf(sb, "\\u%04x", *p);
-            else
+            } else if (*p < 0x80) {
                 sb_putc(sb, (char)*p);
+            } else {
+                size_t n = utf8_char_len(p);
+                if (n) {
+                    sb_add(sb, (const char *)p, n);
+                    p += n - 1;
+                } else {
+                    sb_puts(sb, "\\ufffd"); /* one byte that is not UTF-8 */
+                }
+            }
         }
     }
     sb_putc(sb, '"');

@@ -55,8 +55,16 @@ void sb_puts(struct strbuf *sb, const char *s);
 void sb_putc(struct strbuf *sb, char c);
 void sb_printf(struct strbuf *sb, const char *fmt, ...) PRINTF_LIKE(2, 3);
 void sb_vprintf(struct strbuf *sb, const char *fmt, va_list ap);
-/* Appends s as a JSON string literal (with quotes and escapes). */
+/* Appends s as a JSON string literal (with quotes and escapes): valid UTF-8
+ * is copied as it is, control characters become \uXXXX escapes, and each
+ * byte that is not part of valid UTF-8 becomes \ufffd (U+FFFD), so the
+ * result is always valid UTF-8 JSON. */
 void sb_json_str(struct strbuf *sb, const char *s);
+/* Length (1 to 4) of the valid UTF-8 character s starts with, or 0 when s
+ * starts with a byte that is not one (a stray continuation byte, an overlong
+ * form, a surrogate, a code point above U+10FFFF, a truncated sequence).
+ * s[0] must not be NUL. */
+size_t utf8_char_len(const unsigned char *s);
 char *sb_steal(struct strbuf *sb); /* returns the buffer (caller frees), resets sb */
 
 /* Index of name in names[0..n), or -1. */

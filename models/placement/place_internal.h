@@ -24,13 +24,6 @@
 #include "models/placement/placement.h"
 #include "sim/util.h"
 
-/* Limits that keep a mistyped parameter from exhausting memory. */
-#define PLACE_MAX_MEMBERS     (1u << 20)
-#define PLACE_MAX_VNODES      1000000u
-#define PLACE_MAX_POINTS      (1u << 26)   /* points on one continuum */
-#define PLACE_MAX_MAGLEV_SIZE (1u << 26)   /* table entries */
-#define PLACE_MAX_LOAD_FACTOR 1000.0
-
 /* snprintf into err (if not NULL). */
 void place_err(char *err, size_t errlen, const char *fmt, ...) PRINTF_LIKE(3, 4);
 
@@ -39,6 +32,14 @@ static inline const char *place_member_name(const struct placement *pl, size_t m
 {
     return pl->params.node_key_address ? pl->members[m].address : pl->members[m].id;
 }
+
+/* Points of one member: ring and bounded (max(1, llround(vnodes x weight)),
+ * saturating above PLACE_MAX_POINTS), and ketama (twemproxy's single
+ * precision formula, with the total weight and number of members). The
+ * builds and placement_points() use these, so the check counts exactly what
+ * is built. */
+uint64_t place_ring_points(uint32_t vnodes, double weight);
+uint32_t place_ketama_points(double weight, double total_weight, size_t n);
 
 /* Member indexes in id order (strcmp). Caller frees. O(n log n). */
 uint32_t *place_members_by_id(const struct placement *pl);

@@ -2,7 +2,7 @@
  * place_ketama.c — ketama, compatible with twemproxy (nc_ketama.c) and
  * libketama.
  *
- * With N members of total weight W, member m gets
+ * With N members of total weight W, member m gets (place_ketama_points)
  *     points = 4 × floorf((float)(pct × 160 / 4 × (float)N + 1e-10)),
  *     pct = (float)weight / (float)W,
  * evaluated in single precision exactly as twemproxy does (160 for equal
@@ -24,14 +24,6 @@
 #include <string.h>
 
 #include "models/placement/place_internal.h"
-
-/* Points of one member, as twemproxy computes them (single precision). */
-static uint32_t ketama_points(double weight, double total, size_t n)
-{
-    float pct = (float)weight / (float)total;
-    float quarter = (float)(pct * PLACE_KETAMA_POINTS / 4 * (float)n + 0.0000000001);
-    return (uint32_t)floorf(quarter) * 4;
-}
 
 /* Four points per MD5 digest of "<name>-<i>", bytes [4j .. 4j+3] little-endian. */
 static void ketama_points_of(const struct placement *pl, size_t m, uint32_t count,
@@ -61,7 +53,7 @@ static int ketama_build(struct placement *pl, const struct placement *prev, char
         total_weight += pl->members[m].weight;
     uint32_t *count = xmalloc((n ? n : 1) * sizeof *count);
     for (size_t m = 0; m < n; m++)
-        count[m] = ketama_points(pl->members[m].weight, total_weight, n);
+        count[m] = place_ketama_points(pl->members[m].weight, total_weight, n);
     int rc = continuum_attach(pl, count, ketama_points_of, "ketama", err, errlen);
     free(count);
     return rc;

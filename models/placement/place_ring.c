@@ -43,17 +43,8 @@ static int ring_build(struct placement *pl, const struct placement *prev, char *
     (void)prev;
     size_t n = pl->n_members;
     uint32_t *count = xmalloc((n ? n : 1) * sizeof *count);
-    for (size_t m = 0; m < n; m++) {
-        double want = (double)pl->params.vnodes * pl->members[m].weight;
-        if (want > PLACE_MAX_POINTS) {
-            place_err(err, errlen, "node %s: vnodes x weight = %.0f points is more than %u",
-                      pl->members[m].id, want, PLACE_MAX_POINTS);
-            free(count);
-            return -1;
-        }
-        long long rounded = llround(want); /* half away from zero */
-        count[m] = rounded < 1 ? 1 : (uint32_t)rounded;
-    }
+    for (size_t m = 0; m < n; m++) /* <= PLACE_MAX_POINTS: placement_check_membership */
+        count[m] = (uint32_t)place_ring_points(pl->params.vnodes, pl->members[m].weight);
     int rc = continuum_attach(pl, count, ring_points, "ring", err, errlen);
     free(count);
     return rc;

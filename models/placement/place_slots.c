@@ -68,6 +68,99 @@ static size_t pick(const uint32_t *held_by_rank, size_t n, bool most)
     return best;
 }
 
+/* prev's member index -> pl's member index, by id (PLACE_NONE: it left).
+ * by_id: pl's members in id order. Caller frees. O(n' log n). */
+static uint32_t *map_previous(const struct placement *pl, const struct placement *prev,
+                              const uint32_t *by_id)
+{
+    size_t n = pl->n_members;
+    uint32_t *map = xmalloc(prev->n_members * sizeof *map);
+    for (size_t k = 0; k < prev->n_members; k++) {
+        map[k] = PLACE_NONE;
+        size_t lo = 0, hi = n;
+        while (lo < hi) {
+            size_t mid = (lo + hi) / 2;
+            int c = strcmp(pl->members[by_id[mid]].id, prev->members[k].id);
+            if (c == 0) {
+                map[k] = by_id[mid];
+                break;
+            }
+            if (c < 0)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+    }
+    return map;
+}
+
+/* 2. each joiner (in id order) takes slots one at a time from the member
+ * holding the most (its lowest-numbered slot) until it holds SLOTS / n. */
+static void take_for_joiners(struct slots_impl *im, const uint32_t *by_id, size_t n,
+                             const bool *joined, uint32_t *held)
+{
+    uint32_t share = (uint32_t)(SLOTS / n);
+    size_t *cursor = xcalloc(n, sizeof *cursor); /* lowest slot not yet scanned, by rank */
+    for (size_t j = 0; j < n; j++) {
+        if (!joined[j])
+            continue;
+        while (held[j] < share) {
+            size_t d = pick(held, n, true);
+            if (d == j)
+                break; /* cannot happen: the joiner is below the mean */
+            size_t s = cursor[d];
+            while (s < SLOTS && im->member[s] != by_id[d])
+                s++;
+            if (s == SLOTS) { /* defensive: rescan from slot 0 */
+                for (s = 0; s < SLOTS && im->member[s] != by_id[d]; s++)
+                    ;
+            }
+            /* held[d] > held[j] >= 0, so the donor holds a slot */
+            assert(s < SLOTS);
+            im->member[s] = by_id[j];
+            cursor[d] = s + 1;
+            held[d]--;
+            held[j]++;
+        }
+    }
+    free(cursor);
+}
+
+/* A change from prev (non-empty): the slots of members that stayed keep
+ * their owner, orphaned slots go to the members holding the fewest, then
+ * joiners take their share. held (by rank) is filled. */
+static void rebalance(struct slots_impl *im, const struct placement *pl,
+                      const struct placement *prev, const uint32_t *by_id, const uint32_t *rank,
+                      uint32_t *held)
+{
+    size_t n = pl->n_members;
+    const struct slots_impl *old = prev->impl;
+    uint32_t *map = map_previous(pl, prev, by_id);
+    bool *joined = xcalloc(n, sizeof *joined); /* by rank */
+    for (size_t r = 0; r < n; r++)
+        joined[r] = true;
+    for (size_t k = 0; k < prev->n_members; k++)
+        if (map[k] != PLACE_NONE)
+            joined[rank[map[k]]] = false;
+    for (size_t s = 0; s < SLOTS; s++) {
+        uint32_t om = old->member[s];
+        im->member[s] = om == PLACE_NONE ? PLACE_NONE : map[om];
+        if (im->member[s] != PLACE_NONE)
+            held[rank[im->member[s]]]++;
+    }
+    /* 1. orphaned slots to the member holding the fewest */
+    for (size_t s = 0; s < SLOTS; s++) {
+        if (im->member[s] != PLACE_NONE)
+            continue;
+        size_t r = pick(held, n, false);
+        im->member[s] = by_id[r];
+        held[r]++;
+    }
+    take_for_joiners(im, by_id, n, joined, held);
+    free(joined);
+    free(map);
+}
+
 static int slots_build(struct placement *pl, const struct placement *prev, char *err,
                        size_t errlen)
 {
@@ -86,77 +179,10 @@ static int slots_build(struct placement *pl, const struct placement *prev, char 
     for (size_t r = 0; r < n; r++)
         rank[by_id[r]] = (uint32_t)r;
 
-    if (n && (!prev || !prev->n_members)) {
+    if (n && (!prev || !prev->n_members))
         assign_fresh(im, by_id, n);
-    } else if (n) {
-        const struct slots_impl *old = prev->impl;
-        /* prev member index -> our member index, by id: O(n' log n) */
-        uint32_t *map = xmalloc(prev->n_members * sizeof *map);
-        for (size_t k = 0; k < prev->n_members; k++) {
-            map[k] = PLACE_NONE;
-            size_t lo = 0, hi = n;
-            while (lo < hi) {
-                size_t mid = (lo + hi) / 2;
-                int c = strcmp(pl->members[by_id[mid]].id, prev->members[k].id);
-                if (c == 0) {
-                    map[k] = by_id[mid];
-                    break;
-                }
-                if (c < 0)
-                    lo = mid + 1;
-                else
-                    hi = mid;
-            }
-        }
-        bool *joined = xcalloc(n, sizeof *joined); /* by rank */
-        for (size_t r = 0; r < n; r++)
-            joined[r] = true;
-        for (size_t k = 0; k < prev->n_members; k++)
-            if (map[k] != PLACE_NONE)
-                joined[rank[map[k]]] = false;
-        for (size_t s = 0; s < SLOTS; s++) {
-            uint32_t om = old->member[s];
-            im->member[s] = om == PLACE_NONE ? PLACE_NONE : map[om];
-            if (im->member[s] != PLACE_NONE)
-                held[rank[im->member[s]]]++;
-        }
-        /* 1. orphaned slots to the member holding the fewest */
-        for (size_t s = 0; s < SLOTS; s++) {
-            if (im->member[s] != PLACE_NONE)
-                continue;
-            size_t r = pick(held, n, false);
-            im->member[s] = by_id[r];
-            held[r]++;
-        }
-        /* 2. joiners take an even share from the members holding the most */
-        uint32_t share = (uint32_t)(SLOTS / n);
-        size_t *cursor = xcalloc(n, sizeof *cursor); /* lowest slot not yet scanned, by rank */
-        for (size_t j = 0; j < n; j++) {
-            if (!joined[j])
-                continue;
-            while (held[j] < share) {
-                size_t d = pick(held, n, true);
-                if (d == j)
-                    break; /* cannot happen: the joiner is below the mean */
-                size_t s = cursor[d];
-                while (s < SLOTS && im->member[s] != by_id[d])
-                    s++;
-                if (s == SLOTS) { /* defensive: rescan from slot 0 */
-                    for (s = 0; s < SLOTS && im->member[s] != by_id[d]; s++)
-                        ;
-                }
-                /* held[d] > held[j] >= 0, so the donor holds a slot */
-                assert(s < SLOTS);
-                im->member[s] = by_id[j];
-                cursor[d] = s + 1;
-                held[d]--;
-                held[j]++;
-            }
-        }
-        free(cursor);
-        free(joined);
-        free(map);
-    }
+    else if (n)
+        rebalance(im, pl, prev, by_id, rank, held);
     for (size_t s = 0; s < SLOTS; s++)
         im->node[s] = im->member[s] == PLACE_NONE ? PLACE_NONE : pl->members[im->member[s]].node;
     free(held);

@@ -7,6 +7,11 @@
  * the tables below are generated from PLACE_CODEC, so adding an algorithm is
  * one line there and one file.
  *
+ * The checks here are the one validator of parameters and memberships
+ * (placement.h): placement_create() builds only what they accept, the
+ * builds count points with the same functions (place_ring_points,
+ * place_ketama_points), so a check that passes means the build fits.
+ *
  * Invariants of a placement returned by placement_create():
  *   - members are copies (strings owned), ids distinct and non-empty, weights
  *     finite and > 0, node indexes distinct and != PLACE_NONE;
@@ -131,7 +136,7 @@ const char *place_check_point_format(const char *fmt)
     int n_s = 0, n_d = 0;
     if (!fmt || !*fmt)
         return "is empty";
-    if (strlen(fmt) > 256)
+    if (strlen(fmt) > PLACE_MAX_POINT_FORMAT)
         return "is longer than 256 characters";
     for (const char *p = fmt; *p; p++) {
         if (*p != '%')
@@ -171,7 +176,7 @@ const char *place_check_point_format(const char *fmt)
     return NULL;
 }
 
-/* ---- create / destroy ----------------------------------------------------- */
+/* ---- checks: the one validator ------------------------------------------- */
 
 static bool is_prime(uint32_t m)
 {
@@ -185,117 +190,222 @@ static bool is_prime(uint32_t m)
     return true;
 }
 
-static int check_params(const struct place_params *p, size_t n, char *err, size_t errlen)
+static bool uses_vnodes(place_algo a)
+{
+    return a == PLACE_RING || a == PLACE_BOUNDED;
+}
+
+enum place_fault placement_check_params(const struct place_params *p, char *err, size_t errlen)
 {
     if ((unsigned)p->algo >= PLACE_COUNT) {
         place_err(err, errlen, "unknown placement algorithm %d", (int)p->algo);
-        return -1;
+        return PLACE_FAULT_ALGO;
     }
     if ((unsigned)p->hash >= HASH_COUNT) {
         place_err(err, errlen, "unknown hash %d", (int)p->hash);
-        return -1;
+        return PLACE_FAULT_HASH;
     }
-    if (p->algo == PLACE_RING || p->algo == PLACE_BOUNDED) {
+    if (uses_vnodes(p->algo)) {
         if (p->vnodes < 1 || p->vnodes > PLACE_MAX_VNODES) {
             place_err(err, errlen, "vnodes must be between 1 and %u, got %u", PLACE_MAX_VNODES,
                       p->vnodes);
-            return -1;
+            return PLACE_FAULT_VNODES;
         }
         const char *why = place_check_point_format(p->point_format);
         if (p->point_format && why) {
             place_err(err, errlen, "point_format \"%s\" %s", p->point_format, why);
-            return -1;
+            return PLACE_FAULT_POINT_FORMAT;
         }
     }
     if (p->algo == PLACE_BOUNDED &&
-        !(p->load_factor >= 1.0 && p->load_factor <= PLACE_MAX_LOAD_FACTOR)) {
-        place_err(err, errlen, "load_factor must be between 1 and %g, got %g",
-                  PLACE_MAX_LOAD_FACTOR, p->load_factor);
-        return -1;
+        !(p->load_factor > PLACE_MIN_LOAD_FACTOR && p->load_factor <= PLACE_MAX_LOAD_FACTOR)) {
+        place_err(err, errlen, "load_factor must be above %g and at most %g, got %g",
+                  PLACE_MIN_LOAD_FACTOR, PLACE_MAX_LOAD_FACTOR, p->load_factor);
+        return PLACE_FAULT_LOAD_FACTOR;
     }
-    if (p->algo == PLACE_MAGLEV) {
-        if (p->maglev_size > PLACE_MAX_MAGLEV_SIZE || !is_prime(p->maglev_size)) {
-            place_err(err, errlen, "maglev table size must be a prime up to %u, got %u",
-                      PLACE_MAX_MAGLEV_SIZE, p->maglev_size);
-            return -1;
+    if (p->algo == PLACE_MAGLEV &&
+        (p->maglev_size > PLACE_MAX_MAGLEV_SIZE || !is_prime(p->maglev_size))) {
+        place_err(err, errlen, "maglev table size must be a prime up to %u, got %u",
+                  PLACE_MAX_MAGLEV_SIZE, p->maglev_size);
+        return PLACE_FAULT_MAGLEV_SIZE;
+    }
+    return PLACE_OK;
+}
+
+uint64_t place_ring_points(uint32_t vnodes, double weight)
+{
+    double want = (double)vnodes * weight;
+    if (!(want <= PLACE_MAX_POINTS)) /* also NaN: saturate, the check reports it */
+        return (uint64_t)PLACE_MAX_POINTS + 1;
+    long long rounded = llround(want); /* half away from zero */
+    return rounded < 1 ? 1 : (uint64_t)rounded;
+}
+
+uint32_t place_ketama_points(double weight, double total_weight, size_t n)
+{
+    float pct = (float)weight / (float)total_weight;
+    float quarter = (float)(pct * PLACE_KETAMA_POINTS / 4 * (float)n + 0.0000000001);
+    return (uint32_t)floorf(quarter) * 4;
+}
+
+uint64_t placement_points(const struct place_params *p, const struct place_member *m, size_t n)
+{
+    uint64_t total = 0;
+    if (uses_vnodes(p->algo)) {
+        for (size_t i = 0; i < n; i++)
+            total += place_ring_points(p->vnodes, m[i].weight);
+    } else if (p->algo == PLACE_KETAMA) {
+        double total_weight = 0;
+        for (size_t i = 0; i < n; i++)
+            total_weight += m[i].weight;
+        for (size_t i = 0; i < n; i++)
+            total += place_ketama_points(m[i].weight, total_weight, n);
+    }
+    return total;
+}
+
+/* Each member alone: id, weight, node index, address. */
+static enum place_fault check_each_member(const struct place_params *p,
+                                          const struct place_member *m, size_t n, char *err,
+                                          size_t errlen)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (!m[i].id || !*m[i].id) {
+            place_err(err, errlen, "node %zu has an empty id", i + 1);
+            return PLACE_FAULT_MEMBER;
         }
-        if (p->maglev_size < n) {
-            place_err(err, errlen, "maglev table size %u is smaller than the %zu nodes",
-                      p->maglev_size, n);
-            return -1;
+        if (!(m[i].weight > 0 && m[i].weight <= PLACE_MAX_WEIGHT)) {
+            place_err(err, errlen, "node %s: weight must be a number above 0 and at most %g, "
+                      "got %g", m[i].id, PLACE_MAX_WEIGHT, m[i].weight);
+            return PLACE_FAULT_MEMBER;
         }
+        if (m[i].node == PLACE_NONE) {
+            place_err(err, errlen, "node %s: node index %u is reserved", m[i].id, PLACE_NONE);
+            return PLACE_FAULT_MEMBER;
+        }
+        if (p->node_key_address && (!m[i].address || !*m[i].address)) {
+            place_err(err, errlen, "node %s has no address (node_key is address)", m[i].id);
+            return PLACE_FAULT_MEMBER;
+        }
+    }
+    return PLACE_OK;
+}
+
+/* The first member whose key (its id, address or node index) equals an
+ * earlier member's, or SIZE_MAX. Open addressing with linear probing, at
+ * most half full: O(n) expected. */
+enum member_key { KEY_ID, KEY_ADDRESS, KEY_NODE };
+
+static uint64_t member_key_hash(const struct place_member *x, enum member_key k)
+{
+    if (k == KEY_NODE)
+        return mix64(x->node);
+    const char *s = k == KEY_ID ? x->id : x->address;
+    return fnv1a_64(s, strlen(s));
+}
+
+static bool member_key_equal(const struct place_member *x, const struct place_member *y,
+                             enum member_key k)
+{
+    if (k == KEY_NODE)
+        return x->node == y->node;
+    return k == KEY_ID ? !strcmp(x->id, y->id) : !strcmp(x->address, y->address);
+}
+
+static size_t first_repeat(const struct place_member *m, size_t n, enum member_key k)
+{
+    struct slot {
+        uint64_t hash;
+        uint32_t i; /* UINT32_MAX: empty (n <= PLACE_MAX_MEMBERS) */
+    } *slot;
+    size_t cap = 16, found = SIZE_MAX;
+    while (cap < 2 * n)
+        cap *= 2;
+    slot = xmalloc(cap * sizeof *slot);
+    for (size_t h = 0; h < cap; h++)
+        slot[h].i = UINT32_MAX;
+    for (size_t i = 0; i < n && found == SIZE_MAX; i++) {
+        uint64_t hash = member_key_hash(&m[i], k);
+        size_t h = (size_t)hash & (cap - 1);
+        for (; slot[h].i != UINT32_MAX && found == SIZE_MAX; h = (h + 1) & (cap - 1))
+            if (slot[h].hash == hash && member_key_equal(&m[slot[h].i], &m[i], k))
+                found = i;
+        slot[h] = (struct slot){hash, (uint32_t)i};
+    }
+    free(slot);
+    return found;
+}
+
+/* Distinct ids (and addresses when they are hashed) and node indexes. O(n)
+ * expected. */
+static enum place_fault check_distinct(const struct place_params *p,
+                                       const struct place_member *m, size_t n, char *err,
+                                       size_t errlen)
+{
+    size_t i;
+    if ((i = first_repeat(m, n, KEY_ID)) != SIZE_MAX) {
+        place_err(err, errlen, "node \"%s\" appears twice", m[i].id);
+        return PLACE_FAULT_MEMBER;
+    }
+    if (p->node_key_address && (i = first_repeat(m, n, KEY_ADDRESS)) != SIZE_MAX) {
+        place_err(err, errlen, "address \"%s\" appears twice", m[i].address);
+        return PLACE_FAULT_MEMBER;
+    }
+    if ((i = first_repeat(m, n, KEY_NODE)) != SIZE_MAX) {
+        place_err(err, errlen, "node index %u is used twice", m[i].node);
+        return PLACE_FAULT_MEMBER;
+    }
+    return PLACE_OK;
+}
+
+/* What the algorithm can hold: members and points. O(n). */
+static enum place_fault check_size(const struct place_params *p, const struct place_member *m,
+                                   size_t n, char *err, size_t errlen)
+{
+    if (n > PLACE_MAX_MEMBERS) {
+        place_err(err, errlen, "%zu nodes is more than the limit of %u", n, PLACE_MAX_MEMBERS);
+        return PLACE_FAULT_MEMBERS;
     }
     if (p->algo == PLACE_SLOTS && n > PLACE_SLOT_COUNT) {
         place_err(err, errlen, "slots: %zu nodes is more than the %d slots", n,
                   PLACE_SLOT_COUNT);
-        return -1;
+        return PLACE_FAULT_MEMBERS;
     }
-    return 0;
+    if (p->algo == PLACE_MAGLEV && p->maglev_size < n) {
+        place_err(err, errlen, "the maglev table size %u is smaller than the %zu nodes; "
+                  "expected a prime of at least %zu", p->maglev_size, n, n); /* n >= 3 */
+        return PLACE_FAULT_MAGLEV_SIZE;
+    }
+    uint64_t points = placement_points(p, m, n);
+    if (points > PLACE_MAX_POINTS) {
+        if (uses_vnodes(p->algo)) {
+            double exact = 0; /* place_ring_points saturates; the message counts them all */
+            for (size_t i = 0; i < n; i++)
+                exact += MAX(1.0, round((double)p->vnodes * m[i].weight));
+            place_err(err, errlen, "%zu node%s at %u vnodes make%s %.0f ring points (vnodes "
+                      "x weight each), more than %u; lower vnodes or the weights", n,
+                      n == 1 ? "" : "s", p->vnodes, n == 1 ? "s" : "", exact, PLACE_MAX_POINTS);
+        } else
+            place_err(err, errlen, "%zu nodes make %llu ketama points (160 each), more than "
+                      "%u", n, (unsigned long long)points, PLACE_MAX_POINTS);
+        return PLACE_FAULT_POINTS;
+    }
+    return PLACE_OK;
 }
 
-static int u32_cmp(const void *a, const void *b)
+enum place_fault placement_check_membership(const struct place_params *p,
+                                            const struct place_member *m, size_t n, char *err,
+                                            size_t errlen)
 {
-    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-    return (x > y) - (x < y);
+    enum place_fault f = check_each_member(p, m, n, err, errlen);
+    if (f == PLACE_OK)
+        f = check_size(p, m, n, err, errlen);
+    if (f == PLACE_OK)
+        f = check_distinct(p, m, n, err, errlen);
+    return f;
 }
 
-static int check_members(const struct place_params *p, const struct place_member *m, size_t n,
-                         char *err, size_t errlen)
-{
-    if (n > PLACE_MAX_MEMBERS) {
-        place_err(err, errlen, "%zu nodes is more than the limit %u", n, PLACE_MAX_MEMBERS);
-        return -1;
-    }
-    for (size_t i = 0; i < n; i++) {
-        if (!m[i].id || !*m[i].id) {
-            place_err(err, errlen, "node %zu has an empty id", i + 1);
-            return -1;
-        }
-        if (!(m[i].weight > 0 && isfinite(m[i].weight))) {
-            place_err(err, errlen, "node %s: weight must be a positive number, got %g",
-                      m[i].id, m[i].weight);
-            return -1;
-        }
-        if (m[i].node == PLACE_NONE) {
-            place_err(err, errlen, "node %s: node index %u is reserved", m[i].id, PLACE_NONE);
-            return -1;
-        }
-        if (p->node_key_address && (!m[i].address || !*m[i].address)) {
-            place_err(err, errlen, "node %s has no address (node_key is address)", m[i].id);
-            return -1;
-        }
-    }
-    /* distinct ids (and addresses when they are hashed): sort, compare neighbours */
-    struct id_ref *refs = xmalloc((n ? n : 1) * sizeof *refs);
-    int rc = 0;
-    for (int pass = 0; pass < (p->node_key_address ? 2 : 1) && rc == 0; pass++) {
-        for (size_t i = 0; i < n; i++)
-            refs[i] = (struct id_ref){pass ? m[i].address : m[i].id, (uint32_t)i};
-        qsort(refs, n, sizeof *refs, id_ref_cmp);
-        for (size_t i = 1; i < n && rc == 0; i++) {
-            if (strcmp(refs[i - 1].id, refs[i].id) == 0) {
-                place_err(err, errlen, "%s \"%s\" appears twice", pass ? "address" : "node",
-                          refs[i].id);
-                rc = -1;
-            }
-        }
-    }
-    free(refs);
-    if (rc)
-        return rc;
-    uint32_t *nodes = xmalloc((n ? n : 1) * sizeof *nodes);
-    for (size_t i = 0; i < n; i++)
-        nodes[i] = m[i].node;
-    qsort(nodes, n, sizeof *nodes, u32_cmp);
-    for (size_t i = 1; i < n && rc == 0; i++) {
-        if (nodes[i - 1] == nodes[i]) {
-            place_err(err, errlen, "node index %u is used twice", nodes[i]);
-            rc = -1;
-        }
-    }
-    free(nodes);
-    return rc;
-}
+/* ---- create / destroy ----------------------------------------------------- */
 
 static void free_members(struct place_member *m, size_t n)
 {
@@ -312,7 +422,8 @@ struct placement *placement_create(const struct place_params *params,
 {
     if (err && errlen)
         err[0] = '\0';
-    if (check_params(params, n, err, errlen) || check_members(params, members, n, err, errlen))
+    if (placement_check_params(params, err, errlen) != PLACE_OK ||
+        placement_check_membership(params, members, n, err, errlen) != PLACE_OK)
         return NULL;
 
     struct placement *pl = xcalloc(1, sizeof *pl);

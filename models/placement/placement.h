@@ -17,6 +17,13 @@
  * Conventions: models/placement/README.md ("Algorithms"); placement never
  * depends on a seed or an RNG, and, except for jump (membership order) and
  * slots (history), never on the order in which members are listed.
+ *
+ * What may be built is decided in one place: placement_check_params() for a
+ * parameter set and placement_check_membership() for a membership, within
+ * the PLACE_MAX_* limits below. placement_create() runs both; the scenario
+ * loader runs them on every membership a scenario will have, and
+ * `ringsim ring` goes through the loader, so a parameter set or membership
+ * is accepted by all three or by none.
  */
 #ifndef RINGSIM_PLACEMENT_H
 #define RINGSIM_PLACEMENT_H
@@ -52,6 +59,17 @@ typedef enum { PLACE_CODEC(PLACE_ENUM) PLACE_COUNT } place_algo;
 #define PLACE_SLOT_COUNT           16384
 #define PLACE_KETAMA_POINTS        160
 
+/* Limits, so that a mistyped parameter fails at once instead of exhausting
+ * memory or time (a run may hold a few placements at a time). */
+#define PLACE_MAX_MEMBERS      (1u << 20)
+#define PLACE_MAX_VNODES       1000000u
+#define PLACE_MAX_POINTS       10000000u  /* points on one continuum: 20 bytes each */
+#define PLACE_MAX_MAGLEV_SIZE  16777213u  /* the largest prime below 2^24: 64 MiB of table */
+#define PLACE_MIN_LOAD_FACTOR  1.0        /* exclusive: c = 1 + eps with eps > 0 */
+#define PLACE_MAX_LOAD_FACTOR  1000.0
+#define PLACE_MAX_WEIGHT       1000000.0
+#define PLACE_MAX_POINT_FORMAT 256        /* characters */
+
 struct place_params {
     place_algo algo;
     hash_kind hash;
@@ -59,7 +77,7 @@ struct place_params {
     const char *point_format; /* ring, bounded: printf format with %s then %d */
     bool node_key_address;    /* hash the node's address instead of its id */
     double load_factor;       /* bounded: c > 1 */
-    uint32_t maglev_size;     /* maglev: prime table size M */
+    uint32_t maglev_size;     /* maglev: prime table size M, M >= members */
 };
 
 /* Fills p with the defaults above for algorithm a. */
@@ -68,9 +86,50 @@ void place_params_default(struct place_params *p, place_algo a);
 struct place_member {
     const char *id;      /* unique, non-empty */
     const char *address; /* may be NULL unless node_key_address */
-    double weight;       /* > 0; 1 = the default share */
+    double weight;       /* > 0 and <= PLACE_MAX_WEIGHT; 1 = the default share */
     uint32_t node;       /* the caller's index; what lookup returns */
 };
+
+/* What a failed check is about: the parameter to change, or the membership. */
+enum place_fault {
+    PLACE_OK = 0,
+    PLACE_FAULT_ALGO,         /* not an algorithm */
+    PLACE_FAULT_HASH,         /* not a hash */
+    PLACE_FAULT_VNODES,       /* vnodes out of 1..PLACE_MAX_VNODES (ring, bounded) */
+    PLACE_FAULT_POINT_FORMAT, /* see place_check_point_format (ring, bounded) */
+    PLACE_FAULT_LOAD_FACTOR,  /* not in (1, PLACE_MAX_LOAD_FACTOR] (bounded) */
+    PLACE_FAULT_MAGLEV_SIZE,  /* not a prime <= PLACE_MAX_MAGLEV_SIZE, or fewer entries
+                                 than members (maglev) */
+    PLACE_FAULT_MEMBER,       /* one member: empty id, weight, missing address with
+                                 node_key_address, reserved or repeated node index, or an
+                                 id (address) that appears twice */
+    PLACE_FAULT_MEMBERS,      /* more members than the algorithm takes */
+    PLACE_FAULT_POINTS,       /* more than PLACE_MAX_POINTS points (ring, bounded, ketama) */
+};
+
+/* Checks a parameter set alone: the parameters the algorithm uses are in
+ * range (vnodes and point_format for ring and bounded, load_factor for
+ * bounded, maglev_size for maglev; the others are not looked at). Returns
+ * PLACE_OK, or what is wrong with a message in err (if err is not NULL). */
+enum place_fault placement_check_params(const struct place_params *p, char *err, size_t errlen);
+
+/* Checks a membership for valid parameters p: every member (id, weight,
+ * address with node_key_address, node index), distinct ids (and addresses
+ * with node_key_address), and the size the algorithm can take: at most
+ * PLACE_MAX_MEMBERS members (PLACE_SLOT_COUNT for slots, maglev_size for
+ * maglev) and at most PLACE_MAX_POINTS points (placement_points). Every
+ * limit only grows with the membership, so a subset of a membership that
+ * passes passes too; the one exception is ketama's exact point count, which
+ * is 160 per member give or take the rounding of the others' shares.
+ * Returns PLACE_OK, or what is wrong with a message in err. O(n) expected. */
+enum place_fault placement_check_membership(const struct place_params *p,
+                                            const struct place_member *m, size_t n, char *err,
+                                            size_t errlen);
+
+/* Points the continuum of this membership has: ring and bounded give each
+ * member max(1, llround(vnodes x weight)), ketama 4 x floorf(weight share x
+ * 40 x n) (160 for equal weights); 0 for the other algorithms. O(n). */
+uint64_t placement_points(const struct place_params *p, const struct place_member *m, size_t n);
 
 struct placement;
 
@@ -106,9 +165,10 @@ struct placement {
     void *impl;
 };
 
-/* Builds a placement. Members must have distinct ids (and, with
- * node_key_address, distinct non-NULL addresses). prev: see place_ops.build.
- * Returns NULL with a message in err (if err is not NULL). Caller destroys. */
+/* Builds a placement, after placement_check_params and
+ * placement_check_membership (whose message it returns). prev: see
+ * place_ops.build. Returns NULL with a message in err (if err is not NULL).
+ * Caller destroys. */
 struct placement *placement_create(const struct place_params *params,
                                    const struct place_member *members, size_t n,
                                    const struct placement *prev, char *err, size_t errlen);
@@ -145,7 +205,8 @@ int place_algo_from_name(const char *name, place_algo *a);
 const char *place_algo_names(void); /* "mod|ring|..." */
 
 /* Validates a point format: exactly one %s followed later by one %d (flags
- * and width allowed on %d), %% anywhere. Returns NULL or a short phrase. */
+ * and width allowed on %d), %% anywhere, at most PLACE_MAX_POINT_FORMAT
+ * characters. Returns NULL or a short phrase. */
 const char *place_check_point_format(const char *fmt);
 
 #endif

@@ -16,6 +16,9 @@
  * Shares of the hash space (no sampling noise) are exact: arcs of the
  * continuum for ring-like algorithms, table entries for maglev and slots,
  * weight shares for rendezvous, 1/n for mod and jump.
+ *
+ * ring_analyze runs five steps: check_input, build_placements (one
+ * numbering, two placements), place_keys, fill_figures, least_movement.
  */
 #include "models/placement/ring_analysis.h"
 
@@ -39,88 +42,94 @@ static void add_literal(struct strbuf *sb, const char *from, const char *to)
     }
 }
 
+/* One conversion of a key pattern, between its '%' and its end. */
+struct key_conv {
+    char flags[8];  /* distinct flags in order of appearance, NUL-terminated */
+    unsigned width, prec;
+    bool has_prec;
+    char conv;
+};
+
+/* Parses the conversion that starts at p (just after a '%' that is not
+ * "%%"); *end is set past it. Returns NULL or what is wrong. */
+static const char *parse_conversion(const char *p, struct key_conv *c, const char **end)
+{
+    size_t nf = 0;
+    memset(c, 0, sizeof *c);
+    if (!*p)
+        return "ends with a lone %";
+    while (*p && strchr("-+ #0", *p)) {
+        if (!strchr(c->flags, *p)) {
+            if (nf + 1 >= sizeof c->flags)
+                return "has too many flags";
+            c->flags[nf++] = *p;
+        }
+        p++;
+    }
+    if (*p == '*')
+        return "has a * width or precision (give a number)";
+    while (*p >= '0' && *p <= '9') {
+        c->width = c->width * 10 + (unsigned)(*p++ - '0');
+        if (c->width > KEY_FORMAT_MAX_WIDTH)
+            return "has a width over 64";
+    }
+    if (*p == '$')
+        return "has a positional argument ($)";
+    if (*p == '.') {
+        p++;
+        c->has_prec = true;
+        if (*p == '*')
+            return "has a * width or precision (give a number)";
+        while (*p >= '0' && *p <= '9') {
+            c->prec = c->prec * 10 + (unsigned)(*p++ - '0');
+            if (c->prec > KEY_FORMAT_MAX_WIDTH)
+                return "has a precision over 64";
+        }
+    }
+    if (*p && strchr("hljzqLt", *p))
+        return "has a length modifier (h, l, ...)";
+    if (!*p)
+        return "ends inside a conversion";
+    if (!strchr("diuxX", *p)) {
+        if (*p == 's' || *p == 'c')
+            return "has a %s or %c conversion, not an integer one";
+        return "has a conversion that is not an integer one";
+    }
+    if (strchr(c->flags, '#') && *p != 'x' && *p != 'X')
+        return "has the # flag on %d, %i or %u (it is for %x and %X only)";
+    c->conv = *p;
+    *end = p + 1;
+    return NULL;
+}
+
 const char *key_format_init(struct key_format *kf, const char *fmt)
 {
     memset(kf, 0, sizeof *kf);
     if (!fmt || !*fmt)
         return "is empty";
     if (strlen(fmt) > KEY_FORMAT_MAX_LEN)
-        return "is longer than 1024 characters";
+        return "is longer than 200 characters";
     const char *conv_start = NULL, *conv_end = NULL;
-    char flags[8] = "";
-    size_t n_flags = 0;
-    unsigned width = 0, prec = 0;
-    bool has_prec = false;
-    char conv = 0;
+    struct key_conv c = {0};
     for (const char *p = fmt; *p; p++) {
         if (*p != '%')
             continue;
-        const char *start = p++;
-        if (*p == '%')
+        if (p[1] == '%') {
+            p++;
             continue;
-        if (!*p)
+        }
+        if (!p[1])
             return "ends with a lone %";
         if (conv_start)
-            return "has more than one conversion (exactly one integer, e.g. key-%06d)";
-        char f[8] = "";
-        size_t nf = 0;
-        while (*p && strchr("-+ #0", *p)) {
-            if (!strchr(f, *p)) {
-                if (nf + 1 >= sizeof f)
-                    return "has too many flags";
-                f[nf++] = *p;
-                f[nf] = '\0';
-            }
-            p++;
-        }
-        if (*p == '*')
-            return "has a * width or precision (give a number)";
-        unsigned w = 0;
-        while (*p >= '0' && *p <= '9') {
-            w = w * 10 + (unsigned)(*p++ - '0');
-            if (w > KEY_FORMAT_MAX_WIDTH)
-                return "has a width over 64";
-        }
-        if (*p == '$')
-            return "has a positional argument ($)";
-        if (*p == '.') {
-            p++;
-            has_prec = true;
-            if (*p == '*')
-                return "has a * width or precision (give a number)";
-            while (*p >= '0' && *p <= '9') {
-                prec = prec * 10 + (unsigned)(*p++ - '0');
-                if (prec > KEY_FORMAT_MAX_WIDTH)
-                    return "has a precision over 64";
-            }
-        }
-        /* length modifiers: accepted, then replaced by ll */
-        if (*p == 'h' || *p == 'l') {
-            char c = *p++;
-            if (*p == c)
-                p++;
-        } else if (*p && strchr("jzt", *p)) {
-            p++;
-        }
-        if (!*p)
-            return "ends inside a conversion";
-        if (!strchr("diuxXo", *p)) {
-            if (*p == 's' || *p == 'c')
-                return "has a %s or %c conversion; the key number needs an integer one "
-                       "(%d %i %u %x %X %o)";
-            return "has a conversion that is not an integer one (%d %i %u %x %X %o)";
-        }
-        if (strchr(f, '#') && strchr("diu", *p))
-            return "has the # flag on %d, %i or %u (it is for %x %X %o)";
-        conv_start = start;
-        conv_end = p + 1;
-        conv = *p;
-        memcpy(flags, f, sizeof flags);
-        n_flags = nf;
-        width = w;
+            return "has more than one conversion";
+        const char *why = parse_conversion(p + 1, &c, &conv_end);
+        if (why)
+            return why;
+        conv_start = p;
+        p = conv_end - 1;
     }
     if (!conv_start)
-        return "has no integer conversion (expected one of %d %i %u %x %X %o, e.g. key-%06d)";
+        return "has no integer conversion";
 
     struct strbuf sb;
     sb_init(&sb);
@@ -131,15 +140,14 @@ const char *key_format_init(struct key_format *kf, const char *fmt)
     add_literal(&sb, conv_end, fmt + strlen(fmt));
     kf->suffix_len = sb.len;
     kf->suffix = sb_steal(&sb);
-    if (has_prec)
-        snprintf(kf->spec, sizeof kf->spec, "%%%s%u.%ull%c", flags, width, prec, conv);
-    else if (width)
-        snprintf(kf->spec, sizeof kf->spec, "%%%s%ull%c", flags, width, conv);
+    if (c.has_prec)
+        snprintf(kf->spec, sizeof kf->spec, "%%%s%u.%ull%c", c.flags, c.width, c.prec, c.conv);
+    else if (c.width)
+        snprintf(kf->spec, sizeof kf->spec, "%%%s%ull%c", c.flags, c.width, c.conv);
     else
-        snprintf(kf->spec, sizeof kf->spec, "%%%sll%c", flags, conv);
-    (void)n_flags;
-    kf->is_signed = conv == 'd' || conv == 'i';
-    /* 22 digits of octal 2^64, a sign or "0x", the width/precision padding */
+        snprintf(kf->spec, sizeof kf->spec, "%%%sll%c", c.flags, c.conv);
+    kf->is_signed = c.conv == 'd' || c.conv == 'i';
+    /* 20 digits of 2^64, a sign or "0x", the width/precision padding */
     kf->max_len = kf->prefix_len + kf->suffix_len + 24 + KEY_FORMAT_MAX_WIDTH;
     return NULL;
 }
@@ -304,14 +312,22 @@ static uint32_t static_cap(const struct place_params *p, uint64_t count, size_t 
     return cap >= (double)UINT32_MAX ? UINT32_MAX : (uint32_t)cap;
 }
 
-int ring_analyze(const struct ring_input *in, struct ring_result *out, char *err, size_t errlen)
-{
-    memset(out, 0, sizeof *out);
-    if (err && errlen)
-        err[0] = '\0';
-    const char *fmt = in->key_format ? in->key_format : "key-%06d";
+/* What the steps of one analysis share. */
+struct analysis {
+    const struct ring_input *in;
+    struct ring_result *out;
     struct key_format kf;
-    const char *why = key_format_init(&kf, fmt);
+    struct placement *pb, *pa;  /* before and after, nodes numbered as out->nodes */
+    uint64_t *kb, *ka;          /* keys per node, before and after */
+    uint32_t cap_b, cap_a;      /* bounded: the static caps; 0 otherwise */
+};
+
+/* Step 1: the key pattern, the key range and the memberships are usable. */
+static int check_input(struct analysis *a, char *err, size_t errlen)
+{
+    const struct ring_input *in = a->in;
+    const char *fmt = in->key_format ? in->key_format : "key-%06d";
+    const char *why = key_format_init(&a->kf, fmt);
     if (why) {
         place_err(err, errlen, "key format \"%s\" %s", fmt, why);
         return -1;
@@ -321,52 +337,50 @@ int ring_analyze(const struct ring_input *in, struct ring_result *out, char *err
         place_err(err, errlen, "keys %llu..%llu+%llu are out of range",
                   (unsigned long long)in->key_start, (unsigned long long)in->key_start,
                   (unsigned long long)in->key_count);
-        key_format_deinit(&kf);
         return -1;
     }
     if (in->n_before == 0 || (in->after && in->n_after == 0)) {
         place_err(err, errlen, "%s membership is empty", in->n_before ? "the after" : "the before");
-        key_format_deinit(&kf);
         return -1;
     }
+    return 0;
+}
 
-    /* one numbering for both memberships */
+/* Step 2: one numbering for both memberships (before's members first, then
+ * after's new ones, in out->nodes) and a placement of each. O(n log n) plus
+ * the builds. */
+static int build_placements(struct analysis *a, char *err, size_t errlen)
+{
+    const struct ring_input *in = a->in;
+    struct ring_result *out = a->out;
     const struct place_member *after = in->after ? in->after : in->before;
     size_t n_after = in->after ? in->n_after : in->n_before;
-    size_t cap_nodes = in->n_before + n_after;
+    size_t cap_nodes = in->n_before + n_after, n_nodes = 0;
     struct place_member *mb = xcalloc(in->n_before, sizeof *mb);
     struct place_member *ma = xcalloc(n_after, sizeof *ma);
     struct id_slot *sorted = xcalloc(cap_nodes, sizeof *sorted);
+    char perr[256];
+    int rc = -1;
     out->nodes = xcalloc(cap_nodes, sizeof *out->nodes);
-    size_t n_nodes = 0, n_sorted = 0;
     for (size_t i = 0; i < in->n_before; i++) {
         mb[i] = in->before[i];
         mb[i].node = (uint32_t)i;
     }
-    struct placement *pb = NULL, *pa = NULL;
-    uint64_t *kb = NULL, *ka = NULL;
-    uint32_t *lb = NULL, *la = NULL;
-    double *sb_share = NULL, *sa_share = NULL;
-    char *key = NULL;
-    int rc = -1;
-    char perr[256];
-
-    pb = placement_create(&in->params, mb, in->n_before, NULL, perr, sizeof perr);
-    if (!pb) {
+    a->pb = placement_create(&in->params, mb, in->n_before, NULL, perr, sizeof perr);
+    if (!a->pb) {
         place_err(err, errlen, "before: %s", perr);
         goto out;
     }
     for (size_t i = 0; i < in->n_before; i++) {
         out->nodes[n_nodes] = (struct ring_node_stat){
             .id = xstrdup(mb[i].id), .in_before = true, .weight_before = mb[i].weight};
-        sorted[n_sorted++] = (struct id_slot){out->nodes[n_nodes].id, (uint32_t)n_nodes};
+        sorted[i] = (struct id_slot){out->nodes[n_nodes].id, (uint32_t)n_nodes};
         n_nodes++;
     }
-    qsort(sorted, n_sorted, sizeof *sorted, id_slot_cmp);
-    size_t n_old = n_sorted;
+    qsort(sorted, in->n_before, sizeof *sorted, id_slot_cmp);
     for (size_t i = 0; i < n_after; i++) {
         ma[i] = after[i];
-        uint32_t idx = find_id(sorted, n_old, after[i].id ? after[i].id : "");
+        uint32_t idx = find_id(sorted, in->n_before, after[i].id ? after[i].id : "");
         if (idx == PLACE_NONE) {
             idx = (uint32_t)n_nodes;
             out->nodes[n_nodes++] = (struct ring_node_stat){
@@ -378,43 +392,48 @@ int ring_analyze(const struct ring_input *in, struct ring_result *out, char *err
         ma[i].node = idx;
     }
     out->n_nodes = n_nodes;
-    pa = placement_create(&in->params, ma, n_after, pb, perr, sizeof perr);
-    if (!pa) {
+    a->pa = placement_create(&in->params, ma, n_after, a->pb, perr, sizeof perr);
+    if (!a->pa) {
         place_err(err, errlen, "after: %s", perr);
         goto out;
     }
     for (size_t i = 0; i < n_after; i++)
         out->nodes[ma[i].node].in_after = true;
-    out->has_after = in->after != NULL;
-    out->count = in->key_count;
+    rc = 0;
+out:
+    free(sorted);
+    free(mb);
+    free(ma);
+    return rc;
+}
 
-    kb = xcalloc(n_nodes, sizeof *kb);
-    ka = xcalloc(n_nodes, sizeof *ka);
-    lb = xcalloc(n_nodes, sizeof *lb);
-    la = xcalloc(n_nodes, sizeof *la);
-    sb_share = xcalloc(n_nodes, sizeof *sb_share);
-    sa_share = xcalloc(n_nodes, sizeof *sa_share);
-    uint32_t cap_b = static_cap(&in->params, in->key_count, in->n_before);
-    uint32_t cap_a = static_cap(&in->params, in->key_count, n_after);
+/* Step 3: every key named, positioned and looked up on both placements, one
+ * at a time (memory does not grow with the count); bounded keys are capped
+ * in key order. Counts keys per node and the keys moved, by kind.
+ * O(count × (hash + lookup)). */
+static void place_keys(struct analysis *a)
+{
+    const struct ring_input *in = a->in;
+    struct ring_result *out = a->out;
+    size_t n_nodes = out->n_nodes;
+    uint32_t *lb = xcalloc(n_nodes, sizeof *lb), *la = xcalloc(n_nodes, sizeof *la);
+    char *key = xmalloc(a->kf.max_len + 1);
     bool bounded = in->params.algo == PLACE_BOUNDED;
-    key = xmalloc(kf.max_len + 1);
-
-    /* O(count): one key name, one hash, two lookups per key */
     for (uint64_t k = 0; k < in->key_count; k++) {
-        size_t len = key_format_render(&kf, in->key_start + k, key, kf.max_len + 1);
+        size_t len = key_format_render(&a->kf, in->key_start + k, key, a->kf.max_len + 1);
         uint64_t pos = placement_key_position(&in->params, key, len);
         uint32_t ob, oa;
         if (bounded) {
-            ob = placement_lookup_bounded(pb, pos, lb, cap_b);
-            oa = placement_lookup_bounded(pa, pos, la, cap_a);
+            ob = placement_lookup_bounded(a->pb, pos, lb, a->cap_b);
+            oa = placement_lookup_bounded(a->pa, pos, la, a->cap_a);
             lb[ob]++;
             la[oa]++;
         } else {
-            ob = placement_lookup(pb, pos);
-            oa = placement_lookup(pa, pos);
+            ob = placement_lookup(a->pb, pos);
+            oa = placement_lookup(a->pa, pos);
         }
-        kb[ob]++;
-        ka[oa]++;
+        a->kb[ob]++;
+        a->ka[oa]++;
         if (ob != oa) {
             out->moved++;
             if (!out->nodes[ob].in_after)
@@ -425,51 +444,84 @@ int ring_analyze(const struct ring_input *in, struct ring_result *out, char *err
                 out->moved_between_old++;
         }
     }
+    free(key);
+    free(lb);
+    free(la);
+}
+
+/* Step 4: keys and exact hash-space shares per node, and the figures of
+ * each membership. */
+static void fill_figures(struct analysis *a)
+{
+    struct ring_result *out = a->out;
+    size_t n_nodes = out->n_nodes;
+    double *sb_share = xcalloc(n_nodes, sizeof *sb_share);
+    double *sa_share = xcalloc(n_nodes, sizeof *sa_share);
     for (size_t i = 0; i < n_nodes; i++) {
-        out->nodes[i].keys_before = kb[i];
-        out->nodes[i].keys_after = ka[i];
+        out->nodes[i].keys_before = a->kb[i];
+        out->nodes[i].keys_after = a->ka[i];
     }
-    space_shares(pb, sb_share);
-    space_shares(pa, sa_share);
+    space_shares(a->pb, sb_share);
+    space_shares(a->pa, sa_share);
     for (size_t i = 0; i < n_nodes; i++) {
         out->nodes[i].space_before = sb_share[i];
         out->nodes[i].space_after = sa_share[i];
     }
-    fill_side(&out->before, pb, kb, sb_share, in->key_count, cap_b);
-    fill_side(&out->after, pa, ka, sa_share, in->key_count, cap_a);
+    fill_side(&out->before, a->pb, a->kb, sb_share, a->in->key_count, a->cap_b);
+    fill_side(&out->after, a->pa, a->ka, sa_share, a->in->key_count, a->cap_a);
+    free(sb_share);
+    free(sa_share);
+}
 
-    /* least movement: total drop of fair shares */
-    bool weighted = place_algo_uses_weights(in->params.algo);
-    double wb = 0, wa = 0;
-    for (size_t i = 0; i < n_nodes; i++) {
+/* Step 5: the least share of keys any placement must move for this change:
+ * the total drop of fair shares (weight shares, or 1/N when weights are
+ * ignored). */
+static double least_movement(const struct ring_result *out, place_algo algo)
+{
+    bool weighted = place_algo_uses_weights(algo);
+    double wb = 0, wa = 0, ideal = 0;
+    for (size_t i = 0; i < out->n_nodes; i++) {
         const struct ring_node_stat *ns = &out->nodes[i];
         wb += ns->in_before ? (weighted ? ns->weight_before : 1.0) : 0;
         wa += ns->in_after ? (weighted ? ns->weight_after : 1.0) : 0;
     }
-    for (size_t i = 0; i < n_nodes; i++) {
+    for (size_t i = 0; i < out->n_nodes; i++) {
         const struct ring_node_stat *ns = &out->nodes[i];
         double fb = ns->in_before ? (weighted ? ns->weight_before : 1.0) / wb : 0;
         double fa = ns->in_after ? (weighted ? ns->weight_after : 1.0) / wa : 0;
         if (fb > fa)
-            out->moved_ideal += fb - fa;
+            ideal += fb - fa;
     }
+    return ideal;
+}
+
+int ring_analyze(const struct ring_input *in, struct ring_result *out, char *err, size_t errlen)
+{
+    struct analysis a = {.in = in, .out = out};
+    int rc = -1;
+    memset(out, 0, sizeof *out);
+    if (err && errlen)
+        err[0] = '\0';
+    if (check_input(&a, err, errlen) != 0 || build_placements(&a, err, errlen) != 0)
+        goto out;
+    out->has_after = in->after != NULL;
+    out->count = in->key_count;
+    a.kb = xcalloc(out->n_nodes, sizeof *a.kb);
+    a.ka = xcalloc(out->n_nodes, sizeof *a.ka);
+    a.cap_b = static_cap(&in->params, in->key_count, in->n_before);
+    a.cap_a = static_cap(&in->params, in->key_count, in->after ? in->n_after : in->n_before);
+    place_keys(&a);
+    fill_figures(&a);
+    out->moved_ideal = least_movement(out, in->params.algo);
     rc = 0;
 out:
     if (rc)
         ring_result_deinit(out);
-    placement_destroy(pb);
-    placement_destroy(pa);
-    key_format_deinit(&kf);
-    free(key);
-    free(kb);
-    free(ka);
-    free(lb);
-    free(la);
-    free(sb_share);
-    free(sa_share);
-    free(sorted);
-    free(mb);
-    free(ma);
+    placement_destroy(a.pb);
+    placement_destroy(a.pa);
+    key_format_deinit(&a.kf);
+    free(a.kb);
+    free(a.ka);
     return rc;
 }
 

@@ -6,8 +6,9 @@
  *
  * Also the key-name pattern (struct key_format): a printf format with exactly
  * one integer conversion, validated before any use, so a user's pattern never
- * reaches printf unchecked. The scenario loader and the workload may use it
- * too.
+ * reaches printf unchecked. It is the one rule for key names: the scenario
+ * loader checks workload.key_format with key_format_init, and `ringsim ring
+ * --keys` goes through the loader.
  *
  *   ring_input --ring_analyze--> ring_result (caller deinits)
  */
@@ -22,13 +23,14 @@
 
 /* ---- key names ------------------------------------------------------------ */
 
-#define KEY_FORMAT_MAX_LEN   1024 /* characters in the pattern */
-#define KEY_FORMAT_MAX_WIDTH 64   /* field width and precision */
+#define KEY_FORMAT_MAX_LEN   200 /* characters in the pattern: a key stays well under 512 bytes */
+#define KEY_FORMAT_MAX_WIDTH 64  /* field width and precision */
 
 /* A validated pattern: literal prefix, one integer conversion, literal suffix
  * ("%%" already turned into "%"). The conversion is printed with the "ll"
- * length, so the number is always the integer itself (a length modifier in
- * the pattern, h or l, is accepted and ignored). */
+ * length, so the number is always the integer itself; the pattern has no
+ * length modifier (the workload prints ids with the pattern as given, as an
+ * int or unsigned). */
 struct key_format {
     char *prefix, *suffix;
     size_t prefix_len, suffix_len;
@@ -37,10 +39,10 @@ struct key_format {
     size_t max_len; /* bound on a rendered key's length, without the NUL */
 };
 
-/* Parses and validates fmt: exactly one of %d %i %u %x %X %o, with flags
- * (- + space 0, and # on x X o), a width and a precision up to 64, an
- * optional length modifier (hh h l ll j z t), and %% anywhere. Returns NULL,
- * or a short phrase saying what is wrong ("has no integer conversion ...");
+/* Parses and validates fmt: at most KEY_FORMAT_MAX_LEN characters, exactly
+ * one of %d %i %u %x %X, with flags (- + space 0, and # on x X), a width
+ * and a precision up to 64, no length modifier, and %% anywhere. Returns
+ * NULL, or a short phrase saying what is wrong ("has no integer conversion");
  * then kf needs no deinit. */
 const char *key_format_init(struct key_format *kf, const char *fmt);
 void key_format_deinit(struct key_format *kf);

@@ -1,14 +1,28 @@
 /*
  * cmd_ring.c — `ringsim ring`: the static placement analysis from the
- * command line. Parses and validates the flags (every error names its flag
- * and exits 2), runs ring_analyze() (models/placement/ring_analysis.c) and prints an
- * aligned table or one JSON object.
+ * command line. Reads the flags, checks them by loading the scenario they
+ * describe, runs ring_analyze() (models/placement/ring_analysis.c) and
+ * prints an aligned table or one JSON object (ring_print.c).
+ *
+ *   flags --ring_scenario--> "--nodes" scenario (and "--to" scenario)
+ *         --scenario_load_string (the loader `ringsim check` uses)--> params,
+ *         members --ring_analyze--> result --ring_print_table | ring_print_json
+ *                                              (sim/cli/ring_print.c)
+ *
+ * Every flag that is also a scenario key (FLAGS below: --algo, --hash,
+ * --vnodes, --point-format, --node-key, --load-factor, --table-size, --keys,
+ * and the nodes, addresses and weights of --nodes, --to and --weights)
+ * becomes a --set of that key on a scenario whose nodes are the membership,
+ * so ring refuses exactly what `ringsim run` cannot do, with the loader's
+ * messages; each message names the flag it came from instead of the --set.
+ * The memberships before and after are two scenarios (each must be one a run
+ * could start with). Only the flag syntax (lists of ids, ID=WEIGHT, --start,
+ * --count) is checked here.
  *
  * Without --to the "after" membership is the "before" one: the table shows
  * one column, and the JSON still has "after" (equal to "before"), "moved": 0
  * and "to": null, so scripts can read the same keys either way.
  */
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,10 +30,11 @@
 #include "models/placement/placement.h"
 #include "models/placement/ring_analysis.h"
 #include "sim/cli/cli.h"
+#include "sim/cli/ring_print.h"
+#include "sim/scenario.h"
 #include "sim/util.h"
 
 #define RING_MAX_COUNT 1000000000ULL
-#define RING_MAX_NODES 100000
 
 static const char usage_text[] =
     "usage: ringsim ring [--algo A] [--hash H] [--vnodes N] [--nodes A,B,C] [--to A,B,C,D]\n"
@@ -37,29 +52,41 @@ static const char usage_text[] =
     "  --hash H          sha256|md5|crc32|xxh64|murmur3|fnv1a (default sha256); the key hash\n"
     "                    (ketama cuts it to 32 bits; slots always uses CRC16 of the key)\n"
     "  --vnodes N        ring, bounded: points per unit of weight, 1..1000000 (default 160)\n"
-    "  --nodes LIST      the membership, comma-separated ids (default A,B,C); an entry\n"
-    "                    ID@ADDRESS also gives the address hashed with --node-key address\n"
+    "  --nodes LIST      the membership, comma-separated ids (default A,B,C), at most 10000;\n"
+    "                    an entry ID@ADDRESS also gives the address hashed with --node-key\n"
+    "                    address\n"
     "  --to LIST         the membership after the change (default: no change)\n"
-    "  --keys FORMAT     key names, printf with exactly one integer conversion\n"
-    "                    (%d %i %u %x %X %o, flags and width allowed; default key-%06d)\n"
+    "  --keys FORMAT     key names, printf with exactly one integer conversion (%d %i %u\n"
+    "                    %x %X; flags, width and precision up to 64 allowed, # only on %x\n"
+    "                    %X, no length modifier; at most 200 characters; default key-%06d)\n"
     "  --start N         first key number (default 0)\n"
     "  --count N         number of keys, 1..1000000000 (default 100000)\n"
-    "  --weights LIST    ID=W,... weights > 0 for nodes of --nodes or --to (default 1);\n"
-    "                    ring and bounded give llround(vnodes x W) points (at least 1);\n"
-    "                    mod, jump and slots ignore weights\n"
-    "  --load-factor C   bounded: cap per node ceil(C x count / N), 1 <= C <= 1000 (default 1.25)\n"
+    "  --weights LIST    ID=W,... weights > 0 and <= 1000000 for nodes of --nodes or --to\n"
+    "                    (default 1); ring and bounded give llround(vnodes x W) points (at\n"
+    "                    least 1); mod, jump and slots ignore weights\n"
+    "  --load-factor C   bounded: cap per node ceil(C x count / N), 1 < C <= 1000 (default\n"
+    "                    1.25)\n"
     "  --point-format F  ring, bounded: name of point i, one %s then one %d (default %s#%d)\n"
     "  --node-key K      id|address: what names a node's points (default id; address\n"
     "                    defaults to the id when an entry has no @ADDRESS)\n"
-    "  --table-size M    maglev: prime table size (default 65537)\n"
+    "  --table-size M    maglev: prime table size, at most 16777213 and at least the nodes\n"
+    "                    (default 65537)\n"
     "  --json            print one JSON object instead of the table\n"
+    "\n"
+    "The flags are checked as a scenario is (`ringsim check`): each membership is the\n"
+    "nodes of a scenario whose routing keys, workload.key_format and node weights are set\n"
+    "from the flags, so ring accepts exactly what `ringsim run` can do (at most 10^7 ring\n"
+    "points, a maglev table at least the nodes, at most 16384 nodes for slots, ...), and\n"
+    "each message names its flag. Ids, addresses and patterns are UTF-8 text.\n"
     "\n"
     "JSON keys: algo, hash, vnodes (null where unused), point_format, node_key, keys,\n"
     "start, count, nodes, to (null without --to), weights, before, after (= before without\n"
     "--to), moved, moved_between_old, moved_to_new, moved_from_removed, moved_fraction,\n"
     "moved_ideal_fraction, max_over_avg_before/after, max_over_min_before/after (null if a\n"
     "node has no key), max_over_fair_before/after, space_before/after, space_max_over_avg_\n"
-    "before/after, theory {before, after}.\n"
+    "before/after, theory {before, after}. Strings are UTF-8: non-ASCII text is written as\n"
+    "it is, control characters as \\u00XX, and a byte that is not valid UTF-8 (which the\n"
+    "flags cannot hold) as \\ufffd, U+FFFD.\n"
     "\n"
     "Examples:\n"
     "  ringsim ring --vnodes 512 --nodes A,B,C --to A,B,C,D\n"
@@ -79,15 +106,55 @@ static const char usage_text[] =
     "Exit codes: 0 success, 2 bad usage (the message names the flag).\n"
     "Conventions of every algorithm and hash: models/README.md.\n";
 
+/* The flags that take a value; `key` is the scenario key a flag sets, NULL
+ * for the flags of ring alone. */
+enum ring_flag { F_ALGO, F_HASH, F_VNODES, F_POINT_FORMAT, F_NODE_KEY, F_LOAD_FACTOR,
+                 F_TABLE_SIZE, F_KEYS, F_NODES, F_TO, F_WEIGHTS, F_START, F_COUNT, F_N };
+
+static const struct {
+    const char *flag;
+    const char *key;
+} FLAGS[F_N] = {
+    [F_ALGO] = {"--algo", "routing.algorithm"},
+    [F_HASH] = {"--hash", "routing.hash"},
+    [F_VNODES] = {"--vnodes", "routing.vnodes"},
+    [F_POINT_FORMAT] = {"--point-format", "routing.point_format"},
+    [F_NODE_KEY] = {"--node-key", "routing.node_key"},
+    [F_LOAD_FACTOR] = {"--load-factor", "routing.load_factor"},
+    [F_TABLE_SIZE] = {"--table-size", "routing.table_size"},
+    [F_KEYS] = {"--keys", "workload.key_format"},
+    [F_NODES] = {"--nodes", NULL},
+    [F_TO] = {"--to", NULL},
+    [F_WEIGHTS] = {"--weights", NULL},
+    [F_START] = {"--start", NULL},
+    [F_COUNT] = {"--count", NULL},
+};
+
+/* One entry of --nodes or --to: ID, or ID@ADDRESS. */
+struct ring_entry {
+    char *id;
+    char *address;   /* NULL: none given (the scenario's default, the id) */
+    const char *weight; /* in the --weights value, up to the next ',' (or NULL) */
+};
+
+/* One membership: the flag's entries, the scenario they make, its members. */
+struct ring_membership {
+    const char *flag;           /* "--nodes" or "--to" */
+    struct ring_entry *entries;
+    size_t n;
+    struct scenario *sc;        /* loaded, or NULL */
+    struct place_member *members; /* views of sc's nodes (strings owned by sc) */
+};
+
 struct ring_opts {
-    struct place_params params;
-    struct place_member *before, *after;
-    size_t n_before, n_after;
-    bool has_to, json;
-    const char *keys;
+    const char *value[F_N];     /* as given; NULL when not given */
+    bool json;
     uint64_t start, count;
-    /* which flags were given, for notes about flags an algorithm ignores */
-    bool set_hash, set_vnodes, set_weights, set_load_factor, set_point_format, set_table_size;
+    struct ring_membership before, after;
+    bool has_to;
+    /* after the scenarios are loaded: what the analysis and the printers use
+     * (strings owned by the scenarios) */
+    struct ring_report report;
 };
 
 static int usage_error(const char *fmt, ...) PRINTF_LIKE(1, 2);
@@ -103,13 +170,18 @@ static int usage_error(const char *fmt, ...)
     return EXIT_USAGE;
 }
 
-static void free_members(struct place_member *m, size_t n)
+/* ---- flag syntax ----------------------------------------------------------- */
+
+static void side_deinit(struct ring_membership *s)
 {
-    for (size_t i = 0; m && i < n; i++) {
-        free((char *)m[i].id);
-        free((char *)m[i].address);
+    for (size_t i = 0; s->entries && i < s->n; i++) {
+        free(s->entries[i].id);
+        free(s->entries[i].address);
     }
-    free(m);
+    free(s->entries);
+    free(s->members);
+    scenario_destroy(s->sc);
+    memset(s, 0, sizeof *s);
 }
 
 static int str_ptr_cmp(const void *a, const void *b)
@@ -117,471 +189,312 @@ static int str_ptr_cmp(const void *a, const void *b)
     return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-/* Parses "A,B@addr,C" into members (weight 1). Returns 0 or EXIT_USAGE. */
-static int parse_nodes(const char *flag, const char *list, struct place_member **out, size_t *n)
+/* The first id that appears twice, or NULL. O(n log n). */
+static const char *repeated_id(const struct ring_entry *e, size_t n)
 {
-    *out = NULL;
-    *n = 0;
+    const char **ids = xmalloc((n ? n : 1) * sizeof *ids);
+    const char *dup = NULL;
+    for (size_t i = 0; i < n; i++)
+        ids[i] = e[i].id;
+    qsort(ids, n, sizeof *ids, str_ptr_cmp);
+    for (size_t i = 1; i < n && !dup; i++)
+        if (strcmp(ids[i - 1], ids[i]) == 0)
+            dup = ids[i];
+    free(ids);
+    return dup;
+}
+
+/* Splits "A,B@addr,C" into side->entries. Returns 0 or EXIT_USAGE. What an
+ * id or address may be is the loader's to say. */
+static int parse_nodes(const char *flag, const char *list, struct ring_membership *side)
+{
+    side->flag = flag;
     if (!*list)
         return usage_error("%s: expected a comma-separated list of node ids, got an empty "
                            "string",
                            flag);
-    size_t cap = 1;
+    size_t n = 1;
     for (const char *p = list; *p; p++)
-        cap += *p == ',';
-    if (cap > RING_MAX_NODES)
-        return usage_error("%s: %zu nodes is more than %d", flag, cap, RING_MAX_NODES);
-    struct place_member *m = xcalloc(cap, sizeof *m);
+        n += *p == ',';
+    side->entries = xcalloc(n, sizeof *side->entries);
     const char *p = list;
-    for (size_t i = 0; i < cap; i++) {
+    for (size_t i = 0; i < n; i++, side->n++) {
         const char *end = strchr(p, ',');
         size_t len = end ? (size_t)(end - p) : strlen(p);
         const char *at = memchr(p, '@', len);
         size_t id_len = at ? (size_t)(at - p) : len;
-        if (id_len == 0) {
-            free_members(m, i);
+        if (id_len == 0)
             return usage_error("%s: entry %zu is empty; expected a node id (as in A,B,C)", flag,
                                i + 1);
-        }
-        if (at && (size_t)(at - p) + 1 == len) {
-            free_members(m, i);
+        if (at && (size_t)(at - p) + 1 == len)
             return usage_error("%s: entry %zu has an empty address after '@'", flag, i + 1);
-        }
-        m[i].id = xstrndup(p, id_len);
-        m[i].address = at ? xstrndup(at + 1, len - id_len - 1) : xstrdup(m[i].id);
-        m[i].weight = 1.0;
-        m[i].node = (uint32_t)i;
+        side->entries[i].id = xstrndup(p, id_len);
+        side->entries[i].address = at ? xstrndup(at + 1, len - id_len - 1) : NULL;
         p = end ? end + 1 : p + len;
     }
-    /* duplicates: sort the ids, compare neighbours. O(n log n) */
-    const char **ids = xmalloc(cap * sizeof *ids);
-    for (size_t i = 0; i < cap; i++)
-        ids[i] = m[i].id;
-    qsort(ids, cap, sizeof *ids, str_ptr_cmp);
-    for (size_t i = 1; i < cap; i++) {
-        if (strcmp(ids[i - 1], ids[i]) == 0) {
-            int rc = usage_error("%s: node \"%s\" appears twice", flag, ids[i]);
-            free(ids);
-            free_members(m, cap);
-            return rc;
-        }
-    }
-    free(ids);
-    *out = m;
-    *n = cap;
+    const char *dup = repeated_id(side->entries, side->n);
+    if (dup)
+        return usage_error("%s: node \"%s\" appears twice", flag, dup);
     return 0;
 }
 
-/* Applies "A=2,B=0.5" to both memberships. */
+/* Gives the entries of both memberships their weight text from "A=2,B=0.5"
+ * (the number itself is checked by the loader). Returns 0 or EXIT_USAGE. */
 static int parse_weights(const char *list, struct ring_opts *o)
 {
     if (!*list)
         return usage_error("--weights: expected ID=WEIGHT,... (e.g. A=2,B=0.5), got an empty "
                            "string");
-    char *copy = xstrdup(list);
-    int rc = 0;
-    char *save = NULL;
-    size_t entry = 0;
-    for (char *tok = strtok_r(copy, ",", &save); tok && !rc; tok = strtok_r(NULL, ",", &save)) {
-        entry++;
-        char *eq = strchr(tok, '=');
-        double w;
-        if (!eq || eq == tok) {
-            rc = usage_error("--weights: entry \"%s\" is not ID=WEIGHT (e.g. A=2)", tok);
-            break;
+    const char *p = list;
+    size_t entries = 0;
+    while (*p) {
+        size_t len = strcspn(p, ",");
+        const char *eq = memchr(p, '=', len);
+        if (!len) { /* ",," or a trailing comma: nothing to set */
+            p++;
+            continue;
         }
-        *eq = '\0';
-        if (parse_double(eq + 1, &w) != 0 || !(w > 0) || w > 1e6) {
-            rc = usage_error("--weights: %s: expected a weight > 0 and <= 1000000, got \"%s\"",
-                             tok, eq + 1);
-            break;
-        }
+        entries++;
+        if (!eq || eq == p)
+            return usage_error("--weights: entry \"%.*s\" is not ID=WEIGHT (e.g. A=2)",
+                               (int)len, p);
+        size_t id_len = (size_t)(eq - p);
         bool found = false;
-        for (size_t i = 0; i < o->n_before; i++)
-            if (strcmp(o->before[i].id, tok) == 0)
-                o->before[i].weight = w, found = true;
-        for (size_t i = 0; i < o->n_after; i++)
-            if (strcmp(o->after[i].id, tok) == 0)
-                o->after[i].weight = w, found = true;
+        struct ring_membership *sides[] = {&o->before, &o->after};
+        for (size_t s = 0; s < ARRAY_LEN(sides); s++)
+            for (size_t i = 0; i < sides[s]->n; i++) {
+                struct ring_entry *e = &sides[s]->entries[i];
+                if (strlen(e->id) == id_len && !memcmp(e->id, p, id_len)) {
+                    e->weight = eq + 1; /* up to the next ',' (see ring_scenario) */
+                    found = true;
+                }
+            }
         if (!found)
-            rc = usage_error("--weights: node \"%s\" is not in --nodes or --to", tok);
+            return usage_error("--weights: node \"%.*s\" is not in --nodes or --to", (int)id_len,
+                               p);
+        p += len + (p[len] == ',');
     }
-    if (!rc && entry == 0)
-        rc = usage_error("--weights: expected ID=WEIGHT,... (e.g. A=2,B=0.5)");
-    free(copy);
+    if (!entries)
+        return usage_error("--weights: expected ID=WEIGHT,... (e.g. A=2,B=0.5)");
+    return 0;
+}
+
+/* ---- the scenario the flags describe ------------------------------------------ */
+
+/* The --set arguments a membership stands for, and the text they apply to:
+ * one empty entry per node, which the overrides fill in. */
+struct ring_sets {
+    struct override *o;
+    size_t n, cap;
+    struct override failed;     /* the one override_parse refused (path and arg only) */
+    struct strbuf text;
+};
+
+static int add_set(struct ring_sets *rs, struct diag *d, const char *fmt, ...) PRINTF_LIKE(3, 4);
+
+static int add_set(struct ring_sets *rs, struct diag *d, const char *fmt, ...)
+{
+    struct strbuf arg;
+    va_list ap;
+    if (rs->n == rs->cap) {
+        rs->cap = rs->cap ? 2 * rs->cap : 16;
+        rs->o = xrealloc(rs->o, rs->cap * sizeof *rs->o);
+    }
+    sb_init(&arg);
+    va_start(ap, fmt);
+    sb_vprintf(&arg, fmt, ap);
+    va_end(ap);
+    int rc = override_parse(arg.buf, &rs->o[rs->n], d);
+    if (rc == 0) {
+        rs->n++;
+    } else { /* keep it to name its flag: the path is ours, the value is not UTF-8 */
+        rs->failed.path = xstrndup(arg.buf, strcspn(arg.buf, "="));
+        rs->failed.arg = sb_steal(&arg);
+    }
+    sb_deinit(&arg);
     return rc;
 }
 
-static bool is_prime_u64(uint64_t m)
+static void ring_sets_deinit(struct ring_sets *rs)
 {
-    if (m < 2)
-        return false;
-    for (uint64_t d = 2; d * d <= m; d++) /* O(sqrt m) */
-        if (m % d == 0)
-            return false;
-    return true;
+    for (size_t i = 0; i < rs->n; i++)
+        override_deinit(&rs->o[i]);
+    free(rs->o);
+    override_deinit(&rs->failed);
+    sb_deinit(&rs->text);
 }
 
-/* ---- output --------------------------------------------------------------- */
-
-static void json_num(struct strbuf *sb, double x)
+/* The scenario of one membership: the flags' routing keys and key format,
+ * and the side's nodes with their addresses and weights. Returns 0, or -1
+ * with the messages in d (a value that is not UTF-8). */
+static int ring_scenario(const struct ring_opts *o, const struct ring_membership *side,
+                         struct ring_sets *rs, struct diag *d)
 {
-    if (!isfinite(x))
-        sb_puts(sb, "null");
-    else
-        sb_printf(sb, "%.6g", x);
-}
-
-/* {"A": value, ...} over the nodes of the membership before or after:
- * key counts, or (space) each node's exact share of the hash space. */
-static void json_node_map(struct strbuf *sb, const struct ring_result *r, bool after, bool space)
-{
-    bool first = true;
-    sb_putc(sb, '{');
-    for (size_t i = 0; i < r->n_nodes; i++) {
-        const struct ring_node_stat *n = &r->nodes[i];
-        if (!(after ? n->in_after : n->in_before))
-            continue;
-        if (!first)
-            sb_putc(sb, ',');
-        first = false;
-        sb_json_str(sb, n->id);
-        sb_putc(sb, ':');
-        if (space)
-            json_num(sb, after ? n->space_after : n->space_before);
-        else
-            sb_printf(sb, "%llu", (unsigned long long)(after ? n->keys_after : n->keys_before));
+    int rc = 0;
+    sb_init(&rs->text);
+    sb_puts(&rs->text, "name: ring\nnodes:\n");
+    for (enum ring_flag f = 0; f < F_N && !rc; f++)
+        if (FLAGS[f].key && o->value[f])
+            rc = add_set(rs, d, "%s=%s", FLAGS[f].key, o->value[f]);
+    for (size_t i = 0; i < side->n && !rc; i++) {
+        const struct ring_entry *e = &side->entries[i];
+        sb_puts(&rs->text, "  - {}\n");
+        rc = add_set(rs, d, "nodes.%zu.id=%s", i, e->id);
+        if (!rc && e->address)
+            rc = add_set(rs, d, "nodes.%zu.address=%s", i, e->address);
+        if (!rc && e->weight)
+            rc = add_set(rs, d, "nodes.%zu.weight=%.*s", i, (int)strcspn(e->weight, ","),
+                         e->weight);
     }
-    sb_putc(sb, '}');
+    return rc;
 }
 
-static void json_theory(struct strbuf *sb, const struct ring_side *s)
+/* ---- the loader's messages, by flag --------------------------------------------- */
+
+/* The flag behind a scenario path, in `label`: a routing key or the key
+ * format is its flag (on the --to side, where only the membership can be at
+ * fault, --to); a node's weight is "--weights: ID", its address "SIDE: ID",
+ * its id "SIDE: entry K"; the rest (the nodes as a whole) is the side's flag. */
+static void path_label(const struct ring_membership *side, bool after, const char *path, size_t len,
+                       char *label, size_t n)
 {
-    sb_puts(sb, "{\"nodes\":");
-    sb_printf(sb, "%zu", s->n);
-    sb_puts(sb, ",\"points\":");
-    sb_printf(sb, "%zu", s->points);
-    sb_puts(sb, ",\"points_per_node\":");
-    json_num(sb, s->points ? s->points_per_node : NAN);
-    sb_puts(sb, ",\"share_std\":");
-    json_num(sb, s->share_std);
-    sb_puts(sb, ",\"share_rel_std\":");
-    json_num(sb, s->share_rel_std);
-    sb_puts(sb, ",\"sampling_rel_std\":");
-    json_num(sb, s->sampling_rel_std);
-    sb_puts(sb, ",\"cap\":");
-    if (s->cap)
-        sb_printf(sb, "%u", s->cap);
-    else
-        sb_puts(sb, "null");
-    sb_puts(sb, ",\"table_size\":");
-    if (s->table_size)
-        sb_printf(sb, "%llu,\"table_min\":%llu,\"table_max\":%llu",
-                  (unsigned long long)s->table_size, (unsigned long long)s->table_min,
-                  (unsigned long long)s->table_max);
-    else
-        sb_puts(sb, "null,\"table_min\":null,\"table_max\":null");
-    sb_putc(sb, '}');
-}
-
-static void json_names(struct strbuf *sb, const struct place_member *m, size_t n)
-{
-    sb_putc(sb, '[');
-    for (size_t i = 0; i < n; i++) {
-        if (i)
-            sb_putc(sb, ',');
-        sb_json_str(sb, m[i].id);
-    }
-    sb_putc(sb, ']');
-}
-
-static const char *hash_label(const struct place_params *p)
-{
-    return p->algo == PLACE_SLOTS ? "crc16" : hash_name(p->hash);
-}
-
-static bool uses_vnodes(place_algo a)
-{
-    return a == PLACE_RING || a == PLACE_BOUNDED;
-}
-
-static void print_json(const struct ring_opts *o, const struct ring_result *r)
-{
-    struct strbuf sb;
-    const struct place_params *p = &o->params;
-    sb_init(&sb);
-    sb_puts(&sb, "{\"algo\":");
-    sb_json_str(&sb, place_algo_name(p->algo));
-    sb_puts(&sb, ",\"hash\":");
-    sb_json_str(&sb, hash_label(p));
-    sb_puts(&sb, ",\"vnodes\":");
-    if (uses_vnodes(p->algo))
-        sb_printf(&sb, "%u", p->vnodes);
-    else if (p->algo == PLACE_KETAMA)
-        sb_printf(&sb, "%d", PLACE_KETAMA_POINTS);
-    else
-        sb_puts(&sb, "null");
-    sb_puts(&sb, ",\"point_format\":");
-    sb_json_str(&sb, p->point_format);
-    sb_printf(&sb, ",\"node_key\":\"%s\"", p->node_key_address ? "address" : "id");
-    if (p->algo == PLACE_BOUNDED) {
-        sb_puts(&sb, ",\"load_factor\":");
-        json_num(&sb, p->load_factor);
-    }
-    if (p->algo == PLACE_MAGLEV)
-        sb_printf(&sb, ",\"table_size\":%u", p->maglev_size);
-    sb_puts(&sb, ",\"keys\":");
-    sb_json_str(&sb, o->keys);
-    sb_printf(&sb, ",\"start\":%llu,\"count\":%llu", (unsigned long long)o->start,
-              (unsigned long long)o->count);
-    sb_puts(&sb, ",\"nodes\":");
-    json_names(&sb, o->before, o->n_before);
-    sb_puts(&sb, ",\"to\":");
-    if (o->has_to)
-        json_names(&sb, o->after, o->n_after);
-    else
-        sb_puts(&sb, "null");
-    sb_puts(&sb, ",\"weights\":{");
-    for (size_t i = 0; i < r->n_nodes; i++) {
-        if (i)
-            sb_putc(&sb, ',');
-        sb_json_str(&sb, r->nodes[i].id);
-        sb_putc(&sb, ':');
-        json_num(&sb, r->nodes[i].in_after ? r->nodes[i].weight_after
-                                           : r->nodes[i].weight_before);
-    }
-    sb_puts(&sb, "},\"before\":");
-    json_node_map(&sb, r, false, false);
-    sb_puts(&sb, ",\"after\":");
-    json_node_map(&sb, r, true, false);
-    sb_printf(&sb,
-              ",\"moved\":%llu,\"moved_between_old\":%llu,\"moved_to_new\":%llu,"
-              "\"moved_from_removed\":%llu",
-              (unsigned long long)r->moved, (unsigned long long)r->moved_between_old,
-              (unsigned long long)r->moved_to_new, (unsigned long long)r->moved_from_removed);
-    sb_puts(&sb, ",\"moved_fraction\":");
-    json_num(&sb, (double)r->moved / (double)r->count);
-    sb_puts(&sb, ",\"moved_ideal_fraction\":");
-    json_num(&sb, r->moved_ideal);
-    const struct {
-        const char *name;
-        double before, after;
-    } ratios[] = {
-        {"max_over_avg", r->before.max_over_avg, r->after.max_over_avg},
-        {"max_over_min", r->before.max_over_min, r->after.max_over_min},
-        {"max_over_fair", r->before.max_over_fair, r->after.max_over_fair},
-        {"space_max_over_avg", r->before.space_max_over_avg, r->after.space_max_over_avg},
-    };
-    for (size_t i = 0; i < ARRAY_LEN(ratios); i++) {
-        sb_printf(&sb, ",\"%s_before\":", ratios[i].name);
-        json_num(&sb, ratios[i].before);
-        sb_printf(&sb, ",\"%s_after\":", ratios[i].name);
-        json_num(&sb, ratios[i].after);
-    }
-    sb_puts(&sb, ",\"space_before\":");
-    json_node_map(&sb, r, false, true);
-    sb_puts(&sb, ",\"space_after\":");
-    json_node_map(&sb, r, true, true);
-    sb_puts(&sb, ",\"theory\":{\"before\":");
-    json_theory(&sb, &r->before);
-    sb_puts(&sb, ",\"after\":");
-    json_theory(&sb, &r->after);
-    sb_puts(&sb, "}}\n");
-    fputs(sb.buf, stdout);
-    sb_deinit(&sb);
-}
-
-static double pct(uint64_t part, uint64_t whole)
-{
-    return whole ? 100.0 * (double)part / (double)whole : 0;
-}
-
-/* "1.0162" or "inf" */
-static void fmt_ratio(char *buf, size_t n, double x)
-{
-    if (isfinite(x))
-        snprintf(buf, n, "%.4f", x);
-    else
-        snprintf(buf, n, "inf");
-}
-
-static void print_row2(const char *label, const char *b, const char *a, bool has_after,
-                       const char *note)
-{
-    if (has_after)
-        printf("  %-22s %12s %12s%s%s\n", label, b, a, note ? "   " : "", note ? note : "");
-    else
-        printf("  %-22s %12s%s%s\n", label, b, note ? "   " : "", note ? note : "");
-}
-
-static void print_table(const struct ring_opts *o, const struct ring_result *r)
-{
-    const struct place_params *p = &o->params;
-    bool to = r->has_after;
-    char kfirst[256], klast[256];
-    struct key_format kf;
-    if (!key_format_init(&kf, o->keys)) {
-        char *buf = xmalloc(kf.max_len + 1);
-        key_format_render(&kf, o->start, buf, kf.max_len + 1);
-        snprintf(kfirst, sizeof kfirst, "%s", buf);
-        key_format_render(&kf, o->start + o->count - 1, buf, kf.max_len + 1);
-        snprintf(klast, sizeof klast, "%s", buf);
-        free(buf);
-        key_format_deinit(&kf);
-    } else {
-        kfirst[0] = klast[0] = '\0';
-    }
-
-    printf("ringsim ring: %s, hash %s", place_algo_name(p->algo), hash_label(p));
-    if (uses_vnodes(p->algo))
-        printf(", %u vnodes, point format \"%s\"", p->vnodes, p->point_format);
-    if (p->algo == PLACE_KETAMA)
-        printf(", 160 points per node (x weight share)");
-    if (p->algo == PLACE_BOUNDED)
-        printf(", load factor %g", p->load_factor);
-    if (p->algo == PLACE_MAGLEV)
-        printf(", table size %u", p->maglev_size);
-    if (p->node_key_address)
-        printf(", nodes named by address");
-    printf("\nkeys: %s .. %s (%llu)\n\n", kfirst, klast, (unsigned long long)r->count);
-
-    int w = 4;
-    for (size_t i = 0; i < r->n_nodes; i++)
-        w = MAX(w, (int)strlen(r->nodes[i].id));
-    w = MIN(w, 40);
-    if (to)
-        printf("  %-*s %10s %8s %10s %8s %10s\n", w, "node", "before", "%", "after", "%",
-               "change");
-    else
-        printf("  %-*s %10s %8s\n", w, "node", "keys", "%");
-    for (size_t i = 0; i < r->n_nodes; i++) {
-        const struct ring_node_stat *n = &r->nodes[i];
-        char b[32] = "-", bp[32] = "-", a[32] = "-", ap[32] = "-", ch[32];
-        if (n->in_before) {
-            snprintf(b, sizeof b, "%llu", (unsigned long long)n->keys_before);
-            snprintf(bp, sizeof bp, "%.2f%%", pct(n->keys_before, r->count));
+    for (enum ring_flag f = 0; f < F_N; f++) {
+        if (FLAGS[f].key && strlen(FLAGS[f].key) == len && !memcmp(FLAGS[f].key, path, len)) {
+            snprintf(label, n, "%s", after && f != F_KEYS ? side->flag : FLAGS[f].flag);
+            return;
         }
-        if (n->in_after) {
-            snprintf(a, sizeof a, "%llu", (unsigned long long)n->keys_after);
-            snprintf(ap, sizeof ap, "%.2f%%", pct(n->keys_after, r->count));
+    }
+    if (!strncmp(path, "nodes.", 6) && path[6] >= '0' && path[6] <= '9') {
+        char *end;
+        unsigned long k = strtoul(path + 6, &end, 10);
+        size_t rest = len - (size_t)(end - path);
+        if (k < side->n && rest == 7 && !memcmp(end, ".weight", 7)) {
+            snprintf(label, n, "--weights: %s", side->entries[k].id);
+            return;
         }
-        long long d = (long long)n->keys_after - (long long)n->keys_before;
-        snprintf(ch, sizeof ch, "%+lld", d);
-        if (to)
-            printf("  %-*.*s %10s %8s %10s %8s %10s\n", w, w, n->id, b, bp, a, ap, ch);
-        else
-            printf("  %-*.*s %10s %8s\n", w, w, n->id, b, bp);
+        if (k < side->n && rest == 8 && !memcmp(end, ".address", 8)) {
+            snprintf(label, n, "%s: %s", side->flag, side->entries[k].id);
+            return;
+        }
+        if (k < side->n && rest == 3 && !memcmp(end, ".id", 3)) {
+            snprintf(label, n, "%s: entry %lu", side->flag, k + 1);
+            return;
+        }
     }
-    printf("\n");
-    if (to) {
-        printf("  %-22s %12llu %7.2f%%   (least possible for this change: %.2f%%)\n", "moved",
-               (unsigned long long)r->moved, pct(r->moved, r->count), 100 * r->moved_ideal);
-        printf("  %-22s %12llu %7.2f%%\n", "  to new nodes", (unsigned long long)r->moved_to_new,
-               pct(r->moved_to_new, r->count));
-        printf("  %-22s %12llu %7.2f%%\n", "  from removed nodes",
-               (unsigned long long)r->moved_from_removed, pct(r->moved_from_removed, r->count));
-        printf("  %-22s %12llu %7.2f%%\n\n", "  between old nodes",
-               (unsigned long long)r->moved_between_old, pct(r->moved_between_old, r->count));
-        print_row2("", "before", "after", true, NULL);
-    }
-    char b[32], a[32];
-    fmt_ratio(b, sizeof b, r->before.max_over_avg);
-    fmt_ratio(a, sizeof a, r->after.max_over_avg);
-    print_row2("max/avg", b, a, to, NULL);
-    fmt_ratio(b, sizeof b, r->before.max_over_min);
-    fmt_ratio(a, sizeof a, r->after.max_over_min);
-    print_row2("max/min", b, a, to, NULL);
-    bool weights_differ = false;
-    for (size_t i = 0; i < r->n_nodes; i++)
-        weights_differ |= (r->nodes[i].in_before && r->nodes[i].weight_before != 1.0) ||
-                          (r->nodes[i].in_after && r->nodes[i].weight_after != 1.0);
-    if (weights_differ) {
-        fmt_ratio(b, sizeof b, r->before.max_over_fair);
-        fmt_ratio(a, sizeof a, r->after.max_over_fair);
-        print_row2("max/fair share", b, a, to,
-                   place_algo_uses_weights(p->algo) ? "(fair share = weight share)"
-                                                    : "(weights ignored: fair = 1/N)");
-    }
-    fmt_ratio(b, sizeof b, r->before.space_max_over_avg);
-    fmt_ratio(a, sizeof a, r->after.space_max_over_avg);
-    print_row2("hash-space max/avg", b, a, to, "(exact shares of the hash space: no key sampling)");
+    snprintf(label, n, "%s", side->flag);
+}
 
-    printf("\n  theoretical spread of a node's share:\n");
-    switch (p->algo) {
-    case PLACE_RING:
-    case PLACE_BOUNDED:
-    case PLACE_KETAMA:
-        snprintf(b, sizeof b, "%.1f", r->before.points_per_node);
-        snprintf(a, sizeof a, "%.1f", r->after.points_per_node);
-        print_row2("K points per node", b, a, to,
-                   p->algo == PLACE_KETAMA ? "(160 x weight share each)" : "(vnodes x weight)");
-        snprintf(b, sizeof b, "%.5f", r->before.share_std);
-        snprintf(a, sizeof a, "%.5f", r->after.share_std);
-        print_row2("std of share", b, a, to, "(share ~ Gamma(K)/(N K): std 1/(N sqrt K))");
-        snprintf(b, sizeof b, "%.2f%%", 100 * r->before.share_rel_std);
-        snprintf(a, sizeof a, "%.2f%%", 100 * r->after.share_rel_std);
-        print_row2("relative std", b, a, to, "(1/sqrt K)");
-        if (p->algo == PLACE_BOUNDED) {
-            snprintf(b, sizeof b, "%u", r->before.cap);
-            snprintf(a, sizeof a, "%u", r->after.cap);
-            print_row2("cap per node (keys)", b, a, to, "(ceil(load factor x count / N))");
+/* Length of the dotted path a message starts with ("routing.vnodes: ..."), or 0. */
+static size_t path_prefix(const char *msg)
+{
+    size_t len = strspn(msg, "abcdefghijklmnopqrstuvwxyz0123456789_.");
+    return len && !strncmp(msg + len, ": ", 2) ? len : 0;
+}
+
+/* Prints one message of the loader as a ring message: where it came from
+ * ("--set ARG: " or "--nodes:LINE:COL: ") and its path are replaced by the
+ * flag behind them. */
+static void print_loader_message(const char *msg, const struct ring_membership *side, bool after,
+                                 const struct ring_sets *rs)
+{
+    const char *body = msg, *path = NULL;
+    size_t plen = 0, flen = strlen(side->flag);
+    for (size_t i = 0; i <= rs->n && body == msg; i++) {
+        const struct override *o = i < rs->n ? &rs->o[i] : &rs->failed;
+        size_t alen = o->arg ? strlen(o->arg) : 0;
+        if (o->arg && !strncmp(msg, "--set ", 6) && !strncmp(msg + 6, o->arg, alen) &&
+            !strncmp(msg + 6 + alen, ": ", 2)) {
+            body = msg + 6 + alen + 2;
+            path = o->path; /* for a message without a path of its own */
+            plen = strlen(path);
         }
-        break;
-    case PLACE_MAGLEV:
-    case PLACE_SLOTS:
-        snprintf(b, sizeof b, "%llu..%llu", (unsigned long long)r->before.table_min,
-                 (unsigned long long)r->before.table_max);
-        snprintf(a, sizeof a, "%llu..%llu", (unsigned long long)r->after.table_min,
-                 (unsigned long long)r->after.table_max);
-        print_row2(p->algo == PLACE_MAGLEV ? "table entries per node" : "slots per node", b, a,
-                   to,
-                   p->algo == PLACE_MAGLEV
-                       ? "(of M; equal weights: floor or ceil of M/N)"
-                       : "(of 16384; floor or ceil of 16384/N when balanced)");
-        break;
-    default:
-        print_row2("none", "-", "-", to,
-                   p->algo == PLACE_RENDEZVOUS
-                       ? "(each key is on a node with probability weight/total)"
-                       : "(each key is on each node with probability 1/N)");
-        break;
     }
-    snprintf(b, sizeof b, "%.2f%%", 100 * r->before.sampling_rel_std);
-    snprintf(a, sizeof a, "%.2f%%", 100 * r->after.sampling_rel_std);
-    print_row2("key sampling noise", b, a, to, "(relative std of a count: sqrt((N-1)/count))");
+    if (body == msg && !strncmp(msg, side->flag, flen) && msg[flen] == ':') {
+        body = msg + flen + 1 + strspn(msg + flen + 1, "0123456789:");
+        body += *body == ' ';
+    }
+    size_t own = path_prefix(body);
+    if (own) {
+        path = body;
+        plen = own;
+        body += own + 2;
+    }
+    char label[160];
+    if (path)
+        path_label(side, after, path, plen, label, sizeof label);
+    else
+        snprintf(label, sizeof label, "%s", side->flag);
+    fprintf(stderr, "ringsim ring: %s: %s\n", label, body);
+}
+
+/* Loads the scenario of one membership. Returns 0, or EXIT_USAGE after
+ * printing the loader's messages as ring messages. */
+static int load_side(const struct ring_opts *o, struct ring_membership *side, bool after)
+{
+    struct ring_sets rs = {0};
+    struct diag d;
+    diag_init(&d);
+    if (ring_scenario(o, side, &rs, &d) == 0)
+        side->sc = scenario_load_string(side->flag, rs.text.buf, rs.text.len, rs.o, rs.n, &d);
+    for (size_t i = 0; !side->sc && i < d.n; i++)
+        print_loader_message(d.msgs[i], side, after, &rs);
+    if (!side->sc)
+        fputs("(see 'ringsim ring --help')\n", stderr);
+    diag_deinit(&d);
+    ring_sets_deinit(&rs);
+    if (!side->sc)
+        return EXIT_USAGE;
+    const struct scenario *s = side->sc;
+    side->members = xcalloc(s->n_nodes, sizeof *side->members);
+    for (size_t i = 0; i < s->n_nodes; i++)
+        side->members[i] = (struct place_member){s->nodes[i].id, s->nodes[i].address,
+                                                 s->nodes[i].weight, (uint32_t)i};
+    return 0;
 }
 
 /* ---- arguments ------------------------------------------------------------ */
 
 static void notes(const struct ring_opts *o)
 {
-    place_algo a = o->params.algo;
+    place_algo a = o->report.params.algo;
     const char *name = place_algo_name(a);
-    if (o->set_vnodes && !uses_vnodes(a))
+    if (o->value[F_VNODES] && !ring_uses_vnodes(a))
         fprintf(stderr, "ringsim ring: note: --vnodes is ignored by %s\n", name);
-    if (o->set_point_format && !uses_vnodes(a))
+    if (o->value[F_POINT_FORMAT] && !ring_uses_vnodes(a))
         fprintf(stderr, "ringsim ring: note: --point-format is ignored by %s\n", name);
-    if (o->set_hash && a == PLACE_SLOTS)
+    if (o->value[F_HASH] && a == PLACE_SLOTS)
         fprintf(stderr, "ringsim ring: note: --hash is ignored by slots (CRC16 of the key)\n");
-    if (o->set_weights && !place_algo_uses_weights(a))
+    if (o->value[F_WEIGHTS] && !place_algo_uses_weights(a))
         fprintf(stderr, "ringsim ring: note: --weights is ignored by %s\n", name);
-    if (o->set_load_factor && a != PLACE_BOUNDED)
+    if (o->value[F_LOAD_FACTOR] && a != PLACE_BOUNDED)
         fprintf(stderr, "ringsim ring: note: --load-factor is ignored by %s\n", name);
-    if (o->set_table_size && a != PLACE_MAGLEV)
+    if (o->value[F_TABLE_SIZE] && a != PLACE_MAGLEV)
         fprintf(stderr, "ringsim ring: note: --table-size is ignored by %s\n", name);
 }
 
-static int parse_args(int argc, char **argv, struct ring_opts *o, bool *help)
+/* --start and --count: the keys analysed (ring's own flags). */
+static int parse_key_range(struct ring_opts *o)
 {
-    const char *nodes = "A,B,C", *to = NULL, *weights = NULL;
-    place_params_default(&o->params, PLACE_RING);
-    o->keys = "key-%06d";
-    o->start = 0;
-    o->count = 100000;
+    uint64_t u;
+    const char *v = o->value[F_START];
+    if (v && (parse_u64(v, &u) != 0 || u > (uint64_t)INT64_MAX - RING_MAX_COUNT))
+        return usage_error("--start: expected a non-negative integer, got \"%s\"", v);
+    o->start = v ? u : 0;
+    v = o->value[F_COUNT];
+    if (v && (parse_u64(v, &u) != 0 || u < 1 || u > RING_MAX_COUNT))
+        return usage_error("--count: expected an integer from 1 to %llu, got \"%s\"",
+                           RING_MAX_COUNT, v);
+    o->count = v ? u : 100000;
+    return 0;
+}
+
+/* Reads argv into o->value (the last of a repeated flag wins); --help sets
+ * *help. Returns 0 or EXIT_USAGE. */
+static int read_flags(int argc, char **argv, struct ring_opts *o, bool *help)
+{
     *help = false;
     for (int i = 1; i < argc; i++) {
-        const char *arg = argv[i], *val = NULL;
-        char flag[64];
+        const char *arg = argv[i];
         if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
             *help = true;
             return 0;
@@ -594,114 +507,78 @@ static int parse_args(int argc, char **argv, struct ring_opts *o, bool *help)
             return usage_error("unexpected argument '%s' (all options are --flags)", arg);
         const char *eq = strchr(arg, '=');
         size_t flen = eq ? (size_t)(eq - arg) : strlen(arg);
-        if (flen >= sizeof flag)
+        if (flen >= 64)
             return usage_error("unknown option '%.40s...'", arg);
-        memcpy(flag, arg, flen);
-        flag[flen] = '\0';
-        static const char *const with_value[] = {
-            "--algo", "--hash", "--vnodes", "--nodes", "--to", "--keys", "--start", "--count",
-            "--weights", "--load-factor", "--point-format", "--node-key", "--table-size"};
-        bool known = false;
-        for (size_t k = 0; k < ARRAY_LEN(with_value); k++)
-            known |= strcmp(flag, with_value[k]) == 0;
-        if (!known)
-            return usage_error("unknown option '%s'", flag);
+        enum ring_flag f = 0;
+        while (f < F_N && !(strlen(FLAGS[f].flag) == flen && !strncmp(arg, FLAGS[f].flag, flen)))
+            f++;
+        if (f == F_N)
+            return usage_error("unknown option '%.*s'", (int)flen, arg);
         if (eq)
-            val = eq + 1;
+            o->value[f] = eq + 1;
         else if (i + 1 < argc)
-            val = argv[++i];
+            o->value[f] = argv[++i];
         else
-            return usage_error("%s needs a value", flag);
-
-        uint64_t u;
-        double d;
-        if (strcmp(flag, "--algo") == 0) {
-            if (place_algo_from_name(val, &o->params.algo) != 0)
-                return usage_error("--algo: unknown algorithm \"%s\" (expected %s)", val,
-                                   place_algo_names());
-        } else if (strcmp(flag, "--hash") == 0) {
-            if (hash_from_name(val, &o->params.hash) != 0)
-                return usage_error("--hash: unknown hash \"%s\" (expected %s)", val,
-                                   hash_names());
-            o->set_hash = true;
-        } else if (strcmp(flag, "--vnodes") == 0) {
-            if (parse_u64(val, &u) != 0 || u < 1 || u > 1000000)
-                return usage_error("--vnodes: expected an integer from 1 to 1000000, got \"%s\"",
-                                   val);
-            o->params.vnodes = (uint32_t)u;
-            o->set_vnodes = true;
-        } else if (strcmp(flag, "--nodes") == 0) {
-            nodes = val;
-        } else if (strcmp(flag, "--to") == 0) {
-            to = val;
-        } else if (strcmp(flag, "--keys") == 0) {
-            struct key_format kf;
-            const char *why = key_format_init(&kf, val);
-            if (why)
-                return usage_error("--keys: \"%s\" %s", val, why);
-            key_format_deinit(&kf);
-            o->keys = val;
-        } else if (strcmp(flag, "--start") == 0) {
-            if (parse_u64(val, &u) != 0 || u > (uint64_t)INT64_MAX - RING_MAX_COUNT)
-                return usage_error("--start: expected a non-negative integer, got \"%s\"", val);
-            o->start = u;
-        } else if (strcmp(flag, "--count") == 0) {
-            if (parse_u64(val, &u) != 0 || u < 1 || u > RING_MAX_COUNT)
-                return usage_error("--count: expected an integer from 1 to %llu, got \"%s\"",
-                                   RING_MAX_COUNT, val);
-            o->count = u;
-        } else if (strcmp(flag, "--weights") == 0) {
-            weights = val;
-            o->set_weights = true;
-        } else if (strcmp(flag, "--load-factor") == 0) {
-            if (parse_double(val, &d) != 0 || !(d >= 1.0 && d <= 1000.0))
-                return usage_error("--load-factor: expected a number from 1 to 1000, got \"%s\"",
-                                   val);
-            o->params.load_factor = d;
-            o->set_load_factor = true;
-        } else if (strcmp(flag, "--point-format") == 0) {
-            const char *why = place_check_point_format(val);
-            if (why)
-                return usage_error("--point-format: \"%s\" %s", val, why);
-            o->params.point_format = val;
-            o->set_point_format = true;
-        } else if (strcmp(flag, "--node-key") == 0) {
-            if (strcmp(val, "id") == 0)
-                o->params.node_key_address = false;
-            else if (strcmp(val, "address") == 0)
-                o->params.node_key_address = true;
-            else
-                return usage_error("--node-key: expected id or address, got \"%s\"", val);
-        } else if (strcmp(flag, "--table-size") == 0) {
-            if (parse_u64(val, &u) != 0 || u > (1u << 26) || !is_prime_u64(u))
-                return usage_error("--table-size: expected a prime number up to 67108864 "
-                                   "(e.g. 65537), got \"%s\"",
-                                   val);
-            o->params.maglev_size = (uint32_t)u;
-            o->set_table_size = true;
-        }
+            return usage_error("%s needs a value", FLAGS[f].flag);
     }
-    int rc = parse_nodes("--nodes", nodes, &o->before, &o->n_before);
+    return 0;
+}
+
+/* The flags' syntax: known flags with values, the lists, the key range. */
+static int parse_args(int argc, char **argv, struct ring_opts *o, bool *help)
+{
+    int rc = read_flags(argc, argv, o, help);
+    if (rc || *help)
+        return rc;
+    if ((rc = parse_key_range(o)) != 0)
+        return rc;
+    rc = parse_nodes("--nodes", o->value[F_NODES] ? o->value[F_NODES] : "A,B,C", &o->before);
     if (rc)
         return rc;
-    if (to) {
-        rc = parse_nodes("--to", to, &o->after, &o->n_after);
-        if (rc)
+    o->after.flag = "--to";
+    if (o->value[F_TO]) {
+        if ((rc = parse_nodes("--to", o->value[F_TO], &o->after)) != 0)
             return rc;
         o->has_to = true;
     }
-    if (weights) {
-        rc = parse_weights(weights, o);
-        if (rc)
-            return rc;
+    if (o->value[F_WEIGHTS])
+        rc = parse_weights(o->value[F_WEIGHTS], o);
+    return rc;
+}
+
+/* Runs the analysis on the loaded memberships and prints it. */
+static int analyze_and_print(const struct ring_opts *o)
+{
+    const struct ring_report *rp = &o->report;
+    struct ring_input in = {
+        .params = rp->params,
+        .before = rp->mb,
+        .n_before = rp->n_before,
+        .after = rp->has_to ? rp->ma : NULL,
+        .n_after = rp->n_after,
+        .key_format = rp->keys,
+        .key_start = rp->start,
+        .key_count = rp->count,
+    };
+    struct ring_result r;
+    char err[512];
+    if (ring_analyze(&in, &r, err, sizeof err) != 0) {
+        /* the loader checked what the analysis needs; name the flag anyway */
+        if (strncmp(err, "before: ", 8) == 0)
+            return usage_error("--nodes: %s", err + 8);
+        if (strncmp(err, "after: ", 7) == 0)
+            return usage_error("--to: %s", err + 7);
+        return usage_error("%s", err);
     }
-    if (o->params.algo == PLACE_MAGLEV &&
-        (o->n_before > o->params.maglev_size || o->n_after > o->params.maglev_size))
-        return usage_error("--table-size: %u entries is fewer than the nodes",
-                           o->params.maglev_size);
-    if (o->params.algo == PLACE_SLOTS &&
-        (o->n_before > PLACE_SLOT_COUNT || o->n_after > PLACE_SLOT_COUNT))
-        return usage_error("--nodes/--to: slots supports at most %d nodes", PLACE_SLOT_COUNT);
+    if (o->json)
+        ring_print_json(rp, &r);
+    else
+        ring_print_table(rp, &r);
+    ring_result_deinit(&r);
+    if (fflush(stdout) != 0) {
+        perror("ringsim ring: stdout");
+        return EXIT_RUN_FAILED;
+    }
     return 0;
 }
 
@@ -713,41 +590,28 @@ int cmd_ring(int argc, char **argv)
     int rc = parse_args(argc, argv, &o, &help);
     if (rc == 0 && help) {
         fputs(usage_text, stdout);
-    } else if (rc == 0) {
-        notes(&o);
-        struct ring_input in = {
-            .params = o.params,
-            .before = o.before,
-            .n_before = o.n_before,
-            .after = o.has_to ? o.after : NULL,
-            .n_after = o.n_after,
-            .key_format = o.keys,
-            .key_start = o.start,
-            .key_count = o.count,
-        };
-        struct ring_result r;
-        char err[512];
-        if (ring_analyze(&in, &r, err, sizeof err) != 0) {
-            /* name the flag behind the membership that failed */
-            if (strncmp(err, "before: ", 8) == 0)
-                rc = usage_error("--nodes: %s", err + 8);
-            else if (strncmp(err, "after: ", 7) == 0)
-                rc = usage_error("--to: %s", err + 7);
-            else
-                rc = usage_error("%s", err);
-        } else {
-            if (o.json)
-                print_json(&o, &r);
-            else
-                print_table(&o, &r);
-            ring_result_deinit(&r);
-            if (fflush(stdout) != 0) {
-                perror("ringsim ring: stdout");
-                rc = EXIT_RUN_FAILED;
-            }
-        }
+        goto out;
     }
-    free_members(o.before, o.n_before);
-    free_members(o.after, o.n_after);
+    if (rc == 0)
+        rc = load_side(&o, &o.before, false);
+    if (rc == 0 && o.has_to)
+        rc = load_side(&o, &o.after, true);
+    if (rc == 0) {
+        struct ring_report *rp = &o.report;
+        scenario_place_params(o.before.sc, &rp->params);
+        rp->keys = o.before.sc->workload.key_format;
+        rp->start = o.start;
+        rp->count = o.count;
+        rp->mb = o.before.members;
+        rp->n_before = o.before.sc->n_nodes;
+        rp->has_to = o.has_to;
+        rp->ma = o.has_to ? o.after.members : NULL;
+        rp->n_after = o.has_to ? o.after.sc->n_nodes : 0;
+        notes(&o);
+        rc = analyze_and_print(&o);
+    }
+out:
+    side_deinit(&o.before);
+    side_deinit(&o.after);
     return rc;
 }

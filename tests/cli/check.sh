@@ -55,6 +55,32 @@ expect_exit 2 "a missing file exits 2" "$RINGSIM" check "$T/nope.yaml"
 expect_eq "$(cat "$T/err")" "$T/nope.yaml: cannot read: No such file or directory" \
     "missing file: FILE: cannot read: reason"
 
+# --- keys that would do nothing, and placements a run could not build, are refused ----
+cat >"$T/prewarm.yaml" <<'EOF'
+nodes: [{id: A}]
+events:
+  - {at: 10s, add_node: {id: B, prewarm: true}}
+EOF
+expect_exit 2 "prewarm on an add_node event exits 2" "$RINGSIM" check "$T/prewarm.yaml"
+expect_match "^$T/prewarm.yaml:3:33: events.0.add_node.prewarm: not allowed here: a node added by an event joins empty; prewarm applies only to the nodes present at time 0" \
+    "$T/err" "prewarm on add_node: where and why"
+cat >"$T/points.yaml" <<'EOF'
+routing: {vnodes: 100000}
+nodes: [{id: A, weight: 50}]
+events:
+  - {at: 10s, add_node: {id: B, weight: 30}}
+  - {at: 20s, add_node: {id: C, weight: 30}}
+EOF
+expect_exit 2 "a later membership past the point limit exits 2" "$RINGSIM" check "$T/points.yaml"
+expect_match "^$T/points.yaml:1:19: routing.vnodes: 3 nodes at 100000 vnodes make 11000000 ring points \(vnodes x weight each\), more than 10000000; lower vnodes or the weights \(the cluster at 20s, after events.1: add_node C\)$" \
+    "$T/err" "the point limit: names the event that passes it"
+expect_exit 2 "run refuses it too, before running" "$RINGSIM" run "$T/points.yaml" -o "$T/points.db" --quiet
+expect_match "routing.vnodes: 3 nodes at 100000 vnodes" "$T/err" "run: the same message"
+expect_exit 2 "bounded load_factor 5000 exits 2" "$RINGSIM" check tests/data/minimal.yaml \
+    --set routing.algorithm=bounded --set routing.load_factor=5000
+expect_match 'routing.load_factor: expected a number > 1 and <= 1000, got "5000"' "$T/err" \
+    "load_factor 5000: the library's limit"
+
 # --- --set and --seed ----------------------------------------------------------
 expect_exit 0 "--set of a valid value" "$RINGSIM" check tests/data/minimal.yaml \
     --set routing.vnodes=512 --set health.cooldown=60s --seed 9

@@ -36,6 +36,24 @@ expect_match '^  max/avg +1\.0162 +1\.0251' "$T/table" "table: max/avg"
 expect_match '^  max/min ' "$T/table" "table: max/min"
 expect_match 'relative std +4\.42%' "$T/table" "table: theoretical spread 1/sqrt(512)"
 
+# --- JSON is valid UTF-8 whatever the names: non-ASCII kept, control characters escaped ---
+keys=$(printf 'cl\303\251-%%d-\342\234\223')
+expect_exit 0 "a non-ASCII key pattern and node ids" \
+    $R --keys "$keys" --nodes "$(printf 'n\303\2641,n2')" --count 50 --json
+if command -v python3 >/dev/null 2>&1; then
+    python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["keys"]); print(d["nodes"][0])' \
+        <"$T/out" >"$T/decoded" 2>"$T/pyerr"
+    ok $? "non-ASCII: python json.load reads the output"
+    expect_eq "$(sed -n 1p "$T/decoded")" "$keys" "non-ASCII: the key pattern comes back unchanged"
+    expect_eq "$(sed -n 2p "$T/decoded")" "$(printf 'n\303\2641')" "non-ASCII: the node id comes back unchanged"
+else
+    for i in 1 2 3; do echo "ok $((_n + 1)) - non-ASCII json # SKIP no python3"; _n=$((_n + 1)); done
+fi
+expect_exit 2 "a key pattern with a byte that is not UTF-8 is refused (as in a scenario)" \
+    $R --keys "$(printf 'k\377%%d')" --json
+expect_eq "$(wc -c <"$T/out" | tr -d ' ')" 0 "not UTF-8: no JSON written"
+expect_match '^ringsim ring: --keys: the value is not valid UTF-8$' "$T/err" "not UTF-8: says so"
+
 # --- defaults and no --to ----------------------------------------------------
 expect_exit 0 "defaults" $R --json
 expect_match '"algo":"ring","hash":"sha256","vnodes":160,' "$T/out" "defaults: ring sha256 160"
@@ -102,24 +120,73 @@ bad "empty --nodes" '--nodes: .*empty' --nodes ''
 bad "empty entry in --nodes" '--nodes: entry 2 is empty' --nodes 'A,,B'
 bad "duplicate node" '--nodes: node "A" appears twice' --nodes A,B,A
 bad "duplicate node in --to" '--to: node "B" appears twice' --to A,B,B
-bad "weight 0" '--weights: A: expected a weight > 0' --weights A=0
+bad "weight 0" '--weights: A: expected a number > 0 and <= 1000000, got "0"' --weights A=0
 bad "negative weight" '--weights: ' --weights A=-1
 bad "weight of an unknown node" '--weights: node "Z" is not in --nodes or --to' --weights Z=2
 bad "malformed weights" '--weights: entry "A" is not ID=WEIGHT' --weights A
 bad "--vnodes 0" '--vnodes: expected an integer from 1' --vnodes 0
 bad "--vnodes many" '--vnodes: .*"many"' --vnodes many
-bad "unknown algo" '--algo: unknown algorithm "chord" \(expected mod\|ring' --algo chord
-bad "unknown hash" '--hash: unknown hash "sha1"' --hash sha1
+bad "unknown algo" '--algo: expected one of: mod, ring, .*, got "chord"' --algo chord
+bad "unknown hash" '--hash: expected one of: sha256, md5, .*, got "sha1"' --hash sha1
 bad "--count 0" '--count: expected an integer from 1' --count 0
 bad "--count huge" '--count: ' --count 99999999999
 bad "--start negative" '--start: ' --start -5
-bad "--load-factor below 1" '--load-factor: expected a number from 1' --load-factor 0.5
+bad "--load-factor below 1" '--load-factor: expected a number > 1 and <= 1000' --load-factor 0.5
 bad "--table-size not prime" '--table-size: expected a prime' --algo maglev --table-size 65536
 bad "--point-format without %d" '--point-format: .*needs one %d' --point-format '%s'
-bad "--node-key bad" '--node-key: expected id or address' --node-key name
+bad "--node-key bad" '--node-key: expected one of: id, address, got "name"' --node-key name
 bad "unknown option" "unknown option '--frobnicate'" --frobnicate 3
 bad "missing value" '--count needs a value' --count
 bad "positional argument" "unexpected argument 'A,B'" A,B
-bad "duplicate address" '--nodes: address "x" appears twice' --node-key address --nodes 'A@x,B@x'
+bad "duplicate address" '--nodes: B: address "x" is also node A.s \(with node_key: address' --node-key address --nodes 'A@x,B@x'
+bad "an id with a space" '--nodes: entry 2: expected a node id \(non-empty, without spaces or commas\), got "B C"' --nodes 'A,B C'
+bad "a weight of an id only in --to" '--weights: D: expected a number > 0' --to A,D --weights D=-1
+
+# --- ring refuses exactly what a run cannot do: the verdict and the message of `check` ---
+printf 'nodes: [{id: A}, {id: B}, {id: C}]\n' >"$T/abc.yaml"
+# agree NAME PATH FLAG "SETS" RING-FLAGS...: check of nodes A,B,C (ring's default) with
+# SETS, and ring with RING-FLAGS, exit alike; on failure ring's message after "FLAG: " is
+# check's after "PATH: ".
+agree() {
+    name=$1 path=$2 flag=$3 sets=$4
+    shift 4
+    "$RINGSIM" check "$T/abc.yaml" $sets >"$T/c.out" 2>"$T/c.err"
+    c=$?
+    $R --count 100 "$@" >"$T/r.out" 2>"$T/r.err"
+    r=$?
+    expect_eq "$r" "$c" "$name: ring exits as check does ($c)"
+    if [ "$c" != 0 ]; then
+        cm=$(grep -F "$path: " "$T/c.err" | head -1 | sed "s/^.*$path: //")
+        rm=$(grep -F "ringsim ring: $flag: " "$T/r.err" | head -1 | sed "s/^ringsim ring: $flag: //")
+        [ -n "$cm" ]
+        ok $? "$name: check says why"
+        expect_eq "$rm" "$cm" "$name: ring says the same, naming $flag"
+    fi
+}
+agree "load factor 5000" routing.load_factor --load-factor \
+    "--set routing.algorithm=bounded --set routing.load_factor=5000" --algo bounded --load-factor 5000
+agree "load factor 1" routing.load_factor --load-factor \
+    "--set routing.algorithm=bounded --set routing.load_factor=1" --algo bounded --load-factor 1
+agree "load factor just above 1" routing.load_factor --load-factor \
+    "--set routing.algorithm=bounded --set routing.load_factor=1.001" --algo bounded --load-factor 1.001
+agree "key format %o" workload.key_format --keys "--set workload.key_format=k%o" --keys 'k%o'
+agree "key format with a length modifier" workload.key_format --keys \
+    "--set workload.key_format=k%ld" --keys 'k%ld'
+agree "key format %#x" workload.key_format --keys "--set workload.key_format=k%#x" --keys 'k%#x'
+agree "maglev table 2^26 - 5" routing.table_size --table-size \
+    "--set routing.algorithm=maglev --set routing.table_size=67108859" --algo maglev --table-size 67108859
+agree "maglev table above the limit" routing.table_size --table-size \
+    "--set routing.algorithm=maglev --set routing.table_size=16777259" --algo maglev --table-size 16777259
+agree "maglev table smaller than the nodes" routing.table_size --table-size \
+    "--set routing.algorithm=maglev --set routing.table_size=2" --algo maglev --table-size 2
+agree "maglev table 3 for 3 nodes" routing.table_size --table-size \
+    "--set routing.algorithm=maglev --set routing.table_size=3" --algo maglev --table-size 3
+agree "too many ring points" routing.vnodes --vnodes \
+    "--set routing.vnodes=1000000 --set nodes.0.weight=5 --set nodes.1.weight=4 --set nodes.2.weight=2" \
+    --vnodes 1000000 --weights A=5,B=4,C=2
+agree "a weight above the limit" nodes.1.weight "--weights: B" "--set nodes.1.weight=2e6" --weights B=2e6
+bad "the membership after is checked too" \
+    '^ringsim ring: --to: 11 nodes at 1000000 vnodes make 11000000 ring points' \
+    --vnodes 1000000 --nodes A --to A,B,C,D,E,F,G,H,I,J,K
 
 finish

@@ -13,7 +13,7 @@
 // To run, from the repository's top directory (a few minutes is plenty):
 //
 //   mkdir -p build/fuzz/corpus && cp tests/data/*.yaml build/fuzz/corpus/
-//   SRCS="sim/scenario.c sim/yamltree.c sim/util.c models/placement/hash.c $(echo models/placement/place*.c)"
+//   SRCS="$(echo sim/scenario*.c) sim/yamltree.c sim/util.c $(echo models/placement/*.c)"
 //   PKGS="yaml-0.1 libcrypto zlib libxxhash"
 //   clang -g -O1 -std=c11 -D_DEFAULT_SOURCE -D_POSIX_C_SOURCE=200809L -I. -fsanitize=fuzzer,address,undefined $(pkg-config --cflags $PKGS) tests/fuzz/fuzz_scenario.c $SRCS $(pkg-config --libs $PKGS) -lm -o build/fuzz/fuzz_scenario
 //   build/fuzz/fuzz_scenario -max_total_time=300 -max_len=4096 build/fuzz/corpus

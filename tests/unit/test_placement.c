@@ -818,7 +818,9 @@ static void test_errors(void **state)
     expect_error(&p, ok, 2, "point_format");
     struct place_member huge[1] = {{"A", NULL, 1e9, 0}};
     p.point_format = NULL;
-    expect_error(&p, huge, 1, "more than");
+    expect_error(&p, huge, 1, "weight");
+    struct place_member heavy[1] = {{"A", NULL, 1e6, 0}};
+    expect_error(&p, heavy, 1, "1 node at 16 vnodes makes 16000000 ring points");
     struct place_params mg = params(PLACE_MAGLEV, HASH_SHA256, 0);
     mg.maglev_size = 65536;
     expect_error(&mg, ok, 2, "prime");
@@ -828,8 +830,102 @@ static void test_errors(void **state)
     struct place_params bd = params(PLACE_BOUNDED, HASH_SHA256, 16);
     bd.load_factor = 0.9;
     expect_error(&bd, ok, 2, "load_factor");
+    bd.load_factor = 1.0; /* c = 1 + eps, eps > 0 */
+    expect_error(&bd, ok, 2, "load_factor");
+    bd.load_factor = 1000.5;
+    expect_error(&bd, ok, 2, "load_factor");
     bd.algo = (place_algo)99;
     expect_error(&bd, ok, 2, "unknown placement");
+}
+
+/* The one validator: placement_create builds exactly what the checks accept,
+ * and the limits are the exported ones. */
+static void test_checks(void **state)
+{
+    (void)state;
+    char err[256];
+    struct place_params p;
+    place_params_default(&p, PLACE_BOUNDED);
+    p.load_factor = 5000;
+    assert_int_equal(placement_check_params(&p, err, sizeof err), PLACE_FAULT_LOAD_FACTOR);
+    p.load_factor = PLACE_MAX_LOAD_FACTOR;
+    assert_int_equal(placement_check_params(&p, err, sizeof err), PLACE_OK);
+    p.load_factor = PLACE_MIN_LOAD_FACTOR;
+    assert_int_equal(placement_check_params(&p, err, sizeof err), PLACE_FAULT_LOAD_FACTOR);
+    p.load_factor = 1.0000001;
+    assert_int_equal(placement_check_params(&p, err, sizeof err), PLACE_OK);
+    p.vnodes = PLACE_MAX_VNODES + 1;
+    assert_int_equal(placement_check_params(&p, err, sizeof err), PLACE_FAULT_VNODES);
+    p.algo = PLACE_JUMP; /* jump does not use vnodes */
+    assert_int_equal(placement_check_params(&p, err, sizeof err), PLACE_OK);
+
+    /* maglev: a prime up to the largest prime below 2^24 */
+    place_params_default(&p, PLACE_MAGLEV);
+    p.maglev_size = PLACE_MAX_MAGLEV_SIZE;
+    assert_int_equal(placement_check_params(&p, err, sizeof err), PLACE_OK);
+    p.maglev_size = 16777259; /* the next prime */
+    assert_int_equal(placement_check_params(&p, err, sizeof err), PLACE_FAULT_MAGLEV_SIZE);
+    assert_non_null(strstr(err, "prime up to 16777213"));
+    p.maglev_size = 3;
+    struct place_member four[4] = {{"A", NULL, 1, 0}, {"B", NULL, 1, 1}, {"C", NULL, 1, 2},
+                                   {"D", NULL, 1, 3}};
+    assert_int_equal(placement_check_membership(&p, four, 3, err, sizeof err), PLACE_OK);
+    assert_int_equal(placement_check_membership(&p, four, 4, err, sizeof err),
+                     PLACE_FAULT_MAGLEV_SIZE);
+    assert_string_equal(err, "the maglev table size 3 is smaller than the 4 nodes; expected a "
+                             "prime of at least 4");
+    char cerr[256];
+    assert_null(placement_create(&p, four, 4, NULL, cerr, sizeof cerr));
+    assert_string_equal(cerr, err);
+
+    /* ring points: max(1, llround(vnodes x weight)) each, at most PLACE_MAX_POINTS */
+    place_params_default(&p, PLACE_RING);
+    p.vnodes = 1000000;
+    struct place_member w[3] = {{"A", NULL, 5, 0}, {"B", NULL, 4, 1}, {"C", NULL, 2, 2}};
+    assert_int_equal(placement_points(&p, w, 2), 9000000);
+    assert_int_equal(placement_check_membership(&p, w, 2, err, sizeof err), PLACE_OK);
+    assert_int_equal(placement_check_membership(&p, w, 3, err, sizeof err), PLACE_FAULT_POINTS);
+    assert_string_equal(err, "3 nodes at 1000000 vnodes make 11000000 ring points (vnodes x "
+                             "weight each), more than 10000000; lower vnodes or the weights");
+    p.vnodes = 3;
+    struct place_member light[2] = {{"A", NULL, 0.1, 0}, {"B", NULL, 0.5, 1}};
+    assert_int_equal(placement_points(&p, light, 2), 1 + 2); /* at least 1; 1.5 rounds up */
+    struct placement *pl = placement_create(&p, light, 2, NULL, err, sizeof err);
+    assert_non_null(pl);
+    assert_int_equal(pl->n_points, placement_points(&p, light, 2));
+    placement_destroy(pl);
+
+    /* ketama: what is built is what is counted */
+    place_params_default(&p, PLACE_KETAMA);
+    struct place_member kw[3] = {{"A", NULL, 1, 0}, {"B", NULL, 2, 1}, {"C", NULL, 0.5, 2}};
+    pl = placement_create(&p, kw, 3, NULL, err, sizeof err);
+    assert_non_null(pl);
+    assert_int_equal(pl->n_points, placement_points(&p, kw, 3));
+    placement_destroy(pl);
+    assert_int_equal(placement_points(&p, four, 4), 4 * 160);
+
+    /* slots: at most one node per slot; other algorithms count no points */
+    place_params_default(&p, PLACE_SLOTS);
+    assert_int_equal(placement_points(&p, four, 4), 0);
+    struct place_member *many = xcalloc(PLACE_SLOT_COUNT + 1, sizeof *many);
+    char (*ids)[8] = xcalloc(PLACE_SLOT_COUNT + 1, sizeof *ids);
+    for (uint32_t i = 0; i <= PLACE_SLOT_COUNT; i++) {
+        snprintf(ids[i], sizeof ids[i], "n%u", i);
+        many[i] = (struct place_member){ids[i], NULL, 1, i};
+    }
+    assert_int_equal(placement_check_membership(&p, many, PLACE_SLOT_COUNT, err, sizeof err),
+                     PLACE_OK);
+    assert_int_equal(placement_check_membership(&p, many, PLACE_SLOT_COUNT + 1, err, sizeof err),
+                     PLACE_FAULT_MEMBERS);
+    free(ids);
+    free(many);
+
+    /* members */
+    struct place_member bad[2] = {{"A", "", 1, 0}, {"B", "b", 1, 1}};
+    place_params_default(&p, PLACE_RING);
+    p.node_key_address = true;
+    assert_int_equal(placement_check_membership(&p, bad, 2, err, sizeof err), PLACE_FAULT_MEMBER);
+    assert_string_equal(err, "node A has no address (node_key is address)");
 }
 
 static void test_point_format_check(void **state)
@@ -925,6 +1021,7 @@ int main(void)
         cmocka_unit_test(test_bounded_static),
         cmocka_unit_test(test_bounded_dynamic),
         cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_checks),
         cmocka_unit_test(test_point_format_check),
         cmocka_unit_test(test_names_and_defaults),
         cmocka_unit_test(test_empty_membership),

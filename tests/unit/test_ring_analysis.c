@@ -36,7 +36,6 @@ static void test_key_format_render(void **state)
     render("%u", 0, "0");
     render("user:%x", 50255, "user:c44f");
     render("U%X!", 255, "UFF!");
-    render("%o", 8, "10");
     render("%#x", 255, "0xff");
     render("100%% %i%%", 7, "100% 7%");
     render("%-5d|", 3, "3    |");
@@ -47,11 +46,18 @@ static void test_key_format_render(void **state)
 static void test_key_format_render_lengths(void **state)
 {
     (void)state;
-    /* length modifiers are accepted and the number is printed whole */
-    render("k%ld", 5000000000ULL, "k5000000000");
-    render("k%hhu", 300, "k300");
-    render("k%zu", 9, "k9");
+    /* the number is printed whole, whatever its size */
+    render("k%d", 5000000000ULL, "k5000000000");
+    render("k%u", 300, "k300");
     render("%64d", 1, "                                                               1");
+    /* a length modifier is refused: the workload prints ids with the pattern as given */
+    const char *bad[] = {"k%ld", "k%hhu", "k%zu", "k%lld", "k%jd", "k%td", "k%hd"};
+    for (size_t i = 0; i < ARRAY_LEN(bad); i++) {
+        struct key_format kf;
+        const char *why = key_format_init(&kf, bad[i]);
+        if (!why || !strstr(why, "length modifier"))
+            fail_msg("\"%s\": %s", bad[i], why ? why : "accepted");
+    }
 }
 
 static void test_key_format_errors(void **state)
@@ -59,7 +65,8 @@ static void test_key_format_errors(void **state)
     (void)state;
     const char *bad[] = {"",       "key",        "key-%s",  "%d-%d",   "%c",    "%f",
                          "%n",     "%*d",        "%.*d",    "%1$d",    "%65d",  "%.65d",
-                         "key-%",  "%#d",        "%p",      "%ll",     "%%d"};
+                         "key-%",  "%#d",        "%p",      "%ll",     "%%d",
+                         "k%o",    "%#u"};
     for (size_t i = 0; i < ARRAY_LEN(bad); i++) {
         struct key_format kf;
         const char *why = key_format_init(&kf, bad[i]);
@@ -70,10 +77,14 @@ static void test_key_format_errors(void **state)
     assert_non_null(key_format_init(&kf, NULL));
     assert_non_null(strstr(key_format_init(&kf, "key-%s"), "integer"));
     assert_non_null(strstr(key_format_init(&kf, "key"), "no integer conversion"));
-    char long_fmt[2000];
-    memset(long_fmt, 'x', sizeof long_fmt - 3);
-    strcpy(long_fmt + sizeof long_fmt - 3, "%d");
-    assert_non_null(key_format_init(&kf, long_fmt));
+    /* at most KEY_FORMAT_MAX_LEN (200) characters, as a scenario's workload.key_format */
+    char long_fmt[KEY_FORMAT_MAX_LEN + 8];
+    memset(long_fmt, 'x', KEY_FORMAT_MAX_LEN - 2);
+    strcpy(long_fmt + KEY_FORMAT_MAX_LEN - 2, "%d"); /* 200 characters */
+    assert_null(key_format_init(&kf, long_fmt));
+    key_format_deinit(&kf);
+    strcpy(long_fmt + KEY_FORMAT_MAX_LEN - 2, "x%d"); /* 201 */
+    assert_non_null(strstr(key_format_init(&kf, long_fmt), "longer than 200"));
 }
 
 static struct ring_input input(place_algo a, const struct place_member *b, size_t nb,

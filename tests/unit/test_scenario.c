@@ -358,8 +358,18 @@ static void test_key_formats(void **state)
     (void)state;
     static const char *const good[] = {"k%d", "%i", "%u-x", "%x", "%X", "%%k-%08d-%%",
                                        "%-5d", "%+d", "% d", "%#x", "%.3u", "%64.64d"};
+    /* the placement library's rule (key_format_init), and why each is refused */
     static const char *const bad[] = {"none", "%d-%d", "%s", "%ld", "%f", "%65d", "%",
-                                      "k%", "%.65d", "%%"};
+                                      "k%", "%.65d", "%%", "k%o", "%#d", "%hhu", "%*d"};
+    static const char *const why[] = {
+        "has no integer conversion", "has more than one conversion",
+        "has a %s or %c conversion, not an integer one", "has a length modifier (h, l, ...)",
+        "has a conversion that is not an integer one", "has a width over 64",
+        "ends with a lone %", "ends with a lone %", "has a precision over 64",
+        "has no integer conversion", "has a conversion that is not an integer one",
+        "has the # flag on %d, %i or %u (it is for %x and %X only)",
+        "has a length modifier (h, l, ...)", "has a * width or precision (give a number)"};
+    _Static_assert(sizeof bad / sizeof *bad == sizeof why / sizeof *why, "one reason each");
     char text[160];
     for (size_t i = 0; i < sizeof good / sizeof *good; i++) {
         snprintf(text, sizeof text, "workload: {key_format: \"%s\"}\n" NODES, good[i]);
@@ -372,8 +382,8 @@ static void test_key_formats(void **state)
         snprintf(text, sizeof text, "workload: {key_format: \"%s\"}\n" NODES, bad[i]);
         snprintf(want, sizeof want,
                  "x.yaml:1:24: workload.key_format: expected a printf format with exactly one "
-                 "integer conversion (%%d, %%i, %%u, %%x or %%X), such as key-%%06d, got \"%s\"",
-                 bad[i]);
+                 "integer conversion (%%d, %%i, %%u, %%x or %%X), such as key-%%06d (%s), got "
+                 "\"%s\"", why[i], bad[i]);
         expect_error(text, want);
     }
 }
@@ -409,7 +419,13 @@ static void test_error_type_and_range(void **state)
     expect_error("workload: {zipf_s: 11}\n" NODES,
                  "x.yaml:1:20: workload.zipf_s: expected a number > 0 and <= 10, got \"11\"");
     expect_error("routing: {load_factor: 1}\n" NODES,
-                 "x.yaml:1:24: routing.load_factor: expected a number > 1, got \"1\"");
+                 "x.yaml:1:24: routing.load_factor: expected a number > 1 and <= 1000, got \"1\"");
+    expect_error("routing: {load_factor: 5000}\n" NODES,
+                 "x.yaml:1:24: routing.load_factor: expected a number > 1 and <= 1000, got "
+                 "\"5000\"");
+    expect_error("routing: {table_size: 16777259}\n" NODES,
+                 "x.yaml:1:23: routing.table_size: expected an integer from 2 to 16777213, got "
+                 "\"16777259\"");
     expect_error("clients: {instances: 4097}\n" NODES,
                  "x.yaml:1:22: clients.instances: expected an integer from 1 to 4096, "
                  "got \"4097\"");
@@ -628,15 +644,17 @@ static void test_error_cross_fields(void **state)
     expect_error("routing: {table_size: 65536}\n" NODES,
                  "x.yaml:1:23: routing.table_size: expected a prime number such as 65537, "
                  "got \"65536\"");
-    expect_error("routing: {table_size: 2}\n" NODES,
-                 "x.yaml:1:23: routing.table_size: expected a prime >= the most nodes in the "
-                 "cluster at once (3), got \"2\"");
-    expect_error("routing: {table_size: 3}\n" NODES "events: [{at: 1s, add_node: {id: D}}]\n",
-                 "x.yaml:1:23: routing.table_size: expected a prime >= the most nodes in the "
-                 "cluster at once (4), got \"3\"");
+    expect_error("routing: {algorithm: maglev, table_size: 2}\n" NODES,
+                 "x.yaml:1:42: routing.table_size: the maglev table size 2 is smaller than the 3 "
+                 "nodes; expected a prime of at least 3");
+    expect_error("routing: {algorithm: maglev, table_size: 3}\n" NODES
+                 "events: [{at: 1s, add_node: {id: D}}]\n",
+                 "x.yaml:1:42: routing.table_size: the maglev table size 3 is smaller than the 4 "
+                 "nodes; expected a prime of at least 4 (the cluster at 1s, after events.0: "
+                 "add_node D)");
     expect_error("routing: {vnodes: 1000000}\nnodes: [{id: A, weight: 11}]\n",
-                 "x.yaml:1:19: routing.vnodes: vnodes x total weight gives 11000000 ring "
-                 "points, more than 10000000; lower vnodes or the weights");
+                 "x.yaml:1:19: routing.vnodes: 1 node at 1000000 vnodes makes 11000000 ring "
+                 "points (vnodes x weight each), more than 10000000; lower vnodes or the weights");
     expect_error("routing: {point_format: \"%d-%s\"}\n" NODES,
                  "x.yaml:1:25: routing.point_format: expected a point format with %s then %d, "
                  "such as %s#%d (has %d before %s (the name comes first)), got \"%d-%s\"");
@@ -644,6 +662,9 @@ static void test_error_cross_fields(void **state)
                  "x.yaml:1:7: name: expected a non-empty name without '/' or control "
                  "characters, got \"a/b\"");
     struct scenario *s = load_ok("routing: {table_size: 3}\n" NODES);
+    scenario_destroy(s);
+    /* the table size only has to hold the nodes when maglev uses it */
+    s = load_ok("routing: {table_size: 2}\n" NODES "events: [{at: 1s, add_node: {id: D}}]\n");
     scenario_destroy(s);
 
     /* the gutter pool's node names are reserved */
@@ -671,6 +692,77 @@ static void test_error_cross_fields(void **state)
     snprintf(want, sizeof want, "x.yaml:1:24: workload.key_format: expected a printf format of "
              "at most 200 characters, got \"%.79s...\"", longname);
     expect_error(text, want);
+}
+
+/* Every membership the run will build a placement for goes through the
+ * placement library's check at load time, so no run fails to build a ring
+ * mid-run: the nodes at time 0, the cluster after each event, the gutter pool. */
+static void test_error_placement_over_time(void **state)
+{
+    (void)state;
+    static const char ring[] = "routing: {vnodes: 1000000}\n"
+                               "nodes: [{id: A, weight: 5}]\n"
+                               "events:\n"
+                               "  - {at: 3s, add_node: {id: D}}\n"
+                               "  - {at: 1s, add_node: {id: B, weight: 4}}\n"
+                               "  - {at: 2s, add_node: {id: C, weight: 2}}\n";
+    expect_error(ring, "x.yaml:1:19: routing.vnodes: 3 nodes at 1000000 vnodes make 11000000 "
+                       "ring points (vnodes x weight each), more than 10000000; lower vnodes or "
+                       "the weights (the cluster at 2s, after events.2: add_node C)");
+    /* a removal in between keeps every membership under the limit */
+    struct scenario *s = load_ok("routing: {vnodes: 1000000}\n"
+                                 "nodes: [{id: A, weight: 5}]\n"
+                                 "events:\n"
+                                 "  - {at: 1s, add_node: {id: B, weight: 4}}\n"
+                                 "  - {at: 2s, remove_node: {id: A}}\n"
+                                 "  - {at: 3s, add_node: {id: C, weight: 2}}\n"
+                                 "  - {at: 4s, add_node: {id: A, weight: 4}}\n");
+    scenario_destroy(s);
+    /* ... and one after it does not */
+    expect_error("routing: {vnodes: 1000000}\n"
+                 "nodes: [{id: A, weight: 5}]\n"
+                 "events:\n"
+                 "  - {at: 1s, add_node: {id: B, weight: 4}}\n"
+                 "  - {at: 2s, remove_node: {id: A}}\n"
+                 "  - {at: 3s, add_node: {id: C, weight: 2}}\n"
+                 "  - {at: 4s, add_node: {id: A, weight: 5}}\n",
+                 "x.yaml:1:19: routing.vnodes: 3 nodes at 1000000 vnodes make 11000000 ring "
+                 "points (vnodes x weight each), more than 10000000; lower vnodes or the weights "
+                 "(the cluster at 4s, after events.3: add_node A)");
+    /* the gutter pool is a membership too */
+    expect_error("routing: {vnodes: 1000000}\nhealth: {on_eject: gutter, gutter_nodes: 11}\n" NODES,
+                 "x.yaml:1:19: routing.vnodes: 11 nodes at 1000000 vnodes make 11000000 ring "
+                 "points (vnodes x weight each), more than 10000000; lower vnodes or the weights "
+                 "(the gutter pool, health.gutter_nodes)");
+    expect_error("routing: {algorithm: maglev, table_size: 5}\n"
+                 "health: {on_eject: gutter, gutter_nodes: 7}\n" NODES,
+                 "x.yaml:1:42: routing.table_size: the maglev table size 5 is smaller than the 7 "
+                 "nodes; expected a prime of at least 7 (the gutter pool, health.gutter_nodes)");
+    /* node_key: address hashes the address: an empty one cannot be placed */
+    expect_error("routing: {node_key: address}\nnodes: [{id: A, address: \"\"}, {id: B}]\n",
+                 "x.yaml:2:8: nodes: node A has no address (node_key is address)");
+    expect_error("routing: {node_key: address}\n" NODES
+                 "events: [{at: 5s, set_address: {id: B, address: \"\"}}]\n",
+                 "x.yaml:3:37: events.0.set_address.id: node B has no address (node_key is "
+                 "address) (the cluster at 5s, after events.0: set_address B)");
+    /* slots: at most 16384 nodes at once, reached by events */
+    struct strbuf sb;
+    sb_init(&sb);
+    sb_puts(&sb, "duration: 1h\nrouting: {algorithm: slots}\nnodes:\n");
+    for (int i = 0; i < 10000; i++)
+        sb_printf(&sb, "  - {id: n%d}\n", i);
+    sb_puts(&sb, "events:\n");
+    for (int i = 0; i < 6385; i++)
+        sb_printf(&sb, "  - {at: %dms, add_node: {id: e%d}}\n", i + 1, i);
+    expect_error(sb.buf, "x.yaml:16389:33: events.6384.add_node.id: slots: 16385 nodes is more "
+                         "than the 16384 slots (the cluster at 6385ms, after events.6384: "
+                         "add_node e6384)");
+    sb.len -= strlen("  - {at: 6385ms, add_node: {id: e6384}}\n");
+    sb.buf[sb.len] = '\0';
+    s = load_ok(sb.buf);
+    assert_int_equal(s->n_events, 6384);
+    scenario_destroy(s);
+    sb_deinit(&sb);
 }
 
 static void test_error_long_values(void **state)
@@ -747,6 +839,37 @@ static void test_node_cache_overrides(void **state)
     assert_int_equal(e->cache.rtt_ns, NS_PER_MS);
     assert_true(e->cache.prewarm);
     scenario_destroy(s);
+}
+
+/* An added node joins empty: prewarm there would be silently ignored, so it
+ * is refused, in the file and by --set, saying why. */
+static void test_add_node_prewarm_refused(void **state)
+{
+    (void)state;
+    static const char why[] = "not allowed here: a node added by an event joins empty; prewarm "
+                              "applies only to the nodes present at time 0 (the entries of "
+                              "nodes:), so remove it";
+    char want[400];
+    snprintf(want, sizeof want, "x.yaml:2:37: events.0.add_node.prewarm: %s", why);
+    expect_error("nodes: [{id: A}]\n"
+                 "events: [{at: 1s, add_node: {id: B, prewarm: true}}]\n", want);
+    snprintf(want, sizeof want, "x.yaml:2:37: events.0.add_node.prewarm: %s", why);
+    expect_error("nodes: [{id: A}]\n"
+                 "events: [{at: 0s, add_node: {id: B, prewarm: false}}]\n", want);
+    const char *const sets[] = {"events.0.add_node.prewarm=true", NULL};
+    snprintf(want, sizeof want,
+             "--set events.0.add_node.prewarm=true: events.0.add_node.prewarm: %s", why);
+    expect_error_sets("nodes: [{id: A}]\nevents: [{at: 1s, add_node: {id: B}}]\n", sets, want);
+    /* the other cache keys stay allowed, and the unknown-key list does not offer prewarm */
+    struct scenario *s = load_ok("nodes: [{id: A, prewarm: false}]\n"
+                                 "events: [{at: 1s, add_node: {id: B, workers: 2}}]\n");
+    assert_false(s->nodes[0].cache.prewarm);
+    assert_int_equal(s->events[0].cache.workers, 2);
+    scenario_destroy(s);
+    expect_error("nodes: [{id: A}]\nevents: [{at: 1s, add_node: {id: B, prewarn: true}}]\n",
+                 "x.yaml:2:37: events.0.add_node.prewarn: unknown key (expected one of: id, "
+                 "address, weight, capacity, capacity_items, service_time, service_dist, "
+                 "workers, max_queue, rtt)");
 }
 
 /* ---- events ------------------------------------------------------------- */
@@ -1328,9 +1451,11 @@ int main(void)
         cmocka_unit_test(test_error_limit),
         cmocka_unit_test(test_error_files),
         cmocka_unit_test(test_error_cross_fields),
+        cmocka_unit_test(test_error_placement_over_time),
         cmocka_unit_test(test_error_long_values),
         cmocka_unit_test(test_error_nodes),
         cmocka_unit_test(test_node_cache_overrides),
+        cmocka_unit_test(test_add_node_prewarm_refused),
         cmocka_unit_test(test_events_sorted_stable),
         cmocka_unit_test(test_events_membership),
         cmocka_unit_test(test_events_entries),

@@ -120,6 +120,19 @@ static void test_strbuf_json(void **state)
     sb_json_str(&sb, "a\"b\\c\n\x01");
     assert_string_equal(sb.buf, "\"a\\\"b\\\\c\\n\\u0001\"");
     sb_reset(&sb);
+    /* valid UTF-8 stays as it is; each byte that is not UTF-8 becomes U+FFFD */
+    sb_json_str(&sb, "cl\xc3\xa9 \xe2\x9c\x93 \xf0\x9f\x99\x82");
+    assert_string_equal(sb.buf, "\"cl\xc3\xa9 \xe2\x9c\x93 \xf0\x9f\x99\x82\"");
+    sb_reset(&sb);
+    sb_json_str(&sb, "k\xff-\xc3(-\xc0\xaf-\xed\xa0\x80-\xf4\x90\x80\x80-\xe2\x82");
+    assert_string_equal(sb.buf, "\"k\\ufffd-\\ufffd(-\\ufffd\\ufffd-\\ufffd\\ufffd\\ufffd-"
+                                "\\ufffd\\ufffd\\ufffd\\ufffd-\\ufffd\\ufffd\"");
+    sb_reset(&sb);
+    const unsigned char ok[] = "\xe2\x82\xac", bad[] = "\x80", over[] = "\xe0\x80\x80";
+    assert_int_equal(utf8_char_len(ok), 3);
+    assert_int_equal(utf8_char_len(bad), 0);
+    assert_int_equal(utf8_char_len(over), 0);
+    sb_reset(&sb);
     for (int i = 0; i < 1000; i++)
         sb_printf(&sb, "%d,", i);
     assert_int_equal(strncmp(sb.buf, "0,1,2,", 6), 0);

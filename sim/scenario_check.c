@@ -1,0 +1,350 @@
+/*
+ * scenario_check.c — the cross-checks that run after binding, on the whole
+ * scenario: times against duration, node ids and addresses, the events
+ * (times, instances), the membership they walk through and the placements
+ * it needs (scenario_members.c), hot key shares over time, the gutter pool
+ * and health; then the events are put in time order.
+ *
+ * Invariants of a scenario that passes (with binding): node ids are unique;
+ * exactly one of capacity_bytes and capacity_items is non-zero in every
+ * cache_cfg; events are sorted by time (stable) and every event's target
+ * exists in the membership at that moment; hot key shares never sum above
+ * 1. A check skips fields marked bad by binding (good()), so one mistake
+ * gives one message. Nothing here keeps state between calls.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim/scenario_internal.h"
+
+/* ---- whole-scenario checks ------------------------------------------------ */
+
+/* Fills unset cache keys of a node (or add_node) from the defaults. */
+static void merge_cache(const struct ynode *map, struct cache_cfg *c, const struct cache_cfg *def)
+{
+    bool own_capacity = ynode_map_get(map, "capacity") || ynode_map_get(map, "capacity_items");
+    for (size_t i = 0; i < cache_section.n_keys; i++) {
+        const struct key *k = &cache_section.keys[i];
+        bool is_capacity = !strncmp(k->name, "capacity", 8);
+        if (is_capacity ? own_capacity : ynode_map_get(map, k->name) != NULL)
+            continue;
+        memcpy((char *)c + k->offset, (const char *)def + k->offset, k->size);
+    }
+}
+
+static void check_times(struct loader *L)
+{
+    struct scenario *s = L->s;
+    char d[32], t[32], got[160];
+    if (!good(L, &s->duration_ns))
+        return;
+    format_duration(s->duration_ns, d, sizeof d);
+    if (good(L, &s->tick_ns)) {
+        format_duration(s->tick_ns, t, sizeof t);
+        got_at(L, "tick", t, got, sizeof got);
+        if (s->tick_ns > s->duration_ns)
+            report(L, value_or(L, "tick", "duration"), "tick",
+                   "expected a tick > 0 and <= duration (%s), got %s", d, got);
+        else if ((s->duration_ns - 1) / s->tick_ns + 1 > MAX_TICKS)
+            report(L, value_or(L, "tick", "duration"), "tick",
+                   "expected a tick of at least duration / %d (%s would have more ticks), "
+                   "got %s", MAX_TICKS, d, got);
+    }
+    if (good(L, &s->warmup_ns) && s->warmup_ns >= s->duration_ns) {
+        format_duration(s->warmup_ns, t, sizeof t);
+        got_at(L, "warmup", t, got, sizeof got);
+        report(L, value_or(L, "warmup", "duration"), "warmup",
+               "expected a warmup >= 0 and < duration (%s), got %s", d, got);
+    }
+}
+
+static void check_hot_keys_file(struct loader *L)
+{
+    const struct workload_cfg *w = &L->s->workload;
+    double sum = 0;
+    char path[64];
+    if (!good(L, &w->hot_keys))
+        return;
+    for (size_t i = 0; i < w->n_hot_keys; i++) {
+        if (!w->hot_keys[i].key)
+            continue;
+        sum += w->hot_keys[i].share;
+        for (size_t j = 0; j < i; j++) {
+            if (w->hot_keys[j].key && !strcmp(w->hot_keys[i].key, w->hot_keys[j].key)) {
+                snprintf(path, sizeof path, "workload.hot_keys.%zu", j);
+                const struct ynode *first = tree_at(L->root, path);
+                snprintf(path, sizeof path, "workload.hot_keys.%zu.key", i);
+                report_path(L, path, "duplicate hot key \"%s\" (first at line %d)",
+                            w->hot_keys[i].key, first ? first->line : 0);
+                break;
+            }
+        }
+    }
+    if (sum > 1 + SHARE_EPS) {
+        char num[40];
+        format_number(sum, num, sizeof num);
+        report_path(L, "workload.hot_keys", "expected shares that sum to at most 1, got %s",
+                    num);
+    }
+}
+
+static void check_nodes(struct loader *L)
+{
+    struct scenario *s = L->s;
+    char path[64];
+    for (size_t i = 0; i < s->n_nodes; i++) {
+        struct node_cfg *nd = &s->nodes[i];
+        snprintf(path, sizeof path, "nodes.%zu", i);
+        const struct ynode *map = tree_at(L->root, path);
+        if (!map)
+            continue;
+        nd->pos = (struct src_pos){map->line, map->col, map->set};
+        merge_cache(map, &nd->cache, &s->cache);
+        if (!nd->id)
+            continue;
+        if (!nd->address)
+            nd->address = xstrdup(nd->id);
+        for (size_t j = 0; j < i; j++) {
+            if (s->nodes[j].id && !strcmp(s->nodes[j].id, nd->id)) {
+                snprintf(path, sizeof path, "nodes.%zu.id", i);
+                report_path(L, path, "duplicate node id \"%s\" (first at line %d)", nd->id,
+                            s->nodes[j].pos.line);
+                break;
+            }
+            if (s->routing.node_key_address && s->nodes[j].address &&
+                !strcmp(s->nodes[j].address, nd->address)) {
+                snprintf(path, sizeof path, "nodes.%zu.address", i);
+                report_path(L, path,
+                            "address \"%s\" is also node %s's (with node_key: address, "
+                            "addresses must be unique)", nd->address, s->nodes[j].id);
+                break;
+            }
+        }
+    }
+}
+
+static int ev_ref_cmp(const void *a, const void *b)
+{
+    const struct ev_ref *x = a, *y = b;
+    if (x->at != y->at)
+        return x->at < y->at ? -1 : 1;
+    return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+static bool event_ok(const struct loader *L, const struct event_cfg *ev)
+{
+    return ev->kind != EV_KIND_COUNT && good(L, &ev->at_ns);
+}
+
+/* At every moment, the file's hot key shares with the active hot_key events
+ * (the latest one for a key replaces its share) sum to at most 1. The sum
+ * changes only when an event starts or ends, so those moments are checked:
+ * O(H^2) for H hot_key events. */
+static void check_hot_timeline(struct loader *L, const struct ev_ref *order, size_t n)
+{
+    struct scenario *s = L->s;
+    const struct workload_cfg *w = &s->workload;
+    size_t h = 0;
+    double file_sum = 0;
+    if (!good(L, &w->hot_keys))
+        return;
+    for (size_t i = 0; i < w->n_hot_keys; i++)
+        if (w->hot_keys[i].key)
+            file_sum += w->hot_keys[i].share;
+    if (file_sum > 1 + SHARE_EPS)
+        return; /* reported already */
+
+    struct hot {
+        size_t idx;
+        int64_t start, end; /* end: INT64_MAX = to the end */
+        size_t key_id;
+        double share, file_share;
+    } *hv = xcalloc(n ? n : 1, sizeof(*hv));
+    for (size_t r = 0; r < n; r++) {
+        const struct event_cfg *ev = &s->events[order[r].idx];
+        if (ev->kind != EV_HOT_KEY || !ev->key || !good(L, &ev->share) || !good(L, &ev->for_ns))
+            continue;
+        struct hot *x = &hv[h];
+        x->idx = order[r].idx;
+        x->start = ev->at_ns;
+        x->end = ev->for_ns && ev->for_ns <= INT64_MAX - ev->at_ns ? ev->at_ns + ev->for_ns
+                                                                  : INT64_MAX;
+        x->share = ev->share;
+        x->key_id = h;
+        for (size_t j = 0; j < h; j++)
+            if (!strcmp(s->events[hv[j].idx].key, ev->key)) {
+                x->key_id = hv[j].key_id;
+                break;
+            }
+        for (size_t j = 0; j < w->n_hot_keys; j++)
+            if (w->hot_keys[j].key && !strcmp(w->hot_keys[j].key, ev->key))
+                x->file_share = w->hot_keys[j].share;
+        h++;
+    }
+    size_t *winner = xcalloc(h ? h : 1, sizeof(*winner));
+    for (size_t b = 0; b < 2 * h; b++) {
+        int64_t t = b < h ? hv[b].start : hv[b - h].end;
+        if (t == INT64_MAX)
+            continue;
+        for (size_t j = 0; j < h; j++)
+            winner[j] = SIZE_MAX;
+        size_t last = SIZE_MAX;
+        for (size_t j = 0; j < h; j++) /* in time order: a later start replaces */
+            if (hv[j].start <= t && t < hv[j].end) {
+                winner[hv[j].key_id] = j;
+                last = j;
+            }
+        double sum = file_sum;
+        for (size_t j = 0; j < h; j++)
+            if (winner[j] != SIZE_MAX)
+                sum += hv[winner[j]].share - hv[winner[j]].file_share;
+        if (sum > 1 + SHARE_EPS && last != SIZE_MAX) {
+            char path[64], tt[32], num[40];
+            snprintf(path, sizeof path, "events.%zu.hot_key.share", hv[last].idx);
+            format_duration(t, tt, sizeof tt);
+            format_number(sum, num, sizeof num);
+            report_path(L, path,
+                        "hot key shares (workload.hot_keys and active hot_key events) sum to %s "
+                        "at %s, expected at most 1", num, tt);
+            break;
+        }
+    }
+    free(winner);
+    free(hv);
+}
+
+static void check_events(struct loader *L, struct ev_ref *order, size_t *n_order)
+{
+    struct scenario *s = L->s;
+    char path[96], d[32], got[160];
+    size_t n = 0;
+
+    format_duration(s->duration_ns, d, sizeof d);
+    for (size_t i = 0; i < s->n_events; i++) {
+        struct event_cfg *ev = &s->events[i];
+        snprintf(path, sizeof path, "events.%zu", i);
+        const struct ynode *map = tree_at(L->root, path);
+        if (ev->kind == EV_ADD_NODE) {
+            snprintf(path, sizeof path, "events.%zu.add_node", i);
+            merge_cache(tree_at(L->root, path), &ev->cache, &s->cache);
+            if (ev->node && !ev->address)
+                ev->address = xstrdup(ev->node);
+        }
+        if (map)
+            ev->pos = (struct src_pos){map->line, map->col, map->set};
+        if (!event_ok(L, ev))
+            continue;
+        if (good(L, &s->duration_ns) && ev->at_ns > s->duration_ns) {
+            snprintf(path, sizeof path, "events.%zu.at", i);
+            got_at(L, path, "", got, sizeof got);
+            report_path(L, path, "expected a time from 0 to duration (%s), got %s", d, got);
+            continue;
+        }
+        if (ev->kind == EV_SPLIT_BRAIN && good(L, &ev->instances)) {
+            for (size_t j = 0; j < ev->n_instances; j++) {
+                snprintf(path, sizeof path, "events.%zu.split_brain.instances.%zu", i, j);
+                if (good(L, &s->clients.instances) && ev->instances[j] >= s->clients.instances) {
+                    got_at(L, path, "", got, sizeof got);
+                    report_path(L, path,
+                                "expected an instance number from 0 to %u (clients.instances "
+                                "is %u), got %s", s->clients.instances - 1,
+                                s->clients.instances, got);
+                }
+                for (size_t k = 0; k < j; k++)
+                    if (ev->instances[k] == ev->instances[j]) {
+                        report_path(L, path, "instance %u is listed twice", ev->instances[j]);
+                        break;
+                    }
+            }
+        }
+        order[n++] = (struct ev_ref){ev->at_ns, i};
+    }
+    qsort(order, n, sizeof(*order), ev_ref_cmp);
+    *n_order = n;
+}
+
+/* The gutter pool's nodes are named gutter-0, gutter-1, ...; no node may
+ * take one of those names. */
+static void check_gutter_names(struct loader *L)
+{
+    const struct scenario *s = L->s;
+    char path[64];
+    for (size_t i = 0; i < s->n_nodes + s->n_events; i++) {
+        const char *id;
+        if (i < s->n_nodes) {
+            id = s->nodes[i].id;
+            snprintf(path, sizeof path, "nodes.%zu.id", i);
+        } else {
+            const struct event_cfg *ev = &s->events[i - s->n_nodes];
+            id = ev->kind == EV_ADD_NODE ? ev->node : NULL;
+            snprintf(path, sizeof path, "events.%zu.add_node.id", i - s->n_nodes);
+        }
+        uint64_t g;
+        char name[40];
+        if (!id || strncmp(id, "gutter-", 7) || parse_u64(id + 7, &g))
+            continue;
+        snprintf(name, sizeof name, "gutter-%llu", (unsigned long long)g);
+        if (!strcmp(name, id) && g < s->health.gutter_nodes)
+            report_path(L, path, "\"%s\" is the name of a gutter node (health.gutter_nodes is "
+                        "%u); choose another id", id, s->health.gutter_nodes);
+    }
+}
+
+static void check_health(struct loader *L)
+{
+    const struct health_cfg *h = &L->s->health;
+    if (h->on_eject == EJECT_GUTTER)
+        check_gutter_names(L);
+    if (h->on_eject == EJECT_GUTTER && h->gutter_nodes == 0 && good(L, &h->gutter_nodes) &&
+        good(L, &h->on_eject)) {
+        char got[160];
+        got_at(L, "health.gutter_nodes", "0", got, sizeof got);
+        const struct ynode *at = tree_at(L->root, "health.gutter_nodes");
+        report(L, at ? at : tree_at(L->root, "health.on_eject"), "health.gutter_nodes",
+               "expected at least 1 gutter node when on_eject is gutter, got %s", got);
+    }
+}
+
+static char *default_name(const char *file)
+{
+    const char *base = strrchr(file, '/');
+    base = base ? base + 1 : file;
+    size_t n = strlen(base);
+    if (n > 5 && !strcmp(base + n - 5, ".yaml"))
+        n -= 5;
+    else if (n > 4 && !strcmp(base + n - 4, ".yml"))
+        n -= 4;
+    if (!n)
+        return xstrdup("scenario");
+    return xstrndup(base, n);
+}
+
+/* Cross-checks after binding, then puts the events in time order. */
+void finish(struct loader *L)
+{
+    struct scenario *s = L->s;
+    size_t n_order = 0;
+
+    if (!s->name)
+        s->name = default_name(L->file);
+    check_times(L);
+    check_hot_keys_file(L);
+    size_t errs = L->n_errs;
+    check_nodes(L);
+    bool nodes_ok = L->n_errs == errs;
+    struct ev_ref *order = xcalloc(s->n_events ? s->n_events : 1, sizeof(*order));
+    check_events(L, order, &n_order);
+    check_membership(L, order, n_order, nodes_ok);
+    check_hot_timeline(L, order, n_order);
+    check_health(L);
+
+    if (!L->n_errs && s->n_events) { /* every event is in `order` */
+        struct event_cfg *sorted = xcalloc(s->n_events, sizeof(*sorted));
+        for (size_t i = 0; i < n_order; i++)
+            sorted[i] = s->events[order[i].idx];
+        free(s->events);
+        s->events = sorted;
+    }
+    free(order);
+}

@@ -1,0 +1,573 @@
+/*
+ * scenario_schema.c — the scenario schema: one table per section (struct
+ * section, an array of struct key: {name, type, offsetof(field), default,
+ * range, doc}), the enum names, the single-field checks and the
+ * per-mapping hooks (capacity or capacity_items, one event per entry).
+ *
+ * These tables are the single description of the schema. The same tables
+ * drive
+ *   - defaults     (each default is YAML text, parsed by the key's setter),
+ *   - binding      (types, units, ranges, unknown and duplicate keys:
+ *                   scenario_bind.c),
+ *   - emitting     (the effective YAML is written from the struct by table:
+ *                   scenario_emit.c),
+ *   - the docs     (scenario_schema_markdown, quoted in scenarios/README.md:
+ *                   scenario_doc.c).
+ *
+ * Invariants: every enum name table lists the names in the order of the
+ * enum (asserted below); event_keys holds `at` first and then one key per
+ * event kind in the order of EVENT_CODEC (event_kind_key relies on it); a
+ * check function returns NULL or what was expected, never a message with a
+ * position.
+ */
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "models/placement/ring_analysis.h"
+#include "sim/scenario_internal.h"
+
+/* ---- enum names ---------------------------------------------------------- */
+
+static const char *const dist_names[] = {"exp", "fixed", NULL};
+static const char *const popularity_names[] = {"uniform", "zipf", NULL};
+static const char *const fill_names[] = {"set", "add", "versioned", "lease", "none", NULL};
+static const char *const write_names[] = {"invalidate", "write_through", NULL};
+static const char *const on_timeout_names[] = {"db", "error", NULL};
+static const char *const health_mode_names[] = {"off", "client", "central", NULL};
+static const char *const on_eject_names[] = {"rehash", "gutter", NULL};
+static const char *const node_key_names[] = {"id", "address", NULL};
+#define NAME_OF2(e, name) name,
+#define NAME_OF3(e, name, x) name,
+static const char *const algo_names[] = {PLACE_CODEC(NAME_OF3) NULL};
+static const char *const hash_kind_names[] = {HASH_CODEC(NAME_OF3) NULL};
+static const char *const event_names[] = {EVENT_CODEC(NAME_OF2) NULL};
+
+_Static_assert(DIST_EXP == 0 && DIST_FIXED == 1, "dist_names order");
+_Static_assert(POP_UNIFORM == 0 && POP_ZIPF == 1, "popularity_names order");
+_Static_assert(FILL_SET == 0 && FILL_ADD == 1 && FILL_VERSIONED == 2 && FILL_LEASE == 3 &&
+               FILL_NONE == 4, "fill_names order");
+_Static_assert(WRITE_INVALIDATE == 0 && WRITE_THROUGH == 1, "write_names order");
+_Static_assert(ON_TIMEOUT_DB == 0 && ON_TIMEOUT_ERROR == 1, "on_timeout_names order");
+_Static_assert(HEALTH_OFF == 0 && HEALTH_CLIENT == 1 && HEALTH_CENTRAL == 2, "health order");
+_Static_assert(EJECT_REHASH == 0 && EJECT_GUTTER == 1, "on_eject_names order");
+
+static const char *check_key_format(const void *field, char *buf, size_t n);
+static const char *check_point_format(const void *field, char *buf, size_t n);
+static const char *check_table_size(const void *field, char *buf, size_t n);
+static const char *check_name(const void *field, char *buf, size_t n);
+static const char *check_seed(const void *field, char *buf, size_t n);
+static void cache_post(struct loader *L, const struct ynode *map, void *obj);
+static void node_post(struct loader *L, const struct ynode *map, void *obj);
+static void add_node_post(struct loader *L, const struct ynode *map, void *obj);
+static void slow_node_post(struct loader *L, const struct ynode *map, void *obj);
+static void event_post(struct loader *L, const struct ynode *map, void *obj);
+static void event_init(void *obj);
+
+/* -- cache: the defaults of every node; a node entry may override any key -- */
+#define CC struct cache_cfg
+static const struct key cache_keys[] = {
+    {"capacity", KT_SIZE, F(CC, capacity_bytes), .def = "1GiB", AT_LEAST(1),
+     .flags = K_OMIT_ZERO,
+     .doc = "Memory for items; an item counts its key and value bytes. "
+            "Give `capacity` or `capacity_items`, not both."},
+    {"capacity_items", KT_UINT, F(CC, capacity_items), .def_doc = "unset", AT_LEAST(1),
+     .flags = K_OMIT_ZERO,
+     .doc = "Capacity as a number of items instead of bytes; replaces `capacity`."},
+    {"service_time", KT_DURATION, F(CC, service_ns), .def = "20us", ABOVE(0),
+     .doc = "Mean time one worker spends on one request."},
+    {"service_dist", KT_ENUM, F(CC, service_dist), .def = "exp", .names = dist_names,
+     .doc = "Service time distribution: exponential with that mean, or fixed."},
+    {"workers", KT_UINT, F(CC, workers), .def = "1", BETWEEN(1, 1024),
+     .doc = "Requests served at once (servers of the node's FIFO queue)."},
+    {"max_queue", KT_UINT, F(CC, max_queue), .def = "10000", BETWEEN(1, 10000000),
+     .doc = "Requests arriving while this many wait are rejected (an error reply)."},
+    {"rtt", KT_DURATION, F(CC, rtt_ns), .def = "200us", AT_LEAST(0),
+     .doc = "Network round trip between a client and the node (half each way)."},
+    {"prewarm", KT_BOOL, F(CC, prewarm), .def = "true",
+     .doc = "Nodes present at time 0 start holding the keys they own, as if warmed up (a node "
+            "added by an event always joins empty)."},
+};
+#undef CC
+const struct section cache_section = {
+    SECTION("cache", cache_keys, struct cache_cfg), .post = cache_post,
+    .doc = "Defaults for every cache node. A node entry (and an `add_node` event, but for "
+           "`prewarm`) may set any of these keys for itself; setting `capacity` or "
+           "`capacity_items` there replaces the default capacity entirely."};
+
+/* -- nodes -- */
+#define NC struct node_cfg
+static const struct key node_keys[] = {
+    {"id", KT_ID, F(NC, id), .flags = K_REQUIRED,
+     .doc = "Unique name of the node; no whitespace or commas. Placement hashes it "
+            "(unless `routing.node_key` is `address`)."},
+    {"address", KT_STRING, F(NC, address), .def_doc = "the id",
+     .doc = "Address such as `10.0.0.1:11211`; hashed instead of the id with "
+            "`node_key: address` (then addresses must be unique)."},
+    {"weight", KT_NUMBER, F(NC, weight), .def = "1", ABOVE_UPTO(0, PLACE_MAX_WEIGHT),
+     .doc = "Relative share of the keys (ring points, rendezvous and maglev weight)."},
+};
+#undef NC
+static const struct section node_section = {
+    SECTION("nodes.N", node_keys, struct node_cfg), .also = &cache_section,
+    .also_offset = offsetof(struct node_cfg, cache), .post = node_post,
+    .doc = "The membership at time 0, in any order. Besides these keys an entry may set any "
+           "key of `cache` for this node alone."};
+
+/* -- workload -- */
+#define HC struct hot_key_cfg
+static const struct key hot_key_keys[] = {
+    {"key", KT_STRING, F(HC, key), .flags = K_REQUIRED | K_NONEMPTY,
+     .doc = "The key, as the workload names keys (such as `key-000042`)."},
+    {"share", KT_NUMBER, F(HC, share), .flags = K_REQUIRED, ABOVE_UPTO(0, 1),
+     .doc = "Fraction of all requests that go to this key."},
+};
+#undef HC
+static const struct section hot_key_section = {
+    SECTION("workload.hot_keys.N", hot_key_keys, struct hot_key_cfg),
+    .doc = "Keys that receive a fixed share of all requests for the whole run; the rest "
+           "follow `popularity`. The shares must sum to at most 1."};
+
+#define WC struct workload_cfg
+static const struct key workload_keys[] = {
+    {"keys", KT_UINT, F(WC, keys), .def = "100000", BETWEEN(1, 1000000000),
+     .doc = "Number of distinct keys; key i (from 0) is named by `key_format`."},
+    {"key_format", KT_STRING, F(WC, key_format), .def = "key-%06d", .check = check_key_format,
+     .range_doc = "one integer conversion, at most 200 characters",
+     .doc = "printf format with exactly one integer conversion (`%d %i %u %x %X`; flags, "
+            "width and precision allowed, width and precision at most 64, `#` only with "
+            "`%x %X`, no length modifier) and `%%`."},
+    {"popularity", KT_ENUM, F(WC, popularity), .def = "uniform", .names = popularity_names,
+     .doc = "How keys are chosen: all equally likely, or Zipf with exponent `zipf_s`."},
+    {"zipf_s", KT_NUMBER, F(WC, zipf_s), .def = "0.99", ABOVE_UPTO(0, 10),
+     .doc = "Zipf exponent (used with `popularity: zipf`)."},
+    {"qps", KT_NUMBER, F(WC, qps), .def = "10000", ABOVE(0),
+     .doc = "Requests per second of all clients together; Poisson arrivals."},
+    {"write_ratio", KT_NUMBER, F(WC, write_ratio), .def = "0", BETWEEN(0, 1),
+     .doc = "Fraction of requests that are writes."},
+    {"value_bytes", KT_SIZE, F(WC, value_bytes), .def = "1024", BETWEEN(1, 1 << 30),
+     .doc = "Size of every value; a bare integer is bytes."},
+    {"ttl", KT_DURATION, F(WC, ttl_ns), .def = "0s", AT_LEAST(0),
+     .doc = "Time to live of cached items; `0s` never expires."},
+    {"hot_keys", KT_LIST, F(WC, hot_keys), .count_offset = offsetof(WC, n_hot_keys),
+     .sub = &hot_key_section, .def_doc = "`[]`", BETWEEN(0, 1000),
+     .doc = "Keys with a fixed share of requests (table below)."},
+};
+#undef WC
+static const struct section workload_section = {
+    SECTION("workload", workload_keys, struct workload_cfg),
+    .doc = "What the clients ask for."};
+
+/* -- routing -- */
+#define RC struct routing_cfg
+static const struct key routing_keys[] = {
+    {"algorithm", KT_ENUM, F(RC, algorithm), .def = "ring", .names = algo_names,
+     .doc = "Placement algorithm (models/placement/README.md says how each places keys)."},
+    {"hash", KT_ENUM, F(RC, hash), .def = "sha256", .names = hash_kind_names,
+     .doc = "Hash function for keys and points."},
+    {"vnodes", KT_UINT, F(RC, vnodes), .def = "160", BETWEEN(1, PLACE_MAX_VNODES),
+     .doc = "Ring points per unit of weight (`ring`, `bounded`)."},
+    {"point_format", KT_STRING, F(RC, point_format), .def = "%s#%d",
+     .check = check_point_format, .range_doc = "`%s` then `%d`",
+     .doc = "How a point is named: printf of the node (`%s`) and the point number (`%d`)."},
+    {"node_key", KT_ENUM, F(RC, node_key_address), .def = "id", .names = node_key_names,
+     .doc = "What placement hashes for a node: its id or its address."},
+    {"load_factor", KT_NUMBER, F(RC, load_factor), .def = "1.25",
+     ABOVE_UPTO(PLACE_MIN_LOAD_FACTOR, PLACE_MAX_LOAD_FACTOR),
+     .doc = "`bounded`: each node holds at most ceil(load_factor x keys / nodes)."},
+    {"table_size", KT_UINT, F(RC, table_size), .def = "65537",
+     BETWEEN(2, PLACE_MAX_MAGLEV_SIZE), .check = check_table_size,
+     .range_doc = "prime, ≤ 16777213; `maglev`: ≥ the most nodes at once",
+     .doc = "`maglev`: size of the lookup table."},
+};
+#undef RC
+static const struct section routing_section = {
+    SECTION("routing", routing_keys, struct routing_cfg),
+    .doc = "How clients map keys to nodes."};
+
+/* -- database -- */
+#define DC struct db_cfg
+static const struct key db_keys[] = {
+    {"workers", KT_UINT, F(DC, workers), .def = "16", BETWEEN(1, 1000000),
+     .doc = "Requests served at once; capacity = workers / service_time."},
+    {"service_time", KT_DURATION, F(DC, service_ns), .def = "2ms", ABOVE(0),
+     .doc = "Mean time of one read or write."},
+    {"service_dist", KT_ENUM, F(DC, service_dist), .def = "exp", .names = dist_names,
+     .doc = "Service time distribution: exponential with that mean, or fixed."},
+    {"max_queue", KT_UINT, F(DC, max_queue), .def = "2000", BETWEEN(1, 10000000),
+     .doc = "Requests arriving while this many wait are rejected."},
+};
+#undef DC
+static const struct section db_section = {
+    SECTION("database", db_keys, struct db_cfg),
+    .doc = "The backing store behind the caches."};
+
+/* -- clients -- */
+#define LC struct client_cfg
+static const struct key client_keys[] = {
+    {"instances", KT_UINT, F(LC, instances), .def = "4", BETWEEN(1, 4096),
+     .doc = "Client instances (numbered from 0); each has its own ring view and health state."},
+    {"timeout", KT_DURATION, F(LC, timeout_ns), .def = "100ms", ABOVE(0),
+     .doc = "A cache response later than this is a timeout."},
+    {"on_timeout", KT_ENUM, F(LC, on_timeout), .def = "db", .names = on_timeout_names,
+     .doc = "After a timeout: read the database, or fail the request."},
+    {"fill", KT_ENUM, F(LC, fill), .def = "set", .names = fill_names,
+     .doc = "How a miss fills the cache: set, add (only if absent), versioned (only if "
+            "newer), lease (only the lease holder), or none."},
+    {"write", KT_ENUM, F(LC, write), .def = "invalidate", .names = write_names,
+     .doc = "After a database write: delete the cached key, or write the new value through."},
+    {"coalesce", KT_BOOL, F(LC, coalesce), .def = "false",
+     .doc = "At most one database read per key per instance at a time."},
+    {"backfill_qps", KT_NUMBER, F(LC, backfill_qps), .def = "0", AT_LEAST(0),
+     .doc = "Token bucket per instance for miss reads; `0` is unlimited."},
+    {"fallback_to_previous_owner", KT_BOOL, F(LC, fallback_to_previous_owner), .def = "false",
+     .doc = "On a miss after a ring change, try the key's previous owner before the database "
+            "(for `fallback_window` after the instance adopts the change)."},
+    {"fallback_window", KT_DURATION, F(LC, fallback_window_ns), .def = "60s", AT_LEAST(0),
+     .doc = "How long after adopting a ring epoch an instance falls back to previous owners; "
+            "after it, misses go to the database (a bounded warm-up, as mcrouter's WarmUpRoute)."},
+    {"invalidate_previous_owner", KT_BOOL, F(LC, invalidate_previous_owner), .def = "true",
+     .doc = "In the fallback window a write also invalidates the key at its previous owner, so "
+            "the copies fallback reads find stay fresh."},
+};
+#undef LC
+static const struct section client_section = {
+    SECTION("clients", client_keys, struct client_cfg),
+    .doc = "The client instances that route requests."};
+
+/* -- health -- */
+#define HE struct health_cfg
+static const struct key health_keys[] = {
+    {"mode", KT_ENUM, F(HE, mode), .def = "client", .names = health_mode_names,
+     .doc = "Who ejects failing nodes: nobody, each client instance, or a central coordinator."},
+    {"failure_limit", KT_UINT, F(HE, failure_limit), .def = "3", BETWEEN(1, 1000000),
+     .doc = "Consecutive timeouts before a node is ejected."},
+    {"retry_after", KT_DURATION, F(HE, retry_after_ns), .def = "30s", ABOVE(0),
+     .doc = "An ejected node is tried again after this."},
+    {"cooldown", KT_DURATION, F(HE, cooldown_ns), .def = "0s", AT_LEAST(0),
+     .doc = "Least time between two ejections."},
+    {"max_ejected", KT_NUMBER, F(HE, max_ejected), .def = "1.0", BETWEEN(0, 1),
+     .doc = "Fraction of the nodes that may be ejected at once."},
+    {"probe_interval", KT_DURATION, F(HE, probe_interval_ns), .def = "1s", ABOVE(0),
+     .doc = "`central`: time between probes of each node."},
+    {"propagation_delay", KT_DURATION, F(HE, propagation_delay_ns), .def = "0s", AT_LEAST(0),
+     .doc = "`central`: delay before a client adopts a newly published ring epoch."},
+    {"on_eject", KT_ENUM, F(HE, on_eject), .def = "rehash", .names = on_eject_names,
+     .doc = "Where an ejected node's keys go: to the rest of the ring, or to a gutter pool."},
+    {"gutter_nodes", KT_UINT, F(HE, gutter_nodes), .def = "0", BETWEEN(0, 1024),
+     .range_doc = "0 to 1024; ≥ 1 with `on_eject: gutter`",
+     .doc = "Size of the gutter pool."},
+    {"gutter_ttl", KT_DURATION, F(HE, gutter_ttl_ns), .def = "10s", ABOVE(0),
+     .doc = "TTL of items filled into the gutter."},
+};
+#undef HE
+static const struct section health_section = {
+    SECTION("health", health_keys, struct health_cfg),
+    .doc = "Failure detection and ejection."};
+
+/* -- events: each entry is {at, <one event key>}; the kinds bind into the same event_cfg -- */
+#define EC struct event_cfg
+static const struct key add_node_keys[] = {
+    {"id", KT_ID, F(EC, node), .flags = K_REQUIRED,
+     .doc = "The new node; must not be in the cluster at that time (a removed id may return)."},
+    {"address", KT_STRING, F(EC, address), .def_doc = "the id", .doc = "Its address."},
+    {"weight", KT_NUMBER, F(EC, weight), .def = "1", ABOVE_UPTO(0, PLACE_MAX_WEIGHT),
+     .doc = "Its weight."},
+};
+static const struct key node_id_keys[] = {
+    {"id", KT_ID, F(EC, node), .flags = K_REQUIRED, .doc = "A node in the cluster at that time."},
+};
+static const struct key slow_node_keys[] = {
+    {"id", KT_ID, F(EC, node), .flags = K_REQUIRED, .doc = "A node in the cluster at that time."},
+    {"factor", KT_NUMBER, F(EC, factor), .def = "1", BETWEEN(1, 1000000),
+     .doc = "Service time multiplier."},
+    {"latency", KT_DURATION, F(EC, latency_ns), .def = "0s", AT_LEAST(0),
+     .doc = "Added to every response of the node."},
+    {"for", KT_DURATION, F(EC, for_ns), .def_doc = "to the end", ABOVE(0), .flags = K_OMIT_ZERO,
+     .doc = "How long the slowness lasts."},
+};
+static const struct key instance_item = {
+    "instance", KT_UINT, .offset = 0, .size = sizeof(uint32_t), BETWEEN(0, 4095),
+    .doc = "A client instance number."};
+static const struct key split_brain_keys[] = {
+    {"instances", KT_LIST, F(EC, instances), .count_offset = offsetof(EC, n_instances),
+     .item = &instance_item, .flags = K_REQUIRED, BETWEEN(1, 4096),
+     .range_doc = "distinct, each < `clients.instances`",
+     .doc = "Client instances frozen on their current ring epoch, such as `[0, 1]`."},
+    {"for", KT_DURATION, F(EC, for_ns), .flags = K_REQUIRED, ABOVE(0),
+     .doc = "How long they stay frozen."},
+};
+static const struct key set_address_keys[] = {
+    {"id", KT_ID, F(EC, node), .flags = K_REQUIRED, .doc = "A node in the cluster at that time."},
+    {"address", KT_STRING, F(EC, address), .flags = K_REQUIRED, .doc = "Its new address."},
+};
+static const struct key hot_key_event_keys[] = {
+    {"key", KT_STRING, F(EC, key), .flags = K_REQUIRED | K_NONEMPTY, .doc = "The key."},
+    {"share", KT_NUMBER, F(EC, share), .flags = K_REQUIRED, ABOVE_UPTO(0, 1),
+     .doc = "Fraction of all requests; replaces the key's share in `workload.hot_keys` "
+            "while the event lasts."},
+    {"for", KT_DURATION, F(EC, for_ns), .def_doc = "to the end", ABOVE(0), .flags = K_OMIT_ZERO,
+     .doc = "How long the key stays hot."},
+};
+
+static const struct section add_node_section = {
+    SECTION("events.N.add_node", add_node_keys, struct event_cfg), .also = &cache_section,
+    .also_offset = offsetof(struct event_cfg, cache), .post = add_node_post,
+    .also_not = "prewarm",
+    .also_not_why = "a node added by an event joins empty; prewarm applies only to the nodes "
+                    "present at time 0 (the entries of nodes:), so remove it",
+    .doc = "A node joins, empty. Besides these keys it may set any key of `cache` for itself "
+           "but `prewarm`, which applies only to the nodes present at time 0."};
+static const struct section remove_node_section = {
+    SECTION("events.N.remove_node", node_id_keys, struct event_cfg),
+    .doc = "A node leaves the membership for good (its id may be added again later). The "
+           "cluster may not become empty."};
+static const struct section slow_node_section = {
+    SECTION("events.N.slow_node", slow_node_keys, struct event_cfg), .post = slow_node_post,
+    .doc = "A node becomes slow: give `factor`, `latency` or both."};
+static const struct section crash_node_section = {
+    SECTION("events.N.crash_node", node_id_keys, struct event_cfg),
+    .doc = "A node stops answering (it stays in the membership); it must not be crashed "
+           "already."};
+static const struct section restart_node_section = {
+    SECTION("events.N.restart_node", node_id_keys, struct event_cfg),
+    .doc = "A crashed node comes back, empty."};
+static const struct section split_brain_section = {
+    SECTION("events.N.split_brain", split_brain_keys, struct event_cfg),
+    .doc = "Some client instances stop adopting new ring epochs for a while."};
+static const struct section set_address_section = {
+    SECTION("events.N.set_address", set_address_keys, struct event_cfg),
+    .doc = "A node's address changes (which moves its keys under `node_key: address`)."};
+static const struct section hot_key_event_section = {
+    SECTION("events.N.hot_key", hot_key_event_keys, struct event_cfg),
+    .doc = "A key becomes hot. At every moment the shares of `workload.hot_keys` and of the "
+           "active hot_key events must sum to at most 1."};
+
+const struct key event_keys[] = {
+    {"at", KT_DURATION, F(EC, at_ns), .flags = K_REQUIRED, AT_LEAST(0),
+     .range_doc = "0 to `duration`", .doc = "When it happens, from the start of the run."},
+    {"add_node", KT_MAP, .offset = 0, .sub = &add_node_section, .doc = "A node joins."},
+    {"remove_node", KT_MAP, .offset = 0, .sub = &remove_node_section, .doc = "A node leaves."},
+    {"slow_node", KT_MAP, .offset = 0, .sub = &slow_node_section, .doc = "A node slows down."},
+    {"crash_node", KT_MAP, .offset = 0, .sub = &crash_node_section, .doc = "A node crashes."},
+    {"restart_node", KT_MAP, .offset = 0, .sub = &restart_node_section,
+     .doc = "A crashed node restarts."},
+    {"split_brain", KT_MAP, .offset = 0, .sub = &split_brain_section,
+     .doc = "Client instances freeze their ring view."},
+    {"set_qps", KT_NUMBER, F(EC, qps), ABOVE(0),
+     .doc = "The total request rate changes to this number (a scalar: `set_qps: 20000`)."},
+    {"set_address", KT_MAP, .offset = 0, .sub = &set_address_section,
+     .doc = "A node's address changes."},
+    {"hot_key", KT_MAP, .offset = 0, .sub = &hot_key_event_section, .doc = "A key becomes hot."},
+};
+#undef EC
+const struct section event_section = {
+    SECTION("events.N", event_keys, struct event_cfg), .init = event_init, .post = event_post,
+    .doc = "Each entry has `at` and exactly one event key. Events are applied in time order "
+           "(entries with equal `at` keep their file order); an entry must make sense at its "
+           "moment: `remove_node` of a node that is not in the cluster, or `restart_node` of a "
+           "node that is not crashed, is an error."};
+
+/* The event_keys entry of each kind (the order of EVENT_CODEC). */
+const struct key *event_kind_key(enum event_kind k)
+{
+    return &event_keys[1 + (size_t)k];
+}
+
+/* -- top level -- */
+#define SC struct scenario
+static const struct key top_keys[] = {
+    {"name", KT_STRING, F(SC, name), .def_doc = "file name without `.yaml`", .check = check_name,
+     .range_doc = "non-empty, no `/`",
+     .doc = "Names the results (`results/<name>.db`)."},
+    {"description", KT_STRING, F(SC, description), .def = "", .doc = "Free text."},
+    {"seed", KT_UINT, F(SC, seed), .def = "1", AT_LEAST(0), .check = check_seed,
+     .range_doc = "0 to 2^63 − 1",
+     .doc = "Seed of every random stream; `--seed N` overrides it."},
+    {"duration", KT_DURATION, F(SC, duration_ns), .def = "60s", ABOVE(0),
+     .doc = "Simulated time."},
+    {"tick", KT_DURATION, F(SC, tick_ns), .def = "1s", ABOVE(0),
+     .range_doc = "> 0, ≤ `duration`, at most 10^7 ticks",
+     .doc = "Metric bucket: one row of `ticks` per tick."},
+    {"warmup", KT_DURATION, F(SC, warmup_ns), .def = "0s", AT_LEAST(0),
+     .range_doc = "≥ 0, < `duration`",
+     .doc = "Excluded from the summary's baseline."},
+    {"workload", KT_MAP, F(SC, workload), .sub = &workload_section, .doc = "What clients ask for."},
+    {"routing", KT_MAP, F(SC, routing), .sub = &routing_section, .doc = "Placement."},
+    {"nodes", KT_LIST, F(SC, nodes), .count_offset = offsetof(SC, n_nodes),
+     .sub = &node_section, .flags = K_REQUIRED, BETWEEN(1, MAX_NODES),
+     .doc = "The cache nodes at time 0."},
+    {"cache", KT_MAP, F(SC, cache), .sub = &cache_section, .doc = "Defaults of every node."},
+    {"database", KT_MAP, F(SC, database), .sub = &db_section, .doc = "The database."},
+    {"clients", KT_MAP, F(SC, clients), .sub = &client_section, .doc = "Client instances."},
+    {"health", KT_MAP, F(SC, health), .sub = &health_section, .doc = "Ejection of failing nodes."},
+    {"events", KT_LIST, F(SC, events), .count_offset = offsetof(SC, n_events),
+     .sub = &event_section, .def_doc = "`[]`", BETWEEN(0, MAX_EVENTS),
+     .doc = "What happens during the run."},
+};
+#undef SC
+const struct section top_section = {
+    SECTION("Top level", top_keys, struct scenario),
+    .doc = "Only `nodes` is required."};
+
+const char *event_kind_name(enum event_kind k)
+{
+    return (unsigned)k < EV_KIND_COUNT ? event_names[k] : "?";
+}
+
+
+/* ---- extra checks -------------------------------------------------------- */
+
+/* The key pattern rule of the placement library (key_format_init): exactly
+ * one integer conversion, at most KEY_FORMAT_MAX_LEN characters. */
+_Static_assert(KEY_FORMAT_MAX_LEN == 200, "the key_format docs say 200 characters");
+static const char *check_key_format(const void *field, char *buf, size_t n)
+{
+    const char *f = *(char *const *)field;
+    if (strlen(f) > KEY_FORMAT_MAX_LEN)
+        return "a printf format of at most 200 characters";
+    struct key_format kf;
+    const char *why = key_format_init(&kf, f);
+    if (!why) {
+        key_format_deinit(&kf);
+        return NULL;
+    }
+    snprintf(buf, n, "a printf format with exactly one integer conversion (%%d, %%i, %%u, %%x "
+             "or %%X), such as key-%%06d (%s)", why);
+    return buf;
+}
+
+static const char *check_point_format(const void *field, char *buf, size_t n)
+{
+    const char *why = place_check_point_format(*(char *const *)field);
+    if (!why)
+        return NULL;
+    snprintf(buf, n, "a point format with %%s then %%d, such as %%s#%%d (%s)", why);
+    return buf;
+}
+
+/* A maglev table size the placement library accepts (a prime up to
+ * PLACE_MAX_MAGLEV_SIZE); that it holds every node is checked on each
+ * membership (scenario_members.c). */
+_Static_assert(PLACE_MAX_MAGLEV_SIZE == 16777213u, "the table_size docs say 16777213");
+static const char *check_table_size(const void *field, char *buf, size_t n)
+{
+    struct place_params p;
+    (void)buf, (void)n;
+    place_params_default(&p, PLACE_MAGLEV);
+    p.maglev_size = *(const uint32_t *)field;
+    return placement_check_params(&p, NULL, 0) == PLACE_OK ? NULL : "a prime number such as 65537";
+}
+
+/* Seeds are stored as SQLite integers: signed 64 bits. */
+static const char *check_seed(const void *field, char *buf, size_t n)
+{
+    (void)buf, (void)n;
+    return *(const uint64_t *)field > (uint64_t)INT64_MAX
+               ? "an integer from 0 to 9223372036854775807"
+               : NULL;
+}
+
+static const char *check_name(const void *field, char *buf, size_t n)
+{
+    const unsigned char *s = *(const unsigned char *const *)field;
+    (void)buf, (void)n;
+    if (!*s)
+        goto bad;
+    for (; *s; s++)
+        if (*s == '/' || *s < 0x20 || *s == 0x7f)
+            goto bad;
+    return NULL;
+bad:
+    return "a non-empty name without '/' or control characters";
+}
+
+
+/* ---- section checks ----------------------------------------------------- */
+
+/* capacity and capacity_items: one or the other. When the file gives one
+ * and --set the other, the --set one wins. */
+static void check_capacity(struct loader *L, const struct ynode *map, struct cache_cfg *c)
+{
+    const struct ynode *vb = ynode_map_get(map, "capacity");
+    const struct ynode *vi = ynode_map_get(map, "capacity_items");
+    if (vb && vi) {
+        if (vi->set && !vb->set) {
+            c->capacity_bytes = 0;
+        } else if (vb->set && !vi->set) {
+            c->capacity_items = 0;
+        } else {
+            size_t old = path_push(L, "capacity_items");
+            report(L, ynode_map_get_key(map, "capacity_items"), L->path.buf,
+                   "give capacity or capacity_items, not both (capacity is at line %d)",
+                   vb->line);
+            path_pop(L, old);
+            mark_bad(L, &c->capacity_items);
+        }
+    } else if (vi) {
+        c->capacity_bytes = 0;
+    }
+}
+
+static void cache_post(struct loader *L, const struct ynode *map, void *obj)
+{
+    check_capacity(L, map, obj);
+}
+
+static void node_post(struct loader *L, const struct ynode *map, void *obj)
+{
+    check_capacity(L, map, &((struct node_cfg *)obj)->cache);
+}
+
+static void add_node_post(struct loader *L, const struct ynode *map, void *obj)
+{
+    check_capacity(L, map, &((struct event_cfg *)obj)->cache);
+}
+
+static void slow_node_post(struct loader *L, const struct ynode *map, void *obj)
+{
+    (void)obj;
+    if (!ynode_map_get(map, "factor") && !ynode_map_get(map, "latency"))
+        report(L, map, L->path.buf, "expected factor or latency (or both)");
+}
+
+static void event_init(void *obj)
+{
+    ((struct event_cfg *)obj)->kind = EV_KIND_COUNT; /* none yet */
+}
+
+/* An entry holds `at` and exactly one event key. */
+static void event_post(struct loader *L, const struct ynode *map, void *obj)
+{
+    struct event_cfg *ev = obj;
+    const struct ynode *first = NULL;
+    for (size_t i = 0; map->type == YNODE_MAP && i < ynode_map_len(map); i++) {
+        const struct ynode *kn = ynode_map_key(map, i);
+        for (size_t k = 0; k < EV_KIND_COUNT; k++) {
+            if (strcmp(kn->text, event_names[k]))
+                continue;
+            if (ynode_map_get_key(map, kn->text) != kn) {
+                /* a duplicate key: reported already */
+            } else if (!first) {
+                first = kn;
+                ev->kind = (enum event_kind)k;
+            } else {
+                size_t old = path_push(L, kn->text);
+                report(L, kn, L->path.buf,
+                       "an entry holds exactly one event, and this one already has %s "
+                       "(line %d)", first->text, first->line);
+                path_pop(L, old);
+                ev->kind = EV_KIND_COUNT;
+            }
+        }
+    }
+    if (!first) {
+        struct strbuf sb;
+        sb_init(&sb);
+        names_list(event_names, ", ", "", &sb);
+        report(L, map, L->path.buf, "expected an event key (one of: %s), got none", sb.buf);
+        sb_deinit(&sb);
+    }
+    ev->pos = (struct src_pos){map->line, map->col, map->set};
+}
