@@ -1,39 +1,16 @@
 /*
- * client.c — client instances: routing, the read path and the write path.
+ * client.c — client instances: their ring views and epochs, routing, the
+ * start of every operation, and the tick's client-side counts. The read
+ * and write paths are client_read.c's; sampled traces client_trace.c's.
  *
- * Read:  route the key with the instance's view -> GET to the node (rtt/2
- *        each way, through its queue) -> a hit returns; a miss reply reaches
- *        the client, which reads the database and then fills the node it
- *        asked, per clients.fill:
- *          set        overwrite whatever is there
- *          add        only if the key is absent (memcached add)
- *          versioned  only if absent or older than the version read (CAS-like)
- *          lease      memcache leases: the node grants a token with the first
- *                     miss of a key; only the token's holder fills, and a
- *                     delete or set of the key in between voids the token
- *          none       never fill
- *        A reply later than clients.timeout is a timeout (counted for
- *        health); a full node queue is an error reply; either way the client
- *        then reads the database (on_timeout: db, no fill) or fails the read
- *        (on_timeout: error).
- * Write: commit at the database (version + 1), then invalidate or write
- *        through at the owner in the writer's view at that moment; the
- *        write completes at the commit, the cache operation follows it.
- * Options on the read path:
- *   coalesce         one database read per key per instance at a time: later
- *                    misses wait for it and only the first fills
- *   backfill_qps     a token bucket per instance on database reads after a
- *                    miss; a read without a token fails (an error)
- *   fallback_to_previous_owner
- *                    for fallback_window after the instance adopts an epoch,
- *                    a miss at a key's new owner asks the key's owner in the
- *                    previous epoch; a hit there answers the read and fills
- *                    the new owner with that copy (stale if it missed an
- *                    invalidation). In that window a write also invalidates
- *                    the key at its previous owner (invalidate_previous_owner),
- *                    so the copies fallback reads are kept fresh. After the
- *                    window the previous owners are never asked again: the
- *                    transition is bounded, as a warm-up route is.
+ * An instance routes with its view: the placement of the epoch it has
+ * adopted, minus the nodes it has ejected itself (client-mode health,
+ * rehash). It adopts each published epoch at once, after
+ * propagation_delay (central mode), or — frozen by a split brain — not
+ * until the split ends; a MOVED reply (fencing) also makes it adopt the
+ * node's epoch unless it is frozen. It keeps the view it held before its
+ * last adoption (prev_view) for the fallback to previous owners, which
+ * lasts clients.fallback_window after the adoption.
  *
  * Outcomes are counted when known: a hit when the node serves it, a miss
  * when the miss reply reaches the client, a timeout at the timeout. Every
@@ -41,46 +18,18 @@
  * clients_check verifies it). `errors` counts client operations that failed
  * — a read that got no value, a write the database refused — each once;
  * error replies from a node's full queue are `cache_errors`, whatever
- * follows them. Client latency is from the operation's start to its answer.
- *
- * A request record can be referred to by several events at once (a late GET
- * still being served while the client has timed out; a coalesced read
- * waiting on another); `pending` counts them (sim/engine.h).
+ * follows them.
  */
-#include "models/client.h"
+#include "models/client_internal.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "models/db.h"
-#include "models/health.h"
-#include "models/membership.h"
-#include "models/node.h"
-#include "models/workload.h"
-
-#define STALE_LOG_MAX 100          /* stale overwrites recorded one by one in events */
-#define LEASE_TTL_MS 10000         /* a lease not used within 10 s lapses (memcache's) */
-#define NO_WAITER UINT32_MAX
-#define RQF_OUTCOME 32             /* the read's hit or miss has been counted */
-
-_Static_assert((RQF_OUTCOME & (RQF_LATE | RQF_GUTTER | RQF_FILL | RQF_FALLBACK | RQF_WAITER)) == 0,
-               "RQF_OUTCOME is a flag of its own");
-
-static inline struct req *R(struct sim *s, uint32_t r)
-{
-    return req_at(&s->eng, r);
-}
-
-static inline struct tick_acc *TK(struct sim *s)
-{
-    return &s->cl->tk;
-}
-
 int clients_create(struct sim *s)
 {
     s->cl = xcalloc(1, sizeof(*s->cl));
-    if (rng_init(&s->cl->propagation, s->sc->seed, "propagation")) {
+    if (rng_init(&s->cl->propagation, s->sc->seed, "propagation") || traces_create(s)) {
         sim_fail(s, "cannot allocate random streams");
         return -1;
     }
@@ -111,8 +60,10 @@ void clients_destroy(struct sim *s)
     free(s->inst);
     s->inst = NULL;
     s->n_inst = 0;
-    if (s->cl)
+    if (s->cl) {
         rng_deinit(&s->cl->propagation);
+        traces_destroy(s);
+    }
     free(s->cl);
     s->cl = NULL;
 }
@@ -196,12 +147,12 @@ void client_readmit(struct sim *s, uint32_t inst, uint32_t node)
 
 /* ---- health reports ------------------------------------------------------------------ */
 
-static void report_success(struct sim *s, const struct instance *in, uint32_t node)
+void client_report_success(struct sim *s, const struct instance *in, uint32_t node)
 {
     health_success(s, in->index, node);
 }
 
-static void report_failure(struct sim *s, struct instance *in, uint32_t node, const char *what)
+void client_report_failure(struct sim *s, struct instance *in, uint32_t node, const char *what)
 {
     if (health_failure(s, in->index, in->epoch, node, what))
         refresh_view(s, in);
@@ -209,14 +160,16 @@ static void report_failure(struct sim *s, struct instance *in, uint32_t node, co
 
 /* ---- routing ---------------------------------------------------------------------- */
 
-static uint32_t route(struct sim *s, struct instance *in, uint32_t key, uint8_t *flags)
+uint32_t client_route(struct sim *s, struct instance *in, uint32_t key, uint8_t *flags)
 {
-    uint64_t pos = s->wl->ks.rec[key].pos;
-    const struct placement *pl = in->view->pl;
+    const struct view *v = in->view;
+    uint64_t pos = view_position(s, v, key);
+    const struct placement *pl = v->pl;
     uint32_t n;
-    if (s->pp.algo == PLACE_BOUNDED && pl->n_members) {
+    if (pl->params.algo == PLACE_BOUNDED && pl->n_members) {
         uint64_t total = (uint64_t)s->inflight_total + 1;
-        uint32_t cap = (uint32_t)ceil(s->pp.load_factor * (double)total / (double)pl->n_members);
+        uint32_t cap = (uint32_t)ceil(pl->params.load_factor * (double)total
+                                      / (double)pl->n_members);
         n = placement_lookup_bounded(pl, pos, s->inflight, cap);
     } else {
         n = placement_lookup(pl, pos);
@@ -224,7 +177,7 @@ static uint32_t route(struct sim *s, struct instance *in, uint32_t key, uint8_t 
     if (n != PLACE_NONE && s->n_gutter) {
         const struct epoch *e = membership_epoch(s, in->epoch);
         if (health_inst_ejected(s, in->index, n) || e->ejected[n]) {
-            n = placement_lookup(membership_gutter(s), pos);
+            n = placement_lookup(membership_gutter(s), s->wl->ks.rec[key].pos);
             *flags |= RQF_GUTTER;
         }
     }
@@ -237,14 +190,13 @@ static bool in_fallback_window(const struct sim *s, const struct instance *in)
     return in->prev_view && s->eng.now_ns - in->adopted_ns < s->sc->clients.fallback_window_ns;
 }
 
-/* The previous epoch's owner of the key, if the instance has one that
- * differs from `current` and is still worth asking. */
-static uint32_t previous_owner(struct sim *s, const struct instance *in, uint32_t key,
+uint32_t client_previous_owner(struct sim *s, const struct instance *in, uint32_t key,
                                uint32_t current)
 {
     if (!in_fallback_window(s, in))
         return PLACE_NONE;
-    uint32_t p = placement_lookup(in->prev_view->pl, s->wl->ks.rec[key].pos);
+    const struct view *pv = in->prev_view;
+    uint32_t p = placement_lookup(pv->pl, view_position(s, pv, key));
     if (p == current || p == PLACE_NONE || s->nodes[p].gutter)
         return PLACE_NONE;
     if (health_inst_ejected(s, in->index, p) || membership_epoch(s, in->epoch)->ejected[p])
@@ -252,376 +204,26 @@ static uint32_t previous_owner(struct sim *s, const struct instance *in, uint32_
     return p;
 }
 
-/* ---- outcomes ---------------------------------------------------------------------- */
-
-static void outcome(struct sim *s, struct req *q, bool hit)
-{
-    assert(q->kind == RQ_READ && !(q->flags & RQF_OUTCOME));
-    q->flags |= RQF_OUTCOME;
-    if (hit)
-        TK(s)->hits++;
-    else
-        TK(s)->misses++;
-}
-
-/* A client operation failed (counted once per operation). */
-static void client_failed(struct sim *s)
-{
-    TK(s)->errors++;
-}
-
-/* ---- leases (fill: lease) -------------------------------------------------------- */
-
-static bool lease_mode(const struct sim *s)
-{
-    return s->sc->clients.fill == FILL_LEASE;
-}
-
-/* At a miss: the node grants a token unless a live one is out for the key. */
-static uint32_t lease_grant(struct sim *s, struct node *n, uint32_t key)
-{
-    uint64_t now_ms = (uint64_t)(s->eng.now_ns / NS_PER_MS);
-    uint64_t *v = u64map_get(&n->leases, key);
-    if (v && now_ms - (*v >> 32) < LEASE_TTL_MS)
-        return 0; /* someone else is filling it */
-    uint32_t token = ++s->cl->next_lease;
-    u64map_put(&n->leases, key, now_ms << 32 | token);
-    return token;
-}
-
-/* A fill under a lease: allowed only with the key's current token. */
-static bool lease_redeem(struct node *n, uint32_t key, uint32_t token)
-{
-    uint64_t *v = u64map_get(&n->leases, key);
-    if (!v || (uint32_t)*v != token)
-        return false;
-    u64map_del(&n->leases, key);
-    return true;
-}
-
-/* ---- the database leg ------------------------------------------------------------ */
-
-/* Backfill limit: a token bucket per instance, one second of burst. */
-static bool take_token(struct sim *s, struct instance *in)
-{
-    double rate = s->sc->clients.backfill_qps;
-    if (rate <= 0)
-        return true;
-    in->tokens += (double)(s->eng.now_ns - in->tokens_ns) * rate / 1e9;
-    in->tokens_ns = s->eng.now_ns;
-    if (in->tokens > MAX(1.0, rate))
-        in->tokens = MAX(1.0, rate);
-    if (in->tokens < 1.0)
-        return false;
-    in->tokens -= 1.0;
-    return true;
-}
-
-static void read_db(struct sim *s, uint32_t r)
+void client_send_get(struct sim *s, uint32_t r, uint32_t nid)
 {
     struct req *q = R(s, r);
-    struct instance *in = &s->inst[q->inst];
-    q->next_waiter = NO_WAITER;
-    if (s->sc->clients.coalesce) {
-        uint64_t *leader = u64map_get(&in->db_reads, q->key);
-        if (leader) { /* join the read in flight; the leader fills */
-            struct req *l = R(s, (uint32_t)*leader);
-            q->flags |= RQF_WAITER;
-            q->next_waiter = l->next_waiter;
-            l->next_waiter = r;
-            q->pending++;
-            return;
-        }
-    }
-    int64_t done;
-    if (!take_token(s, in) || db_submit(s, &done)) {
-        client_failed(s);
-        return;
-    }
-    if (s->sc->clients.coalesce)
-        u64map_put(&in->db_reads, q->key, r);
-    q->t_db_ns = s->eng.now_ns;
-    req_schedule(&s->eng, r, done, EVK_DB_DONE);
+    q->epoch = s->inst[q->inst].epoch;
+    if (q->flags & RQF_SAMPLED)
+        trace_asked(s, r, nid);
+    net_send_get(s, r, nid);
 }
 
-/* After a timeout or an error reply: the database, or fail (on_timeout). */
-static void after_failure(struct sim *s, uint32_t r)
-{
-    R(s, r)->flags &= (uint8_t)~RQF_FILL;
-    if (s->sc->clients.on_timeout == ON_TIMEOUT_DB)
-        read_db(s, r);
-    else
-        client_failed(s);
-}
-
-/* ---- cache operations after the database --------------------------------------------- */
-
-static void send_node_op(struct sim *s, uint32_t r, uint32_t node, enum req_kind kind,
-                         uint32_t version)
+void client_send_op(struct sim *s, uint32_t r, uint32_t node, enum req_kind kind,
+                    uint32_t version)
 {
     struct req *q = R(s, r);
-    struct node *n = &s->nodes[node];
-    int64_t done, t = s->eng.now_ns + n->half_rtt_ns;
-    int rc = kind == RQ_INVALIDATE
-                 ? node_submit(s, n, t, &done)
-                 : node_set_submit(s, n, t, keyspace_item_bytes(&s->wl->ks, q->key), &done);
-    if (rc)
-        return; /* lost or refused: nothing changes at the node */
-    q->node = node;
     q->kind = (uint8_t)kind;
     q->version = version;
-    q->incarnation = n->incarnation;
-    req_schedule(&s->eng, r, done, EVK_NODE_OP_DONE);
+    q->epoch = s->inst[q->inst].epoch;
+    net_send_op(s, r, node);
 }
 
-static void log_stale(struct sim *s, const struct req *q, const struct node *n,
-                      const struct store_set_result *res)
-{
-    char buf[512];
-    const char *name = keyspace_name(&s->wl->ks, q->key, buf, sizeof buf);
-    uint32_t dbv = db_version(s->db, q->key);
-    const char *how = q->kind == RQ_WRITE_THROUGH ? "write-through" : "fill";
-    if (res->replaced)
-        sim_event(s, "stale_overwrite", n->id,
-                  "key %s: %s of v%u over cached v%u; database has v%u%s", name, how, q->version,
-                  res->old_version, dbv, res->old_version > q->version ? " (clobber)" : "");
-    else
-        sim_event(s, "stale_overwrite", n->id, "key %s: %s of v%u; database has v%u", name, how,
-                  q->version, dbv);
-}
-
-void client_node_op_done(struct sim *s, uint32_t r)
-{
-    struct req *q = R(s, r);
-    struct node *n = &s->nodes[q->node];
-    if (n->incarnation != q->incarnation)
-        return; /* the node crashed or left: the operation was lost */
-    if (q->kind == RQ_INVALIDATE) {
-        store_delete(&n->store, q->key);
-        u64map_del(&n->leases, q->key); /* voids an outstanding lease */
-        return;
-    }
-    enum store_mode mode = STORE_SET;
-    if (q->kind == RQ_FILL) {
-        if (s->sc->clients.fill == FILL_ADD)
-            mode = STORE_ADD;
-        else if (s->sc->clients.fill == FILL_VERSIONED)
-            mode = STORE_NEWER;
-        else if (lease_mode(s) && !lease_redeem(n, q->key, q->lease))
-            return; /* the lease was voided by a delete or set since */
-    } else {
-        u64map_del(&n->leases, q->key); /* a write-through voids leases too */
-    }
-    int64_t now = s->eng.now_ns;
-    int64_t ttl = (q->flags & RQF_GUTTER) ? s->sc->health.gutter_ttl_ns : s->sc->workload.ttl_ns;
-    struct store_set_result res = store_set(&n->store, q->key, q->version,
-                                            keyspace_item_bytes(&s->wl->ks, q->key),
-                                            ttl ? now + ttl : 0, now, mode);
-    if (res.stored && q->version < db_version(s->db, q->key)) {
-        TK(s)->stale_overwrites++;
-        if (res.replaced && res.old_version > q->version)
-            TK(s)->clobbers++;
-        if (s->cl->stale_logged++ < STALE_LOG_MAX)
-            log_stale(s, q, n, &res);
-    }
-}
-
-/* Fills the read's fill node with version (if the read fills at all). */
-static void fill(struct sim *s, uint32_t r, uint32_t version)
-{
-    struct req *q = R(s, r);
-    if (!(q->flags & RQF_FILL) || q->fill_node == PLACE_NONE || s->sc->clients.fill == FILL_NONE)
-        return;
-    if (lease_mode(s) && !q->lease)
-        return; /* no token: another client fills */
-    send_node_op(s, r, q->fill_node, RQ_FILL, version);
-}
-
-/* In the fallback window, a write also invalidates the key at its owner in
- * the writer's previous epoch (a record of its own). */
-static void invalidate_previous_owner(struct sim *s, const struct req *w, uint32_t current)
-{
-    const struct instance *in = &s->inst[w->inst];
-    uint32_t p = previous_owner(s, in, w->key, current);
-    if (p == PLACE_NONE)
-        return;
-    uint32_t r = req_alloc(&s->eng);
-    struct req *q = R(s, r);
-    q->key = w->key;
-    q->inst = w->inst;
-    q->flags = 0;
-    q->node = q->fill_node = PLACE_NONE;
-    q->lease = 0;
-    q->next_waiter = NO_WAITER;
-    q->t0_ns = w->t0_ns;
-    q->kind = RQ_INVALIDATE;
-    send_node_op(s, r, p, RQ_INVALIDATE, 0);
-    req_put(&s->eng, r);
-}
-
-static void write_committed(struct sim *s, uint32_t r)
-{
-    struct req *q = R(s, r);
-    uint32_t v = db_write_done(s, q->t_db_ns, q->key);
-    uint8_t flags = 0;
-    struct instance *in = &s->inst[q->inst];
-    uint32_t n = route(s, in, q->key, &flags);
-    if (n == PLACE_NONE)
-        return;
-    q->flags = flags;
-    send_node_op(s, r, n, s->sc->clients.write == WRITE_INVALIDATE ? RQ_INVALIDATE
-                                                                    : RQ_WRITE_THROUGH, v);
-    if (s->sc->clients.fallback_to_previous_owner && s->sc->clients.invalidate_previous_owner)
-        invalidate_previous_owner(s, R(s, r), n);
-}
-
-void client_db_done(struct sim *s, uint32_t r)
-{
-    struct req *q = R(s, r);
-    lhist_add(&TK(s)->client_lat, s->eng.now_ns - q->t0_ns);
-    if (q->kind == RQ_WRITE) {
-        write_committed(s, r);
-        return;
-    }
-    db_read_done(s, q->t_db_ns);
-    if (s->sc->clients.coalesce) {
-        struct instance *in = &s->inst[q->inst];
-        uint64_t *leader = u64map_get(&in->db_reads, q->key);
-        if (leader && *leader == r)
-            u64map_del(&in->db_reads, q->key);
-        for (uint32_t w = q->next_waiter; w != NO_WAITER;) { /* answer the waiters */
-            uint32_t next = R(s, w)->next_waiter;
-            lhist_add(&TK(s)->client_lat, s->eng.now_ns - R(s, w)->t0_ns);
-            req_put(&s->eng, w);
-            w = next;
-        }
-        q->next_waiter = NO_WAITER;
-    }
-    fill(s, r, db_version(s->db, q->key));
-}
-
-/* ---- the read path ---------------------------------------------------------------------- */
-
-/* Sends a GET for r to node nid; flags say why (gutter, fallback). */
-static void send_get_to(struct sim *s, uint32_t r, uint32_t nid)
-{
-    struct req *q = R(s, r);
-    struct node *n = &s->nodes[nid];
-    int64_t now = s->eng.now_ns, timeout = s->sc->clients.timeout_ns;
-    q->node = nid;
-    q->t_get_ns = now;
-    int64_t t_arrive = now + n->half_rtt_ns, done, reply;
-    int rc = node_get(s, n, t_arrive, &done, &reply);
-    if (rc == 1) { /* down: never answers */
-        req_schedule(&s->eng, r, now + timeout, EVK_TIMEOUT);
-        return;
-    }
-    if (rc < 0) {
-        req_schedule(&s->eng, r, t_arrive + n->half_rtt_ns, EVK_REJECTED);
-        return;
-    }
-    q->incarnation = n->incarnation;
-    q->t_resp_ns = reply + n->half_rtt_ns;
-    q->flags &= (uint8_t)~RQF_LATE;
-    req_schedule(&s->eng, r, done, EVK_GET_DONE);
-    if (q->t_resp_ns - now > timeout) {
-        q->flags |= RQF_LATE;
-        req_schedule(&s->eng, r, now + timeout, EVK_TIMEOUT);
-    }
-}
-
-static void send_get(struct sim *s, uint32_t r)
-{
-    struct req *q = R(s, r);
-    uint8_t flags = 0;
-    uint32_t nid = route(s, &s->inst[q->inst], q->key, &flags);
-    q->flags |= flags;
-    if (nid == PLACE_NONE) {
-        /* no node to ask: straight to the database, nothing to fill */
-        q->node = PLACE_NONE;
-        outcome(s, q, false);
-        read_db(s, r);
-        return;
-    }
-    send_get_to(s, r, nid);
-}
-
-void client_get_done(struct sim *s, uint32_t r)
-{
-    struct req *q = R(s, r);
-    struct node *n = &s->nodes[q->node];
-    if (n->incarnation != q->incarnation) {
-        /* the node crashed or left while the GET was queued: no reply */
-        if (!(q->flags & RQF_LATE))
-            req_schedule(&s->eng, r,
-                         MAX(s->eng.now_ns, q->t_get_ns + s->sc->clients.timeout_ns), EVK_TIMEOUT);
-        return;
-    }
-    struct item *it = node_serve_get(s, n, q->key);
-    if (q->flags & RQF_LATE)
-        return; /* the client has given up (or will, before this reply arrives) */
-    if (it) {
-        outcome(s, q, true);
-        if (it->version < db_version(s->db, q->key))
-            TK(s)->stale_reads++;
-        lhist_add(&TK(s)->client_lat, q->t_resp_ns - q->t0_ns);
-        report_success(s, &s->inst[q->inst], q->node);
-        if (q->flags & RQF_FALLBACK) { /* warm the new owner with the old owner's copy */
-            TK(s)->fallback_reads++;
-            fill(s, r, it->version);
-        }
-        return;
-    }
-    if (lease_mode(s) && !(q->flags & RQF_FALLBACK))
-        q->lease = lease_grant(s, n, q->key);
-    req_schedule(&s->eng, r, q->t_resp_ns, EVK_GET_RESP);
-}
-
-void client_get_resp(struct sim *s, uint32_t r)
-{
-    struct req *q = R(s, r);
-    struct instance *in = &s->inst[q->inst];
-    report_success(s, in, q->node);
-    q->flags |= RQF_FILL;
-    if (!(q->flags & RQF_FALLBACK)) {
-        q->fill_node = q->node;
-        if (s->sc->clients.fallback_to_previous_owner) {
-            uint32_t p = previous_owner(s, in, q->key, q->node);
-            if (p != PLACE_NONE) {
-                q->flags |= RQF_FALLBACK;
-                send_get_to(s, r, p);
-                return;
-            }
-        }
-    }
-    outcome(s, q, false);
-    read_db(s, r);
-}
-
-/* A timeout, or an error reply from a full queue: the read has missed. */
-static void get_failed(struct sim *s, uint32_t r, bool rejected)
-{
-    struct req *q = R(s, r);
-    outcome(s, q, false);
-    if (rejected)
-        TK(s)->cache_errors++;
-    else
-        TK(s)->timeouts++;
-    report_failure(s, &s->inst[q->inst], q->node, rejected ? "queue full" : "timeout");
-    after_failure(s, r);
-}
-
-void client_timeout(struct sim *s, uint32_t r)
-{
-    get_failed(s, r, false);
-}
-
-void client_rejected(struct sim *s, uint32_t r)
-{
-    get_failed(s, r, true);
-}
-
-/* ---- entry points ------------------------------------------------------------------------ */
+/* ---- entry point ------------------------------------------------------------------------ */
 
 void client_arrival(struct sim *s, int64_t t_ns, uint32_t inst, bool is_write, uint32_t key)
 {
@@ -632,24 +234,15 @@ void client_arrival(struct sim *s, int64_t t_ns, uint32_t inst, bool is_write, u
     q->key = key;
     q->inst = inst;
     q->flags = 0;
+    q->attempt = 0;
     q->node = q->fill_node = PLACE_NONE;
     q->lease = 0;
     q->next_waiter = NO_WAITER;
-    if (is_write) {
-        TK(s)->writes++;
-        q->kind = RQ_WRITE;
-        int64_t done;
-        if (db_submit(s, &done)) {
-            client_failed(s);
-        } else {
-            q->t_db_ns = s->eng.now_ns;
-            req_schedule(&s->eng, r, done, EVK_DB_DONE);
-        }
-    } else {
-        TK(s)->reads++;
-        q->kind = RQ_READ;
-        send_get(s, r);
-    }
+    trace_arrival(s, r, is_write);
+    if (is_write)
+        client_start_write(s, r);
+    else
+        client_start_read(s, r);
     req_put(&s->eng, r);
 }
 

@@ -37,8 +37,11 @@ struct tick_acc {
     struct lhist client_lat;
 };
 
+struct traces;
+
 struct clients {
     struct tick_acc tk;
+    struct traces *traces;   /* sampled request traces (client_trace.c), or NULL */
     uint32_t next_lease;     /* lease tokens: 1, 2, ... */
     int64_t stale_logged;    /* stale overwrites recorded one by one in events */
     struct rng propagation;  /* central mode: each instance's adoption delay */
@@ -49,13 +52,15 @@ void clients_destroy(struct sim *s);
 
 /* A new operation from the workload. */
 void client_arrival(struct sim *s, int64_t t_ns, uint32_t inst, bool is_write, uint32_t key);
-/* The request events (a: the request record). */
-void client_get_done(struct sim *s, uint32_t r);
-void client_get_resp(struct sim *s, uint32_t r);
-void client_timeout(struct sim *s, uint32_t r);
-void client_rejected(struct sim *s, uint32_t r);
-void client_db_done(struct sim *s, uint32_t r);
-void client_node_op_done(struct sim *s, uint32_t r);
+/* The request events (r: the request record, b: the attempt it is about). */
+void client_get_done(struct sim *s, uint32_t r, uint32_t b);
+void client_get_resp(struct sim *s, uint32_t r, uint32_t b);
+void client_timeout(struct sim *s, uint32_t r, uint32_t b);
+void client_rejected(struct sim *s, uint32_t r, uint32_t b);
+void client_moved(struct sim *s, uint32_t r, uint32_t b);
+void client_db_done(struct sim *s, uint32_t r, uint32_t b);
+void client_node_op_done(struct sim *s, uint32_t r, uint32_t b);
+void client_backfill(struct sim *s, uint32_t r, uint32_t b);
 /* EVK_READMIT: instance inst's retry_after for node has passed. */
 void client_readmit(struct sim *s, uint32_t inst, uint32_t node);
 

@@ -82,7 +82,8 @@ uint32_t membership_count(const struct sim *s)
 
 /* ---- placements and views ---------------------------------------------------- */
 
-/* Builds the placement of an epoch's members minus exclusions. */
+/* Builds the placement of an epoch's members minus exclusions, from the
+ * epoch's own snapshot (weights, addresses, routing generation). */
 static struct placement *build_placement(struct sim *s, const struct epoch *e,
                                          const uint8_t *excluded, const struct placement *prev)
 {
@@ -97,13 +98,13 @@ static struct placement *build_placement(struct sim *s, const struct epoch *e,
         if (excluded && excluded[i])
             continue;
         m[n].id = s->nodes[i].id;
-        m[n].address = s->nodes[i].address;
-        m[n].weight = s->nodes[i].weight;
+        m[n].address = e->address[i];
+        m[n].weight = e->weight[i];
         m[n].node = i;
         n++;
     }
     char err[256];
-    struct placement *pl = placement_create(&s->pp, m, n, prev, err, sizeof err);
+    struct placement *pl = placement_create(&s->mb->gens[e->gen].pp, m, n, prev, err, sizeof err);
     free(m);
     if (!pl)
         sim_fail(s, "cannot build the ring for epoch %u: %s", e->id, err);
@@ -116,6 +117,7 @@ static struct view *view_new(struct sim *s, struct placement *pl, uint32_t epoch
     struct view *v = xcalloc(1, sizeof(*v));
     v->pl = pl;
     v->epoch = epoch;
+    v->pos = m->gens[membership_epoch(s, epoch)->gen].pos;
     v->refs = 1;
     v->next = m->views;
     m->views = v;
@@ -167,6 +169,28 @@ void view_release(struct sim *s, struct view *v)
 
 /* ---- epochs ---------------------------------------------------------------------- */
 
+/* An address the epochs can point to for the rest of the run. */
+static const char *keep_string(struct membership *m, const char *prev, const char *now)
+{
+    if (prev && !strcmp(prev, now))
+        return prev;
+    if (m->n_strings == m->cap_strings) {
+        m->cap_strings = m->cap_strings ? m->cap_strings * 2 : 64;
+        m->strings = xrealloc(m->strings, m->cap_strings * sizeof(*m->strings));
+    }
+    return m->strings[m->n_strings++] = xstrdup(now);
+}
+
+/* A node's placement weight under a generation: its weight, and for ring
+ * and bounded its own vnodes over the generation's (set_vnodes). */
+static double placement_weight(const struct sim *s, const struct routing_gen *g, uint32_t i)
+{
+    double w = s->nodes[i].weight, v = s->mb->vnodes[i];
+    if (v > 0 && (g->pp.algo == PLACE_RING || g->pp.algo == PLACE_BOUNDED))
+        w *= v / (double)g->pp.vnodes;
+    return w;
+}
+
 static struct epoch *new_epoch(struct sim *s)
 {
     struct membership *m = s->mb;
@@ -174,15 +198,23 @@ static struct epoch *new_epoch(struct sim *s)
         m->cap_epochs = m->cap_epochs ? m->cap_epochs * 2 : 16;
         m->epochs = xrealloc(m->epochs, m->cap_epochs * sizeof(*m->epochs));
     }
+    const struct epoch *prev = m->n_epochs ? &m->epochs[m->n_epochs - 1] : NULL;
     struct epoch *e = &m->epochs[m->n_epochs++];
     memset(e, 0, sizeof(*e));
     e->id = m->n_epochs;
+    e->gen = m->n_gens - 1;
+    e->published_ns = s->eng.now_ns;
     e->member = xmalloc(s->n_nodes + 1);
     e->ejected = xmalloc(s->n_nodes + 1);
+    e->weight = xcalloc(s->n_nodes + 1, sizeof(*e->weight));
+    e->address = xcalloc(s->n_nodes + 1, sizeof(*e->address));
     memcpy(e->member, m->member, s->n_nodes);
     memcpy(e->ejected, m->ejected, s->n_nodes);
-    for (uint32_t i = 0; i < s->n_nodes; i++)
+    for (uint32_t i = 0; i < s->n_nodes; i++) {
         e->n_ejected += m->ejected[i] != 0;
+        e->weight[i] = placement_weight(s, &m->gens[e->gen], i);
+        e->address[i] = keep_string(m, prev ? prev->address[i] : NULL, s->nodes[i].address);
+    }
     return e;
 }
 
@@ -208,7 +240,7 @@ static int build_gutter(struct sim *s, char *err, size_t errlen)
         m[g].weight = 1.0;
         m[g].node = n->index;
     }
-    s->mb->gutter = placement_create(&s->pp, m, s->n_gutter, NULL, err, errlen);
+    s->mb->gutter = placement_create(&s->mb->gens[0].pp, m, s->n_gutter, NULL, err, errlen);
     free(m);
     return s->mb->gutter ? 0 : -1;
 }
@@ -217,6 +249,12 @@ int membership_create(struct sim *s, char *err, size_t errlen)
 {
     struct membership *m = s->mb = xcalloc(1, sizeof(*s->mb));
     sb_init(&m->pending_why);
+    m->gens = xcalloc(1, sizeof(*m->gens));
+    m->n_gens = 1;
+    m->gens[0].pp = s->pp;
+    m->gens[0].point_format = xstrdup(s->pp.point_format ? s->pp.point_format : "");
+    m->gens[0].pp.point_format = m->gens[0].point_format;
+    m->vnodes = xcalloc(s->n_nodes + 1, sizeof(*m->vnodes));
     m->member = xcalloc(s->n_nodes + 1, 1);
     m->ejected = xcalloc(s->n_nodes + 1, 1);
     for (uint32_t i = 0; i < s->n_nodes; i++)
@@ -239,8 +277,20 @@ void membership_destroy(struct sim *s)
             view_release(s, m->epochs[i].base);
         free(m->epochs[i].member);
         free(m->epochs[i].ejected);
+        free(m->epochs[i].weight);
+        free(m->epochs[i].address);
     }
     free(m->epochs);
+    for (uint32_t g = 0; g < m->n_gens; g++) {
+        free(m->gens[g].point_format);
+        if (m->gens[g].pos_owned)
+            free(m->gens[g].pos);
+    }
+    free(m->gens);
+    for (size_t i = 0; i < m->n_strings; i++)
+        free(m->strings[i]);
+    free(m->strings);
+    free(m->vnodes);
     while (m->views) { /* views still held by instances */
         struct view *v = m->views;
         v->refs = 1;
@@ -270,9 +320,13 @@ void membership_drop(struct sim *s, uint32_t epoch)
 void membership_trim(struct sim *s)
 {
     struct membership *m = s->mb;
+    int64_t fence_delay = s->sc->routing.fence_delay_ns;
     for (uint32_t i = 0; i + 2 < m->n_epochs; i++) {
         struct epoch *e = &m->epochs[i];
-        if (e->base && !e->holders) {
+        /* with fencing, nodes may still know it until its successor is fence_delay old */
+        bool known = s->sc->routing.fencing != FENCE_NONE
+                     && m->epochs[i + 1].published_ns + fence_delay > s->eng.now_ns;
+        if (e->base && !e->holders && !known) {
             view_release(s, e->base);
             e->base = NULL;
         }
@@ -281,13 +335,12 @@ void membership_trim(struct sim *s)
 
 /* ---- publication -------------------------------------------------------------------- */
 
-static int64_t count_moved(const struct sim *s, const struct placement *a,
-                           const struct placement *b)
+static int64_t count_moved(const struct sim *s, const struct view *a, const struct view *b)
 {
     int64_t moved = 0;
-    const struct key_rec *rec = s->wl->ks.rec;
     for (uint32_t k = 0; k < s->wl->ks.n_keys; k++)
-        moved += placement_lookup(a, rec[k].pos) != placement_lookup(b, rec[k].pos);
+        moved += placement_lookup(a->pl, view_position(s, a, k))
+                 != placement_lookup(b->pl, view_position(s, b, k));
     return moved;
 }
 
@@ -308,11 +361,12 @@ uint32_t membership_publish(struct sim *s)
     uint32_t old_id = membership_latest(s)->id;
     struct epoch *e = new_epoch(s);
     struct epoch *old = membership_epoch(s, old_id); /* the array may have moved */
-    if (build_base(s, e, old->base ? old->base->pl : NULL)) {
+    const struct placement *prev = old->base && old->gen == e->gen ? old->base->pl : NULL;
+    if (build_base(s, e, prev)) {
         sb_reset(&m->pending_why);
         return 0;
     }
-    int64_t moved = old->base ? count_moved(s, old->base->pl, e->base->pl) : 0;
+    int64_t moved = old->base ? count_moved(s, old->base, e->base) : 0;
     m->keys_moved += moved;
     uint32_t n_members = 0;
     for (uint32_t i = 0; i < s->n_nodes; i++)
@@ -321,6 +375,108 @@ uint32_t membership_publish(struct sim *s)
               m->pending_why.buf, n_members, (long long)moved);
     sb_reset(&m->pending_why);
     return e->id;
+}
+
+/* ---- routing generations ------------------------------------------------------- */
+
+/* What a key's position depends on: the hash, and the algorithm's kind of
+ * position (ketama: 32 bits; slots: CRC16; the others: the hash's). */
+static bool same_positions(const struct place_params *a, const struct place_params *b)
+{
+    int ka = a->algo == PLACE_KETAMA ? 1 : a->algo == PLACE_SLOTS ? 2 : 0;
+    int kb = b->algo == PLACE_KETAMA ? 1 : b->algo == PLACE_SLOTS ? 2 : 0;
+    return ka == kb && (ka == 2 || a->hash == b->hash);
+}
+
+int membership_set_routing(struct sim *s, const struct place_params *pp)
+{
+    struct membership *m = s->mb;
+    const struct routing_gen *cur = &m->gens[m->n_gens - 1];
+    struct routing_gen g = {*pp, xstrdup(pp->point_format ? pp->point_format : ""), NULL, false};
+    g.pp.point_format = g.point_format;
+    if (same_positions(&cur->pp, pp)) {
+        g.pos = cur->pos; /* shared: owned by the generation that computed it */
+    } else {
+        const struct keyspace *ks = &s->wl->ks;
+        g.pos = malloc((size_t)(ks->n_total ? ks->n_total : 1) * sizeof(*g.pos));
+        if (!g.pos) {
+            free(g.point_format);
+            sim_fail(s, "out of memory for the key positions of a new routing");
+            return -1;
+        }
+        g.pos_owned = true;
+        char buf[512];
+        for (uint32_t k = 0; k < ks->n_total; k++) {
+            const char *name = keyspace_name(ks, k, buf, sizeof buf);
+            g.pos[k] = placement_key_position(&g.pp, name, strlen(name));
+        }
+    }
+    m->gens = xrealloc(m->gens, (m->n_gens + 1) * sizeof(*m->gens));
+    m->gens[m->n_gens++] = g;
+    return 0;
+}
+
+void membership_set_vnodes(struct sim *s, uint32_t node, uint32_t vnodes)
+{
+    s->mb->vnodes[node] = vnodes;
+}
+
+double membership_node_vnodes(const struct sim *s, uint32_t node)
+{
+    double v = s->mb->vnodes[node];
+    return v > 0 ? v : membership_routing(s)->vnodes;
+}
+
+struct placement *membership_future(struct sim *s, uint32_t node, bool member)
+{
+    struct membership *m = s->mb;
+    uint8_t was = m->member[node];
+    m->member[node] = member;
+    /* a snapshot of the membership as it would be published now */
+    struct epoch e;
+    memset(&e, 0, sizeof e);
+    e.id = m->n_epochs + 1;
+    e.gen = m->n_gens - 1;
+    e.member = m->member;
+    e.ejected = m->ejected;
+    e.weight = xcalloc(s->n_nodes + 1, sizeof(*e.weight));
+    e.address = xcalloc(s->n_nodes + 1, sizeof(*e.address));
+    for (uint32_t i = 0; i < s->n_nodes; i++) {
+        e.weight[i] = placement_weight(s, &m->gens[e.gen], i);
+        e.address[i] = s->nodes[i].address;
+    }
+    const struct epoch *last = membership_latest(s);
+    const struct placement *prev = last->base && last->gen == e.gen ? last->base->pl : NULL;
+    struct placement *pl = build_placement(s, &e, NULL, prev); /* slots: moves from now */
+    free(e.weight);
+    free(e.address);
+    m->member[node] = was;
+    return pl;
+}
+
+/* ---- fencing ---------------------------------------------------------------------- */
+
+uint32_t membership_known_epoch(struct sim *s, int64_t t_ns)
+{
+    const struct membership *m = s->mb;
+    int64_t delay = s->sc->routing.fence_delay_ns;
+    uint32_t i = m->n_epochs;
+    while (i > 1 && m->epochs[i - 1].published_ns + delay > t_ns)
+        i--;
+    return i;
+}
+
+uint32_t membership_owner(struct sim *s, uint32_t epoch, uint32_t key)
+{
+    struct epoch *e = membership_epoch(s, epoch);
+    if (!e->base) { /* trimmed: build it again (it stays until trimmed again) */
+        struct view *v = view_get(s, epoch, NULL);
+        if (!v)
+            return PLACE_NONE;
+        e = membership_epoch(s, epoch);
+        e->base = v;
+    }
+    return placement_lookup(e->base->pl, view_position(s, e->base, key));
 }
 
 const char *membership_check(const struct sim *s)

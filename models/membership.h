@@ -12,8 +12,20 @@
 #include "models/placement/placement.h"
 #include "sim/sim.h"
 
+/* A routing generation: the placement parameters a set of epochs uses.
+ * Generation 0 is the scenario's routing section; each set_routing event
+ * starts another. Key positions depend only on the algorithm and the hash:
+ * a generation that changes neither shares its predecessor's positions. */
+struct routing_gen {
+    struct place_params pp;
+    char *point_format;      /* owned (pp.point_format points here) */
+    uint64_t *pos;           /* per key; NULL: the keyspace's own (key_rec.pos) */
+    bool pos_owned;
+};
+
 struct view {
     struct placement *pl;
+    const uint64_t *pos;     /* key positions of its generation; NULL: key_rec.pos */
     uint32_t epoch;
     uint8_t *excluded;       /* per node, 1 = ejected locally (NULL: none) */
     uint32_t refs;
@@ -22,8 +34,12 @@ struct view {
 
 struct epoch {
     uint32_t id;
+    uint32_t gen;            /* its routing generation */
+    int64_t published_ns;
     uint8_t *member;         /* per node: in the ring */
     uint8_t *ejected;        /* per node: ejected centrally */
+    double *weight;          /* per node: its placement weight then (vnodes folded in) */
+    const char **address;    /* per node: its address then (strings owned by the membership) */
     uint32_t n_ejected;      /* how many are */
     uint32_t holders;        /* client instances that have adopted it and no later one */
     struct view *base;       /* members minus central ejections (rehash); NULL once trimmed */
@@ -40,6 +56,11 @@ struct membership {
     bool publish_pending;
     struct placement *gutter;  /* the gutter pool's placement, or NULL */
     int64_t keys_moved;      /* summed over publications */
+    struct routing_gen *gens;  /* routing generations; the last is the current one */
+    uint32_t n_gens;
+    double *vnodes;          /* per node: its own vnodes (0: the generation's) */
+    char **strings;          /* addresses the epochs point to */
+    size_t n_strings, cap_strings;
 };
 
 /* Epoch 1 from the nodes present at time 0, and the gutter's placement. */
@@ -56,6 +77,37 @@ static inline bool membership_is_ejected(const struct sim *s, uint32_t node);
 void membership_set_ejected(struct sim *s, uint32_t node, bool ejected);
 /* Members now (central ejections included). */
 uint32_t membership_count(const struct sim *s);
+
+/* The current routing (the last generation's parameters). */
+static inline const struct place_params *membership_routing(const struct sim *s)
+{
+    return &s->mb->gens[s->mb->n_gens - 1].pp;
+}
+/* Starts a routing generation with these parameters (set_routing): key
+ * positions are computed anew when the algorithm's kind of position or the
+ * hash changes (O(keys)). The next publication uses it. Returns 0 or -1. */
+int membership_set_routing(struct sim *s, const struct place_params *pp);
+/* Key positions under the current routing (NULL: the keyspace's own). */
+static inline const uint64_t *membership_current_positions(const struct sim *s)
+{
+    return s->mb->gens[s->mb->n_gens - 1].pos;
+}
+/* A node's own vnodes (set_vnodes; ring and bounded), from the next epoch on. */
+void membership_set_vnodes(struct sim *s, uint32_t node, uint32_t vnodes);
+/* A node's vnodes now: its own, or the current routing's. */
+double membership_node_vnodes(const struct sim *s, uint32_t node);
+/* A key's position under a view's routing. */
+static inline uint64_t view_position(const struct sim *s, const struct view *v, uint32_t key);
+
+/* The placement the current membership would have with node in (member
+ * true) or out, under the current routing (staged joins and drains).
+ * Caller destroys; NULL if it cannot be built (the run has failed). */
+struct placement *membership_future(struct sim *s, uint32_t node, bool member);
+
+/* Fencing: the epoch the nodes know at time t (published at least
+ * fence_delay before t), and a key's owner in an epoch (its base view). */
+uint32_t membership_known_epoch(struct sim *s, int64_t t_ns);
+uint32_t membership_owner(struct sim *s, uint32_t epoch, uint32_t key);
 
 /* Asks for a new epoch from the membership as it will be at the end of this
  * instant: every change made at one instant (two add_node events, two
@@ -83,6 +135,13 @@ static inline const struct placement *membership_gutter(const struct sim *s)
 
 /* Mirrored counts agree: epoch ejection counts, holders (tests). */
 const char *membership_check(const struct sim *s);
+
+#include "models/workload.h"
+
+static inline uint64_t view_position(const struct sim *s, const struct view *v, uint32_t key)
+{
+    return v->pos ? v->pos[key] : s->wl->ks.rec[key].pos;
+}
 
 static inline bool membership_is_member(const struct sim *s, uint32_t node)
 {

@@ -276,6 +276,11 @@ void node_set_address(struct node *n, const char *address)
     n->address = xstrdup(address ? address : n->id);
 }
 
+void node_set_weight(struct node *n, double weight)
+{
+    n->weight = weight;
+}
+
 void node_slow(struct node *n, double factor, int64_t latency_ns, uint32_t event)
 {
     n->slow_factor = factor;

@@ -81,6 +81,7 @@ void node_leave(struct sim *s, struct node *n);
 void node_crash(struct sim *s, struct node *n);
 void node_restart(struct sim *s, struct node *n);
 void node_set_address(struct node *n, const char *address);
+void node_set_weight(struct node *n, double weight);
 void node_slow(struct node *n, double factor, int64_t latency_ns, uint32_t event);
 /* Ends the slowness started by scenario event `event`; false if another
  * event has slowed the node since (or it is not slow). */

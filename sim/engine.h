@@ -24,6 +24,7 @@
 #include <assert.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "sim/eventq.h"
 #include "sim/sink.h"
@@ -32,14 +33,17 @@
 enum run_status { RUN_COMPLETE, RUN_INTERRUPTED, RUN_FAILED };
 
 /* What a request record is doing. */
-enum req_kind { RQ_READ, RQ_WRITE, RQ_FILL, RQ_INVALIDATE, RQ_WRITE_THROUGH };
+enum req_kind { RQ_READ, RQ_WRITE, RQ_FILL, RQ_INVALIDATE, RQ_WRITE_THROUGH, RQ_COPY };
 
 enum {
     RQF_LATE = 1,       /* the reply will miss the timeout: the client times out first */
     RQF_GUTTER = 2,     /* went to a gutter node (fills take gutter_ttl) */
     RQF_FILL = 4,       /* a read that fills fill_node after the database answers */
     RQF_FALLBACK = 8,   /* a GET to the key's previous owner after a miss at the new one */
-    RQF_WAITER = 16     /* waiting for another request's database read (coalesce) */
+    RQF_WAITER = 16,    /* waiting for another request's database read (coalesce) */
+    RQF_OUTCOME = 32,   /* a read: its hit or miss has been counted */
+    RQF_SAMPLED = 64,   /* recorded in the request trace */
+    RQF_FAILED = 128    /* a read: a timeout or an error reply came before its answer */
 };
 
 struct req {
@@ -55,6 +59,10 @@ struct req {
     uint32_t fill_node;  /* node a read fills, PLACE_NONE if none */
     uint32_t lease;      /* lease token granted by fill_node, 0 if none */
     uint32_t next_waiter;/* coalesce: next request waiting on the same read */
+    uint32_t epoch;      /* the ring epoch its current message was routed with (fencing) */
+    uint32_t redirect;   /* MOVED: the owner named; a copy: the transfer */
+    uint32_t redirect_epoch; /* MOVED: the node's epoch */
+    uint8_t attempt;     /* the current GET (replies about older ones are ignored) */
     uint8_t kind;        /* enum req_kind */
     uint8_t flags;       /* RQF_* */
     uint8_t pending;     /* references: the handler holding it, events about it */
@@ -106,11 +114,27 @@ static inline struct req *req_at(struct engine *e, uint32_t r)
     return &e->reqs.r[r];
 }
 
+/* Zeroes a fresh record's fields but its references and free-list link. */
+static inline void req_clear(struct req *q)
+{
+    uint8_t pending = q->pending;
+    memset(q, 0, sizeof(*q));
+    q->pending = pending;
+}
+
 /* Schedules an event about request r, which holds a reference until handled. */
 static inline void req_schedule(struct engine *e, uint32_t r, int64_t t_ns, unsigned kind)
 {
     e->reqs.r[r].pending++;
     engine_schedule(e, t_ns, kind, r, 0);
+}
+
+/* The same, about the request's GET number `attempt` (its b payload). */
+static inline void req_schedule_attempt(struct engine *e, uint32_t r, int64_t t_ns,
+                                        unsigned kind)
+{
+    e->reqs.r[r].pending++;
+    engine_schedule(e, t_ns, kind, r, e->reqs.r[r].attempt);
 }
 
 /* Drops one reference to r; the last one frees the record. */

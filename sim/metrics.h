@@ -50,7 +50,10 @@
     X(views,            I, "distinct ring views held by client instances at the tick's end") \
     X(client_mean_ms,   R, "mean latency of client operations finished in the tick") \
     X(cache_errors,     I, "GETs answered with an error reply because the node's queue was full (the read then goes on per on_timeout)") \
-    X(fallback_reads,   I, "reads answered by the key's previous owner after a miss at its new one (clients.fallback_to_previous_owner)")
+    X(fallback_reads,   I, "reads answered by the key's previous owner after a miss at its new one (clients.fallback_to_previous_owner)") \
+    X(redirects,        I, "operations a node answered MOVED or passed on to the key's owner (routing.fencing)") \
+    X(warm_copies,      I, "keys copied to their next owner by a staged join or drain (add_node warm, remove_node drain)") \
+    X(warm_db_reads,    I, "database reads made by a staged join warming from the database (warm.source: db)")
 
 #define NODE_TICK_FIELDS(X) \
     X(state,            T, "up, slow, crashed, ejected, removed or gutter, at the tick's end") \
@@ -71,6 +74,25 @@
     X(epoch,            I, "its ring epoch") \
     X(ejected,          T, "the nodes ejected in it (by the instance or centrally), comma-separated") \
     X(instances,        I, "client instances holding it at the tick's end")
+
+/* One sampled client operation (output.sample_requests): the `requests`
+ * table. Text fields may be NULL (SQL NULL); so are the integers given as
+ * REQUEST_NULL. */
+#define REQUEST_FIELDS(X) \
+    X(t_ns,             I, "when the operation started, in simulated nanoseconds") \
+    X(instance,         I, "the client instance") \
+    X(key,              T, "the key") \
+    X(op,               T, "get or set (a write)") \
+    X(epoch,            I, "the ring epoch the instance held when it started") \
+    X(owner,            T, "the key's owner in the instance's view then (the node it routed to)") \
+    X(previous_owner,   T, "the key's owner in the instance's previous epoch, when it differs; NULL otherwise") \
+    X(node,             T, "the nodes actually asked, in order, comma-separated (redirects, fallback and forwarding add to it); NULL if none") \
+    X(source,           T, "where the answer came from: node, previous_owner, db, or none (the operation failed)") \
+    X(version_seen,     I, "the version the client got (a read) or wrote (a write); NULL if none") \
+    X(db_version,       I, "the database's version of the key when the answer came") \
+    X(outcome,          T, "hit, miss, timeout, error or write") \
+    X(latency_us,       R, "from the start to the answer, in microseconds")
+#define REQUEST_NULL INT64_MIN
 
 #define SUMMARY_FIELDS(X) \
     X(requests,          I, "client operations started over the run") \
@@ -115,6 +137,10 @@ struct node_tick_row {
 struct view_tick_row {
     double t_s;
     VIEW_TICK_FIELDS(METRIC_FIELD)
+};
+
+struct request_row {
+    REQUEST_FIELDS(METRIC_FIELD)
 };
 
 struct summary_row {

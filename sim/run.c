@@ -23,7 +23,9 @@
 #include "models/db.h"
 #include "models/health.h"
 #include "models/membership.h"
+#include "models/net.h"
 #include "models/node.h"
+#include "models/transfer.h"
 #include "models/workload.h"
 #include "sim/run_internal.h"
 
@@ -72,8 +74,42 @@ static void on_adopt(struct sim *s, uint32_t a, uint32_t b)
     client_adopt(s, a, b);
 }
 
-/* Handlers of events about a request record (a: the record). */
-typedef void (*request_fn)(struct sim *s, uint32_t r);
+static void on_scenario_step(struct sim *s, uint32_t a, uint32_t b)
+{
+    run_scenario_step(s, a, b);
+}
+
+static void on_transfer_step(struct sim *s, uint32_t a, uint32_t b)
+{
+    (void)b;
+    transfer_step(s, a);
+}
+
+static void on_transfer_end(struct sim *s, uint32_t a, uint32_t b)
+{
+    (void)b;
+    transfer_end(s, a);
+}
+
+static void on_get_arrive(struct sim *s, uint32_t r, uint32_t b)
+{
+    net_get_arrive(s, r, b);
+}
+
+static void on_op_arrive(struct sim *s, uint32_t r, uint32_t b)
+{
+    (void)b;
+    net_op_arrive(s, r);
+}
+
+static void on_copy_read(struct sim *s, uint32_t r, uint32_t b)
+{
+    (void)b;
+    transfer_copy_read(s, r);
+}
+
+/* Handlers of events about a request record (a: the record, b: the attempt). */
+typedef void (*request_fn)(struct sim *s, uint32_t r, uint32_t b);
 /* Handlers of the other events. */
 typedef void (*event_fn)(struct sim *s, uint32_t a, uint32_t b);
 
@@ -94,6 +130,14 @@ static const struct {
     [EVK_PROBE_RESULT] = {NULL, on_probe_result},
     [EVK_ADOPT] = {NULL, on_adopt},
     [EVK_PUBLISH] = {NULL, on_publish},
+    [EVK_GET_ARRIVE] = {on_get_arrive, NULL},
+    [EVK_OP_ARRIVE] = {on_op_arrive, NULL},
+    [EVK_MOVED] = {client_moved, NULL},
+    [EVK_BACKFILL] = {client_backfill, NULL},
+    [EVK_COPY_READ] = {on_copy_read, NULL},
+    [EVK_TRANSFER_STEP] = {NULL, on_transfer_step},
+    [EVK_TRANSFER_END] = {NULL, on_transfer_end},
+    [EVK_SCENARIO_STEP] = {NULL, on_scenario_step},
 };
 
 static void dispatch(struct sim *s, const struct event *e)
@@ -101,7 +145,7 @@ static void dispatch(struct sim *s, const struct event *e)
     unsigned k = event_kind(e);
     assert(k > 0 && k < EVK_COUNT);
     if (handlers[k].request) {
-        handlers[k].request(s, e->a);
+        handlers[k].request(s, e->a, e->b);
         req_put(&s->eng, e->a);
     } else {
         handlers[k].other(s, e->a, e->b);
@@ -132,7 +176,7 @@ struct sim *sim_create(const struct scenario *sc, const struct sink *sink,
     }
     if (membership_create(s, err, errlen))
         goto fail;
-    if (clients_create(s) || health_create(s)) {
+    if (net_create(s) || transfers_create(s) || clients_create(s) || health_create(s)) {
         snprintf(err, errlen, "%s", s->eng.error[0] ? s->eng.error : "cannot set up the clients");
         goto fail;
     }
@@ -156,11 +200,14 @@ void sim_destroy(struct sim *s)
     if (s->mb)
         clients_destroy(s); /* views go back to the membership */
     health_destroy(s);
+    transfers_destroy(s);
+    net_destroy(s);
     membership_destroy(s);
     nodes_destroy(s);
     db_destroy(s->db);
     workload_destroy(s->wl);
     free(s->series);
+    free(s->step_from);
     engine_deinit(&s->eng);
     free(s);
 }

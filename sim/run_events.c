@@ -8,12 +8,15 @@
  * every change at one instant becomes one ring epoch (models/membership.c).
  */
 #include <assert.h>
+#include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "models/client.h"
 #include "models/health.h"
 #include "models/membership.h"
 #include "models/node.h"
+#include "models/transfer.h"
 #include "models/workload.h"
 #include "sim/run_internal.h"
 
@@ -31,18 +34,29 @@ static void membership_changed(struct sim *s, const char *what, const struct nod
     membership_change(s, why);
 }
 
-static void add_node(struct sim *s, const struct event_cfg *e)
+static void add_node(struct sim *s, const struct event_cfg *e, uint32_t idx)
 {
     struct node *n = event_node(s, e);
     node_join(s, n, e->address, e->weight);
+    sim_event(s, event_kind_name(e->kind), n->id, "address %s, weight %g%s", n->address,
+              n->weight, e->warm.rate > 0 ? "; warming before it enters the ring" : "");
+    if (e->warm.rate > 0) { /* a staged join: the transfer makes it a member */
+        transfer_start_join(s, n->index, idx);
+        return;
+    }
     membership_set_member(s, n->index, true);
-    sim_event(s, event_kind_name(e->kind), n->id, "address %s, weight %g", n->address, n->weight);
     membership_changed(s, "add_node", n);
 }
 
-static void remove_node(struct sim *s, const struct event_cfg *e)
+static void remove_node(struct sim *s, const struct event_cfg *e, uint32_t idx)
 {
     struct node *n = event_node(s, e);
+    transfer_cancel(s, n->index); /* a join still warming ends here */
+    if (e->drain.rate > 0 && membership_is_member(s, n->index)) {
+        sim_event(s, event_kind_name(e->kind), n->id, "draining before it leaves");
+        transfer_start_drain(s, n->index, idx);
+        return;
+    }
     node_leave(s, n);
     membership_set_member(s, n->index, false);
     health_node_left(s, n->index);
@@ -87,16 +101,100 @@ static void set_address(struct sim *s, const struct event_cfg *e)
         membership_changed(s, "set_address", n);
 }
 
+/* ---- gradual and protocol changes ------------------------------------------------- */
+
+/* The node's value before a gradual change, kept by step 1 for the others. */
+static double *step_from(struct sim *s, uint32_t idx)
+{
+    if (!s->step_from)
+        s->step_from = xcalloc(s->sc->n_events + 1, sizeof(*s->step_from));
+    return &s->step_from[idx];
+}
+
+/* Step `step` of steps: the node's weight or vnodes moves that far from
+ * where it was to the target, and a new epoch is asked for. */
+static void gradual_step(struct sim *s, const struct event_cfg *e, uint32_t idx, uint32_t step)
+{
+    struct node *n = event_node(s, e);
+    double from = *step_from(s, idx), frac = (double)step / e->steps;
+    char why[300];
+    if (e->kind == EV_SET_WEIGHT) {
+        double w = step == e->steps ? e->weight : from + (e->weight - from) * frac;
+        node_set_weight(n, w);
+        snprintf(why, sizeof why, "set_weight %s %g (step %u of %u)", n->id, w, step, e->steps);
+    } else {
+        uint32_t v = step == e->steps ? e->vnodes
+                                      : (uint32_t)llround(from + ((double)e->vnodes - from) * frac);
+        membership_set_vnodes(s, n->index, v ? v : 1);
+        snprintf(why, sizeof why, "set_vnodes %s %u (step %u of %u)", n->id, v ? v : 1, step,
+                 e->steps);
+    }
+    sim_event(s, event_kind_name(e->kind), n->id, "%s", why + strlen(event_kind_name(e->kind)) + 1);
+    if (membership_is_member(s, n->index))
+        membership_change(s, why);
+}
+
+static void gradual_start(struct sim *s, const struct event_cfg *e, uint32_t idx)
+{
+    struct node *n = event_node(s, e);
+    *step_from(s, idx) = e->kind == EV_SET_WEIGHT ? n->weight : membership_node_vnodes(s, n->index);
+    gradual_step(s, e, idx, 1);
+    for (uint32_t i = 2; i <= e->steps; i++)
+        sim_schedule(s, s->eng.now_ns + (int64_t)(i - 1) * e->every_ns, EVK_SCENARIO_STEP, idx, i);
+}
+
+void run_scenario_step(struct sim *s, uint32_t idx, uint32_t step)
+{
+    gradual_step(s, &s->sc->events[idx], idx, step);
+}
+
+/* A change of the routing protocol for every node at once: a new routing
+ * generation, published as one epoch (almost every key moves). */
+static void set_routing(struct sim *s, const struct event_cfg *e)
+{
+    const struct routing_change *c = &e->routing;
+    struct place_params pp = *membership_routing(s);
+    struct strbuf what;
+    sb_init(&what);
+    if (c->has_algorithm) {
+        pp.algo = c->algorithm;
+        sb_printf(&what, " algorithm=%s", place_algo_name(pp.algo));
+    }
+    if (c->has_hash) {
+        pp.hash = c->hash;
+        sb_printf(&what, " hash=%s", hash_name(pp.hash));
+    }
+    if (c->has_vnodes) {
+        pp.vnodes = c->vnodes;
+        sb_printf(&what, " vnodes=%u", pp.vnodes);
+    }
+    if (c->has_point_format) {
+        pp.point_format = c->point_format;
+        sb_printf(&what, " point_format=%s", pp.point_format);
+    }
+    if (c->has_node_key) {
+        pp.node_key_address = c->node_key_address;
+        sb_printf(&what, " node_key=%s", pp.node_key_address ? "address" : "id");
+    }
+    sim_event(s, event_kind_name(e->kind), NULL, "%s", what.len ? what.buf + 1 : "(no change)");
+    if (!membership_set_routing(s, &pp)) {
+        char why[300];
+        snprintf(why, sizeof why, "set_routing%s", what.buf);
+        membership_change(s, why);
+    }
+    sb_deinit(&what);
+}
+
 void run_scenario_event(struct sim *s, uint32_t idx)
 {
     const struct event_cfg *e = &s->sc->events[idx];
     struct node *n;
     switch (e->kind) {
     case EV_ADD_NODE:
-        add_node(s, e);
+        add_node(s, e, idx);
         break;
     case EV_REMOVE_NODE:
-        remove_node(s, e);
+        remove_node(s, e, idx);
         break;
     case EV_SLOW_NODE:
         slow_node(s, e, idx);
@@ -125,6 +223,13 @@ void run_scenario_event(struct sim *s, uint32_t idx)
         workload_set_hot(s->wl, s->sc, s->eng.now_ns);
         sim_event(s, event_kind_name(e->kind), NULL, "%s takes %g of requests%s", e->key, e->share,
                   e->for_ns ? "" : " for the rest of the run");
+        break;
+    case EV_SET_WEIGHT:
+    case EV_SET_VNODES:
+        gradual_start(s, e, idx);
+        break;
+    case EV_SET_ROUTING:
+        set_routing(s, e);
         break;
     case EV_KIND_COUNT:
         break;

@@ -12,6 +12,8 @@
 /* EVK_SCENARIO / EVK_SCENARIO_END: applies scenario event idx, or ends it. */
 void run_scenario_event(struct sim *s, uint32_t idx);
 void run_scenario_event_end(struct sim *s, uint32_t idx);
+/* EVK_SCENARIO_STEP: step `step` (from 2) of a gradual change. */
+void run_scenario_step(struct sim *s, uint32_t idx, uint32_t step);
 
 /* Records the tick being accumulated and starts the next. */
 void run_close_tick(struct sim *s);

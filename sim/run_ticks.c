@@ -18,7 +18,9 @@
 #include "models/db.h"
 #include "models/health.h"
 #include "models/membership.h"
+#include "models/net.h"
 #include "models/node.h"
+#include "models/transfer.h"
 #include "sim/run_internal.h"
 
 /* ---- views held by instances ------------------------------------------------------ */
@@ -220,6 +222,8 @@ void run_close_tick(struct sim *s)
     row.t_s = (double)start / 1e9;
     clients_tick_close(s, &row);
     db_tick_close(s, s->tick_index, len, &row);
+    net_tick_close(s, &row);
+    transfers_tick_close(s, &row);
 
     struct tick_views tv;
     views_build(s, &tv);

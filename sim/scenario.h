@@ -29,6 +29,9 @@ enum write_mode { WRITE_INVALIDATE, WRITE_THROUGH };
 enum timeout_action { ON_TIMEOUT_DB, ON_TIMEOUT_ERROR };
 enum health_mode { HEALTH_OFF, HEALTH_CLIENT, HEALTH_CENTRAL };
 enum eject_action { EJECT_REHASH, EJECT_GUTTER };
+enum fencing_mode { FENCE_NONE, FENCE_REJECT, FENCE_FORWARD };
+enum backfill_mode { BACKFILL_FAIL, BACKFILL_WAIT };
+enum warm_source { WARM_OWNERS, WARM_DB };
 
 /* Where a value came from, for messages: file line/column (1-based), or
  * line 0 for a value from --set (then `set` is the argument). */
@@ -82,6 +85,8 @@ struct routing_cfg {
     bool node_key_address;
     double load_factor;
     uint32_t table_size;      /* maglev */
+    enum fencing_mode fencing;
+    int64_t fence_delay_ns;   /* a node learns a published epoch this long after it */
 };
 
 struct db_cfg {
@@ -102,6 +107,16 @@ struct client_cfg {
     bool fallback_to_previous_owner;
     int64_t fallback_window_ns;   /* fallback only this long after adopting an epoch */
     bool invalidate_previous_owner; /* in that window a write also invalidates the previous owner */
+    enum backfill_mode backfill_mode;
+    int64_t backfill_wait_ns; /* wait: the longest a miss read waits for a token */
+};
+
+struct network_cfg {
+    int64_t jitter_ns;        /* mean of an exponential extra one-way delay; 0: none */
+};
+
+struct output_cfg {
+    double sample_requests;   /* fraction of client operations recorded in `requests` */
 };
 
 struct health_cfg {
@@ -127,12 +142,39 @@ struct health_cfg {
     X(EV_SPLIT_BRAIN,   "split_brain")        \
     X(EV_SET_QPS,       "set_qps")            \
     X(EV_SET_ADDRESS,   "set_address")        \
-    X(EV_HOT_KEY,       "hot_key")
+    X(EV_HOT_KEY,       "hot_key")            \
+    X(EV_SET_WEIGHT,    "set_weight")         \
+    X(EV_SET_VNODES,    "set_vnodes")         \
+    X(EV_SET_ROUTING,   "set_routing")
 
 #define EVENT_ENUM(e, name) e,
 enum event_kind { EVENT_CODEC(EVENT_ENUM) EV_KIND_COUNT };
 #undef EVENT_ENUM
 const char *event_kind_name(enum event_kind k);
+
+/* add_node warm: copy the keys the node will own before it enters the ring. */
+struct warm_cfg {
+    double rate;              /* keys per second; 0: no warm-up */
+    enum warm_source source;  /* the current owners' caches, or the database */
+    double until_hit_rate;    /* enter when this share of its future GETs would hit */
+    int64_t max_wait_ns;      /* enter at the latest this long after the event */
+};
+
+/* remove_node drain: copy the node's items to their next owners, then leave. */
+struct drain_cfg {
+    double rate;              /* keys per second; 0: no drain */
+    int64_t max_wait_ns;      /* leave at the latest this long after the event */
+};
+
+/* set_routing: the routing keys that change (has_*), and their new values. */
+struct routing_change {
+    bool has_algorithm, has_hash, has_vnodes, has_point_format, has_node_key;
+    place_algo algorithm;
+    hash_kind hash;
+    uint32_t vnodes;
+    char *point_format;
+    bool node_key_address;
+};
 
 struct event_cfg {
     int64_t at_ns;
@@ -149,6 +191,12 @@ struct event_cfg {
     double qps;               /* set_qps */
     char *key;                /* hot_key */
     double share;             /* hot_key */
+    struct warm_cfg warm;     /* add_node: a staged join (rate 0: none, the node joins cold) */
+    struct drain_cfg drain;   /* remove_node: drain before leaving (rate 0: none) */
+    uint32_t steps;           /* set_weight, set_vnodes: epochs the change takes (1: at once) */
+    int64_t every_ns;         /* set_weight, set_vnodes: time between those epochs */
+    uint32_t vnodes;          /* set_vnodes: the node's new points per unit of weight */
+    struct routing_change routing; /* set_routing */
     struct src_pos pos;       /* of the event's entry */
 };
 
@@ -174,6 +222,8 @@ struct scenario {
     struct db_cfg database;
     struct client_cfg clients;
     struct health_cfg health;
+    struct network_cfg network;
+    struct output_cfg output;
     struct event_cfg *events; /* sorted by time; equal times keep file order */
     size_t n_events;
 

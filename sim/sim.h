@@ -57,6 +57,14 @@ enum {
     EVK_PROBE_RESULT,   /* a: node, b: ok bit | the node's incarnation << 1 */
     EVK_ADOPT,          /* a: instance, b: epoch */
     EVK_PUBLISH,        /* publish the membership changes made at this instant */
+    EVK_GET_ARRIVE,     /* a: request, b: attempt — a GET reaches its node (arrival mode) */
+    EVK_OP_ARRIVE,      /* a: request — a fill, invalidate, write-through or copy reaches its node */
+    EVK_MOVED,          /* a: request, b: attempt — a MOVED reply reaches the client (fencing) */
+    EVK_BACKFILL,       /* a: request — a miss read's backfill token is due (backfill_mode: wait) */
+    EVK_COPY_READ,      /* a: request — a transfer's copy was read at its source */
+    EVK_TRANSFER_STEP,  /* a: transfer — copy the next key */
+    EVK_TRANSFER_END,   /* a: transfer — max_wait has passed */
+    EVK_SCENARIO_STEP,  /* a: scenario event index, b: step — a gradual change's next epoch */
     EVK_COUNT
 };
 
@@ -96,6 +104,8 @@ struct membership;
 struct health;
 struct clients;
 struct instance;
+struct net;
+struct transfers;
 
 struct sim {
     struct engine eng;       /* engine.c: clock, events, requests, status */
@@ -113,6 +123,8 @@ struct sim {
     struct database *db;     /* db.c */
     struct membership *mb;   /* membership.c: the authoritative membership, epochs, views */
     struct health *hl;       /* health.c: failure counts, ejections, the coordinator */
+    struct net *net;         /* net.c: message delivery, jitter, fencing counts */
+    struct transfers *tr;    /* transfer.c: staged joins and drains */
     struct clients *cl;      /* client.c: tick accumulators, leases, adoption delays */
     struct instance *inst;   /* client.c: the client instances */
     uint32_t n_inst;
@@ -125,6 +137,7 @@ struct sim {
     struct tick_point *series;
     size_t n_series, cap_series;
     struct tick_sums sums;   /* over the recorded ticks */
+    double *step_from;       /* run_events.c: per event, the value a gradual change starts from */
 };
 
 /* Shorthands for the models' most common engine calls. */

@@ -20,6 +20,8 @@ struct sink {
     int (*event)(void *ctx, double t_s, const char *kind, const char *node, const char *detail);
     /* Called about once a simulated second of wall time: commit what is recorded. */
     int (*checkpoint)(void *ctx);
+    /* one sampled client operation (output.sample_requests); may be NULL */
+    int (*request)(void *ctx, const struct request_row *r);
 };
 
 #endif

@@ -955,7 +955,7 @@ static void test_events_entries(void **state)
     expect_error(NODES "events:\n  - {at: 5s}\n",
                  "x.yaml:3:5: events.0: expected an event key (one of: add_node, remove_node, "
                  "slow_node, crash_node, restart_node, split_brain, set_qps, set_address, "
-                 "hot_key), got none");
+                 "hot_key, set_weight, set_vnodes, set_routing), got none");
     expect_error(NODES "events:\n  - {at: 5s, crash_node: {id: A}, set_qps: 5}\n",
                  "x.yaml:3:35: events.0.set_qps: an entry holds exactly one event, and this one "
                  "already has crash_node (line 3)");

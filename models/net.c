@@ -1,0 +1,187 @@
+/*
+ * net.c — delivering messages to cache nodes (see net.h).
+ */
+#include "models/net.h"
+
+#include <stdlib.h>
+
+#include "models/membership.h"
+#include "models/node.h"
+
+int net_create(struct sim *s)
+{
+    struct net *n = s->net = xcalloc(1, sizeof(*s->net));
+    n->jitter_ns = s->sc->network.jitter_ns;
+    n->arrival_events = n->jitter_ns > 0 || s->sc->routing.fencing == FENCE_FORWARD;
+    if (rng_init(&n->jitter, s->sc->seed, "network")) {
+        sim_fail(s, "cannot allocate random streams");
+        return -1;
+    }
+    return 0;
+}
+
+void net_destroy(struct sim *s)
+{
+    if (!s->net)
+        return;
+    rng_deinit(&s->net->jitter);
+    free(s->net);
+    s->net = NULL;
+}
+
+/* One message's delay to or from node n: rtt/2, plus the jitter. */
+static int64_t one_way(struct sim *s, const struct node *n)
+{
+    int64_t d = n->half_rtt_ns;
+    if (s->net->jitter_ns)
+        d += (int64_t)(rng_exp(&s->net->jitter, (double)s->net->jitter_ns) + 0.5);
+    return d;
+}
+
+int64_t net_reply_time(struct sim *s, const struct node *n, int64_t leaves_ns)
+{
+    return leaves_ns + one_way(s, n);
+}
+
+/* Fencing at node nid for a message of r arriving at t: the owner to send
+ * it to instead, with the node's epoch in *epoch, or PLACE_NONE. */
+static uint32_t fence(struct sim *s, const struct req *q, uint32_t nid, int64_t t, uint32_t *epoch)
+{
+    if (s->sc->routing.fencing == FENCE_NONE || s->nodes[nid].gutter || q->kind == RQ_COPY)
+        return PLACE_NONE;
+    uint32_t known = membership_known_epoch(s, t);
+    if (known <= q->epoch)
+        return PLACE_NONE;
+    uint32_t owner = membership_owner(s, known, q->key);
+    if (owner == nid || owner == PLACE_NONE)
+        return PLACE_NONE;
+    *epoch = known;
+    return owner;
+}
+
+/* The node answers MOVED: the reply reaches the client after one way back. */
+static void moved(struct sim *s, uint32_t r, const struct node *n, int64_t t_arrive,
+                  uint32_t owner, uint32_t epoch)
+{
+    struct req *q = req_at(&s->eng, r);
+    q->redirect = owner;
+    q->redirect_epoch = epoch;
+    s->net->redirects++;
+    req_schedule_attempt(&s->eng, r, t_arrive + one_way(s, n), EVK_MOVED);
+}
+
+/* ---- GETs ------------------------------------------------------------------------ */
+
+/* The GET reaches node nid at t_arrive (now, in arrival mode). */
+static void get_arrives(struct sim *s, uint32_t r, uint32_t nid, int64_t t_arrive, bool stale)
+{
+    struct req *q = req_at(&s->eng, r);
+    struct node *n = &s->nodes[nid];
+    int64_t timeout = s->sc->clients.timeout_ns;
+    bool events = s->net->arrival_events;
+    uint32_t epoch, owner = fence(s, q, nid, t_arrive, &epoch);
+    if (owner != PLACE_NONE && !stale) {
+        if (s->sc->routing.fencing == FENCE_REJECT) {
+            moved(s, r, n, t_arrive, owner, epoch);
+            return;
+        }
+        /* forward (arrival mode only): the node passes it on to the owner */
+        s->net->redirects++;
+        q->node = owner;
+        req_schedule_attempt(&s->eng, r, t_arrive + one_way(s, &s->nodes[owner]), EVK_GET_ARRIVE);
+        return;
+    }
+    q->node = nid;
+    int64_t done, reply;
+    int rc = node_get(s, n, t_arrive, &done, &reply);
+    if (rc == 1) { /* down: never answers */
+        if (!events)
+            req_schedule_attempt(&s->eng, r, q->t_get_ns + timeout, EVK_TIMEOUT);
+        return;
+    }
+    if (rc < 0) {
+        req_schedule_attempt(&s->eng, r, net_reply_time(s, n, t_arrive), EVK_REJECTED);
+        return;
+    }
+    q->incarnation = n->incarnation;
+    q->t_resp_ns = net_reply_time(s, n, reply);
+    q->flags &= (uint8_t)~RQF_LATE;
+    /* arrival mode: a reply at the deadline loses to the timeout scheduled first */
+    int64_t late = q->t_resp_ns - q->t_get_ns;
+    if (stale || late > timeout || (events && late == timeout))
+        q->flags |= RQF_LATE;
+    req_schedule_attempt(&s->eng, r, done, EVK_GET_DONE);
+    if ((q->flags & RQF_LATE) && !events)
+        req_schedule_attempt(&s->eng, r, q->t_get_ns + timeout, EVK_TIMEOUT);
+}
+
+void net_send_get(struct sim *s, uint32_t r, uint32_t nid)
+{
+    struct req *q = req_at(&s->eng, r);
+    q->attempt++;
+    q->node = nid;
+    q->t_get_ns = s->eng.now_ns;
+    if (!s->net->arrival_events) {
+        get_arrives(s, r, nid, s->eng.now_ns + s->nodes[nid].half_rtt_ns, false);
+        return;
+    }
+    req_schedule_attempt(&s->eng, r, s->eng.now_ns + one_way(s, &s->nodes[nid]), EVK_GET_ARRIVE);
+    req_schedule_attempt(&s->eng, r, s->eng.now_ns + s->sc->clients.timeout_ns, EVK_TIMEOUT);
+}
+
+void net_get_arrive(struct sim *s, uint32_t r, uint32_t attempt)
+{
+    struct req *q = req_at(&s->eng, r);
+    /* a GET the client has given up on is still served; its reply is dropped */
+    get_arrives(s, r, q->node, s->eng.now_ns, attempt != q->attempt);
+}
+
+/* ---- fills, invalidations, write-throughs, copies --------------------------------- */
+
+static void op_arrives(struct sim *s, uint32_t r, uint32_t node, int64_t t_arrive)
+{
+    struct req *q = req_at(&s->eng, r);
+    struct node *n = &s->nodes[node];
+    uint32_t epoch, owner = fence(s, q, node, t_arrive, &epoch);
+    if (owner != PLACE_NONE) {
+        if (s->sc->routing.fencing == FENCE_REJECT) {
+            moved(s, r, n, t_arrive, owner, epoch);
+        } else {
+            s->net->redirects++;
+            q->node = owner;
+            req_schedule(&s->eng, r, t_arrive + one_way(s, &s->nodes[owner]), EVK_OP_ARRIVE);
+        }
+        return;
+    }
+    int64_t done;
+    int rc = q->kind == RQ_INVALIDATE
+                 ? node_submit(s, n, t_arrive, &done)
+                 : node_set_submit(s, n, t_arrive, keyspace_item_bytes(&s->wl->ks, q->key), &done);
+    if (rc)
+        return; /* lost or refused: nothing changes at the node */
+    q->node = node;
+    q->incarnation = n->incarnation;
+    req_schedule(&s->eng, r, done, EVK_NODE_OP_DONE);
+}
+
+void net_send_op(struct sim *s, uint32_t r, uint32_t node)
+{
+    struct node *n = &s->nodes[node];
+    if (!s->net->arrival_events) {
+        op_arrives(s, r, node, s->eng.now_ns + n->half_rtt_ns);
+        return;
+    }
+    req_at(&s->eng, r)->node = node;
+    req_schedule(&s->eng, r, s->eng.now_ns + one_way(s, n), EVK_OP_ARRIVE);
+}
+
+void net_op_arrive(struct sim *s, uint32_t r)
+{
+    op_arrives(s, r, req_at(&s->eng, r)->node, s->eng.now_ns);
+}
+
+void net_tick_close(struct sim *s, struct tick_row *row)
+{
+    row->redirects = s->net->redirects;
+    s->net->redirects = 0;
+}

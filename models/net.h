@@ -1,0 +1,67 @@
+/*
+ * net.h — messages between clients and cache nodes (and between nodes):
+ * their delays, their admission into the node's queue, and epoch fencing.
+ * Owned by net.c; the client and the transfers send through it.
+ *
+ * Two ways to deliver, fixed for a run:
+ *   direct   (no jitter, no forwarding): a message sent at t reaches node n
+ *            at t + rtt_n/2, the same delay for every message to n, so it
+ *            can be admitted into n's analytic queue when it is sent;
+ *   arrival  (network.jitter > 0 or routing.fencing: forward): delays vary,
+ *            messages can overtake each other, so each is admitted by an
+ *            arrival event (EVK_GET_ARRIVE, EVK_OP_ARRIVE) in arrival order.
+ *            A GET's timeout is then scheduled when it is sent, and replies
+ *            carry the GET's attempt number so that stale ones are ignored.
+ *
+ * Fencing (routing.fencing): a node knows the epochs published at least
+ * fence_delay before a message arrives. A message routed with an older
+ * epoch, about a key the node does not own in the epoch it knows, is
+ * answered MOVED naming the owner (reject: one more round trip for the
+ * client, which adopts the node's epoch unless frozen) or passed on to the
+ * owner (forward). In direct mode the decision is made when the message is
+ * sent, with the epochs published by then. Gutter nodes never fence.
+ */
+#ifndef RINGSIM_NET_H
+#define RINGSIM_NET_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "sim/metrics.h"
+#include "sim/rng.h"
+#include "sim/sim.h"
+
+struct net {
+    bool arrival_events;     /* deliver by arrival events (see above) */
+    int64_t jitter_ns;       /* mean extra one-way delay */
+    struct rng jitter;
+    int64_t redirects;       /* this tick: MOVED replies and forwards */
+};
+
+int net_create(struct sim *s);
+void net_destroy(struct sim *s);
+
+/* A GET for request r (q->key, q->epoch, q->inst set) to node nid, sent
+ * now: a new attempt. What comes back, as client events about r:
+ * EVK_GET_DONE (the node serves it), EVK_REJECTED (queue full), EVK_MOVED
+ * (fencing), EVK_TIMEOUT (no timely reply). q->node is the node that serves
+ * it; q->t_resp_ns when its reply reaches the client; RQF_LATE if that is
+ * past the timeout. */
+void net_send_get(struct sim *s, uint32_t r, uint32_t nid);
+/* EVK_GET_ARRIVE. */
+void net_get_arrive(struct sim *s, uint32_t r, uint32_t attempt);
+/* When a reply leaving node n now reaches the client. */
+int64_t net_reply_time(struct sim *s, const struct node *n, int64_t leaves_ns);
+
+/* A fill, invalidate, write-through or copy (q->kind, q->version, q->key,
+ * q->epoch set) to node, sent now; EVK_NODE_OP_DONE when it lands (unless
+ * the node is down or its queue is full), or EVK_MOVED to the sender. A
+ * copy (RQ_COPY) is never fenced. */
+void net_send_op(struct sim *s, uint32_t r, uint32_t node);
+/* EVK_OP_ARRIVE. */
+void net_op_arrive(struct sim *s, uint32_t r);
+
+/* The tick's redirects into the row; the counter starts afresh. */
+void net_tick_close(struct sim *s, struct tick_row *row);
+
+#endif

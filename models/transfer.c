@@ -1,0 +1,375 @@
+/*
+ * transfer.c — staged joins and drains: copying keys to where they will be
+ * owned before a membership change is published.
+ *
+ * Join (add_node warm): the node is up but not in the ring. The copier
+ * lists the keys it will own (under the placement the cluster will have
+ * once it joins) that are cached at their current owners, most recently
+ * used first (the owners' LRU lists, merged in turns), and copies them at
+ * `rate` keys a second: from the owner's cache (a read through the owner's
+ * queue, then a set through the new node's; a key the owner no longer holds
+ * is skipped) or from the database (`source: db`: a database read, which
+ * costs the database's capacity like any other). The node enters the ring
+ * (a new epoch) when the keys it holds carry `until_hit_rate` of the
+ * request probability of the keys it will own — the share of its future
+ * GETs that would hit — or when the list is done, or at `max_wait`.
+ * Drain (remove_node drain): the leaving node's items, most recently used
+ * first, go to their next owners the same way (from the leaving node's
+ * cache); it leaves when they are done or at `max_wait`.
+ *
+ * A write committed meanwhile to a key being moved also invalidates it at
+ * the key's destination (transfers_on_write), so a copy made before the
+ * write does not outlive it — except one still in flight, which lands
+ * stale and is counted as a stale overwrite, as in a real copier.
+ * Copies land with `versioned` semantics: never over a newer version.
+ */
+#include "models/transfer.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "models/db.h"
+#include "models/health.h"
+#include "models/membership.h"
+#include "models/net.h"
+#include "models/node.h"
+#include "models/workload.h"
+
+#define PROGRESS_EVERY 64   /* copies between two looks at the share that would hit */
+
+int transfers_create(struct sim *s)
+{
+    s->tr = xcalloc(1, sizeof(*s->tr));
+    return 0;
+}
+
+static void transfer_free(struct transfer *t)
+{
+    if (t->future)
+        placement_destroy(t->future);
+    free(t->keys);
+    free(t->from);
+    t->future = NULL;
+    t->keys = t->from = NULL;
+}
+
+void transfers_destroy(struct sim *s)
+{
+    if (!s->tr)
+        return;
+    for (uint32_t i = 0; i < s->tr->n; i++)
+        transfer_free(&s->tr->t[i]);
+    free(s->tr->t);
+    free(s->tr);
+    s->tr = NULL;
+}
+
+static uint64_t pos_of(const struct sim *s, const struct transfer *t, uint32_t key)
+{
+    return t->pos ? t->pos[key] : s->wl->ks.rec[key].pos;
+}
+
+/* The key's destination, or PLACE_NONE if this transfer does not move it. */
+static uint32_t destination(struct sim *s, const struct transfer *t, uint32_t key)
+{
+    uint32_t future = placement_lookup(t->future, pos_of(s, t, key));
+    if (t->join)
+        return future == t->node ? t->node : PLACE_NONE;
+    uint32_t now = membership_owner(s, membership_latest(s)->id, key);
+    return now == t->node && future != t->node ? future : PLACE_NONE;
+}
+
+static struct transfer *new_transfer(struct sim *s, uint32_t node, uint32_t event, bool join)
+{
+    struct transfers *tr = s->tr;
+    if (tr->n == tr->cap) {
+        tr->cap = tr->cap ? tr->cap * 2 : 4;
+        tr->t = xrealloc(tr->t, tr->cap * sizeof(*tr->t));
+    }
+    struct transfer *t = &tr->t[tr->n++];
+    memset(t, 0, sizeof(*t));
+    t->node = node;
+    t->event = event;
+    t->join = join;
+    t->start_ns = s->eng.now_ns;
+    t->pos = membership_current_positions(s);
+    return t;
+}
+
+/* Appends the keys on node src that this transfer moves, MRU first. */
+struct key_list {
+    uint32_t *keys, n, cap;
+};
+
+static void collect(struct sim *s, const struct transfer *t, uint32_t src, struct key_list *l)
+{
+    const struct item *items = s->pool->items;
+    for (uint32_t it = s->nodes[src].store.head; it != STORE_NIL; it = items[it].next) {
+        uint32_t k = items[it].key;
+        if (destination(s, t, k) == PLACE_NONE)
+            continue;
+        if (l->n == l->cap) {
+            l->cap = l->cap ? l->cap * 2 : 256;
+            l->keys = xrealloc(l->keys, l->cap * sizeof(*l->keys));
+        }
+        l->keys[l->n++] = k;
+    }
+}
+
+/* The copy list: each source's keys MRU first, merged one from each in turn. */
+static void build_list(struct sim *s, struct transfer *t)
+{
+    struct key_list *per = xcalloc(s->n_nodes + 1, sizeof(*per));
+    size_t total = 0;
+    for (uint32_t i = 0; i < s->n_nodes; i++) {
+        bool source = t->join ? i != t->node && membership_is_member(s, i) : i == t->node;
+        if (source && s->nodes[i].state == NODE_UP && !s->nodes[i].gutter) {
+            collect(s, t, i, &per[i]);
+            total += per[i].n;
+        }
+    }
+    t->keys = xmalloc((total + 1) * sizeof(*t->keys));
+    t->from = xmalloc((total + 1) * sizeof(*t->from));
+    for (uint32_t depth = 0; t->n < total; depth++)
+        for (uint32_t i = 0; i < s->n_nodes; i++)
+            if (depth < per[i].n) {
+                t->keys[t->n] = per[i].keys[depth];
+                t->from[t->n++] = i;
+            }
+    for (uint32_t i = 0; i < s->n_nodes; i++)
+        free(per[i].keys);
+    free(per);
+}
+
+/* Request probability of the keys the joining node will own. O(keys). */
+static double future_mass(struct sim *s, const struct transfer *t)
+{
+    double m = 0;
+    for (uint32_t k = 0; k < s->wl->ks.n_total; k++)
+        if (placement_lookup(t->future, pos_of(s, t, k)) == t->node)
+            m += workload_key_prob(s->wl, k);
+    return m;
+}
+
+/* The share of the joining node's future GETs that would hit now. */
+static double hit_share(struct sim *s, const struct transfer *t)
+{
+    if (t->future_mass <= 0)
+        return 1;
+    const struct item *items = s->pool->items;
+    double held = 0;
+    int64_t now = s->eng.now_ns;
+    for (uint32_t it = s->nodes[t->node].store.head; it != STORE_NIL; it = items[it].next)
+        if (!items[it].expire_ns || items[it].expire_ns > now)
+            held += workload_key_prob(s->wl, items[it].key);
+    return held / t->future_mass;
+}
+
+static void start(struct sim *s, struct transfer *t, const char *what, int64_t max_wait_ns)
+{
+    uint32_t id = (uint32_t)(t - s->tr->t);
+    t->active = true;
+    char wait[32];
+    format_duration(max_wait_ns, wait, sizeof wait);
+    sim_event(s, what, s->nodes[t->node].id, "%u keys to copy %s at %g a second; at most %s",
+              t->n, t->join && t->source == WARM_DB ? "from the database" : "from the caches",
+              t->rate, wait);
+    sim_schedule(s, s->eng.now_ns, EVK_TRANSFER_STEP, id, 0);
+    sim_schedule(s, s->eng.now_ns + max_wait_ns, EVK_TRANSFER_END, id, 0);
+}
+
+void transfer_start_join(struct sim *s, uint32_t node, uint32_t event)
+{
+    const struct warm_cfg *w = &s->sc->events[event].warm;
+    struct transfer *t = new_transfer(s, node, event, true);
+    t->rate = w->rate;
+    t->source = w->source;
+    t->until_hit_rate = w->until_hit_rate;
+    t->future = membership_future(s, node, true);
+    if (!t->future)
+        return;
+    build_list(s, t);
+    t->future_mass = future_mass(s, t);
+    start(s, t, "warm_start", w->max_wait_ns);
+}
+
+void transfer_start_drain(struct sim *s, uint32_t node, uint32_t event)
+{
+    const struct drain_cfg *d = &s->sc->events[event].drain;
+    struct transfer *t = new_transfer(s, node, event, false);
+    t->rate = d->rate;
+    t->source = WARM_OWNERS;
+    t->future = membership_future(s, node, false);
+    if (!t->future)
+        return;
+    build_list(s, t);
+    start(s, t, "drain_start", d->max_wait_ns);
+}
+
+bool transfer_active(const struct sim *s, uint32_t node)
+{
+    for (uint32_t i = 0; i < s->tr->n; i++)
+        if (s->tr->t[i].active && s->tr->t[i].node == node)
+            return true;
+    return false;
+}
+
+/* The change the transfer prepared is published. */
+static void finish(struct sim *s, struct transfer *t, const char *why)
+{
+    t->active = false;
+    struct node *n = &s->nodes[t->node];
+    char detail[300];
+    double share = t->join ? hit_share(s, t) : 0;
+    if (t->join) {
+        snprintf(detail, sizeof detail, "add_node %s (warmed: %lld copies, %.1f%% of its GETs "
+                 "would hit; %s)", n->id, (long long)t->copies, 100 * share, why);
+        membership_set_member(s, t->node, true);
+        sim_event(s, "warm_done", n->id, "%lld copies, %.1f%% of its GETs would hit; %s",
+                  (long long)t->copies, 100 * share, why);
+    } else {
+        snprintf(detail, sizeof detail, "remove_node %s (drained: %lld copies; %s)", n->id,
+                 (long long)t->copies, why);
+        node_leave(s, n);
+        membership_set_member(s, t->node, false);
+        health_node_left(s, t->node);
+        sim_event(s, "drain_done", n->id, "%lld copies; %s", (long long)t->copies, why);
+    }
+    membership_change(s, detail);
+    transfer_free(t);
+}
+
+void transfer_cancel(struct sim *s, uint32_t node)
+{
+    for (uint32_t i = 0; i < s->tr->n; i++) {
+        struct transfer *t = &s->tr->t[i];
+        if (t->active && t->node == node) {
+            t->active = false;
+            sim_event(s, t->join ? "warm_cancel" : "drain_cancel", s->nodes[node].id,
+                      "after %lld copies", (long long)t->copies);
+            transfer_free(t);
+        }
+    }
+}
+
+/* Starts copying the key at list entry i; false if there is nothing to copy. */
+static bool copy_one(struct sim *s, struct transfer *t, uint32_t i)
+{
+    uint32_t key = t->keys[i], src = t->from[i];
+    uint32_t dest = destination(s, t, key);
+    if (dest == PLACE_NONE || s->nodes[dest].state != NODE_UP)
+        return false;
+    int64_t done;
+    bool db = t->join && t->source == WARM_DB;
+    if (db) {
+        if (db_submit(s, &done))
+            return false; /* the database is full: skipped */
+    } else {
+        struct node *n = &s->nodes[src];
+        if (n->state != NODE_UP || !store_get(&n->store, key, s->eng.now_ns, false))
+            return false; /* no longer there */
+        if (node_submit(s, n, s->eng.now_ns + n->half_rtt_ns, &done))
+            return false;
+    }
+    uint32_t r = req_alloc(&s->eng);
+    struct req *q = req_at(&s->eng, r);
+    req_clear(q);
+    q->kind = RQ_COPY;
+    q->key = key;
+    q->redirect = (uint32_t)(t - s->tr->t);
+    q->fill_node = db ? PLACE_NONE : src;
+    q->node = dest;
+    q->t0_ns = q->t_db_ns = s->eng.now_ns;
+    q->epoch = membership_latest(s)->id;
+    req_schedule(&s->eng, r, done, EVK_COPY_READ);
+    req_put(&s->eng, r);
+    return true;
+}
+
+void transfer_step(struct sim *s, uint32_t id)
+{
+    struct transfer *t = &s->tr->t[id];
+    if (!t->active)
+        return;
+    while (t->next < t->n && !copy_one(s, t, t->next))
+        t->next++;
+    if (t->next < t->n)
+        t->next++;
+    if (t->join && t->next % PROGRESS_EVERY == 0 && hit_share(s, t) >= t->until_hit_rate) {
+        finish(s, t, "reached until_hit_rate");
+        return;
+    }
+    if (t->next >= t->n) { /* the last copies are in flight: they land after */
+        finish(s, t, "every key copied");
+        return;
+    }
+    /* the k-th copy starts k / rate after the start */
+    int64_t at = t->start_ns + (int64_t)ceil((double)t->next * 1e9 / t->rate);
+    sim_schedule(s, MAX(at, s->eng.now_ns), EVK_TRANSFER_STEP, id, 0);
+}
+
+void transfer_end(struct sim *s, uint32_t id)
+{
+    struct transfer *t = &s->tr->t[id];
+    if (t->active)
+        finish(s, t, "max_wait reached");
+}
+
+void transfer_copy_read(struct sim *s, uint32_t r)
+{
+    struct req *q = req_at(&s->eng, r);
+    struct transfer *t = &s->tr->t[q->redirect];
+    if (q->fill_node == PLACE_NONE) { /* from the database: fresh */
+        db_read_done(s, q->t_db_ns);
+        t->db_reads++;
+        s->tr->db_reads_tick++;
+        q->version = db_version(s->db, q->key);
+    } else {
+        struct node *n = &s->nodes[q->fill_node];
+        const struct item *it =
+            n->state == NODE_UP ? store_get(&n->store, q->key, s->eng.now_ns, false) : NULL;
+        if (!it)
+            return; /* gone meanwhile: nothing to copy */
+        q->version = it->version;
+    }
+    net_send_op(s, r, q->node);
+}
+
+void transfer_landed(struct sim *s, uint32_t r, bool stored)
+{
+    struct transfer *t = &s->tr->t[req_at(&s->eng, r)->redirect];
+    if (stored) {
+        t->copies++;
+        s->tr->copies_tick++;
+    }
+}
+
+void transfers_on_write(struct sim *s, uint32_t key)
+{
+    for (uint32_t i = 0; i < s->tr->n; i++) {
+        struct transfer *t = &s->tr->t[i];
+        if (!t->active)
+            continue;
+        uint32_t dest = destination(s, t, key);
+        if (dest == PLACE_NONE || s->nodes[dest].state != NODE_UP)
+            continue;
+        uint32_t r = req_alloc(&s->eng);
+        struct req *q = req_at(&s->eng, r);
+        req_clear(q);
+        q->kind = RQ_INVALIDATE;
+        q->key = key;
+        q->node = q->fill_node = PLACE_NONE;
+        q->t0_ns = s->eng.now_ns;
+        q->epoch = membership_latest(s)->id;
+        net_send_op(s, r, dest);
+        req_put(&s->eng, r);
+    }
+}
+
+void transfers_tick_close(struct sim *s, struct tick_row *row)
+{
+    row->warm_copies = s->tr->copies_tick;
+    row->warm_db_reads = s->tr->db_reads_tick;
+    s->tr->copies_tick = s->tr->db_reads_tick = 0;
+}
