@@ -610,19 +610,7 @@ static void tsv_double(struct strbuf *sb, double v)
 static int write_file(const char *dir, const char *name, const struct strbuf *sb, char *err,
                       size_t errlen)
 {
-    char *path = xasprintf("%s/%s", dir, name);
-    FILE *f = fopen(path, "w");
-    int rc = 0;
-    if (!f || fwrite(sb->buf, 1, sb->len, f) != sb->len) {
-        snprintf(err, errlen, "%s: cannot write: %s", path, strerror(errno));
-        rc = -1;
-    }
-    if (f && fclose(f) && !rc) {
-        snprintf(err, errlen, "%s: cannot write: %s", path, strerror(errno));
-        rc = -1;
-    }
-    free(path);
-    return rc;
+    return plot_write_file(dir, name, sb->buf, sb->len, err, errlen);
 }
 
 static int write_ticks(struct plot_set *ps, const struct plot_run *r, struct strbuf *sb,
