@@ -54,6 +54,10 @@ int run_cli_parse(struct run_cli *c, int argc, char **argv, const char *usage, b
             return EXIT_OK;
         } else if (!strcmp(a, "-o") || !strcmp(a, "--output")) {
             NEED_VALUE;
+            if (!*next) {
+                fprintf(stderr, "ringsim %s: %s needs a file name, got \"\"\n", argv[0], a);
+                goto usage_error;
+            }
             c->out = next;
         } else if (!strcmp(a, "--set")) {
             NEED_VALUE;
@@ -142,10 +146,12 @@ void stop_signals_catch(struct stop_signals *st, void (*handler)(int))
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, &st->old_int);
     sigaction(SIGTERM, &sa, &st->old_term);
+    sigaction(SIGHUP, &sa, &st->old_hup);
 }
 
 void stop_signals_restore(const struct stop_signals *st)
 {
     sigaction(SIGINT, &st->old_int, NULL);
     sigaction(SIGTERM, &st->old_term, NULL);
+    sigaction(SIGHUP, &st->old_hup, NULL);
 }

@@ -33,10 +33,10 @@ int run_cli_parse(struct run_cli *c, int argc, char **argv, const char *usage, b
                   struct diag *d);
 void run_cli_deinit(struct run_cli *c);
 
-/* Ctrl-C and SIGTERM call handler (which sets a flag the run polls) until
- * restored. */
+/* Ctrl-C, SIGTERM and SIGHUP (the terminal closed) call handler (which
+ * sets a flag the run polls) until restored. */
 struct stop_signals {
-    struct sigaction old_int, old_term;
+    struct sigaction old_int, old_term, old_hup;
 };
 void stop_signals_catch(struct stop_signals *st, void (*handler)(int));
 void stop_signals_restore(const struct stop_signals *st);

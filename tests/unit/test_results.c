@@ -63,9 +63,9 @@ static void record(const char *path, const char *status, int64_t *run_id)
     if (!r)
         fail_msg("%s", err);
     assert_int_equal(results_begin_run(r, sc, "2026-01-01T00:00:00Z", run_id, err, sizeof err), 0);
-    /* until it finishes, the run reads as interrupted */
+    /* until it ends, the run reads as running */
     char sql[128];
-    snprintf(sql, sizeof sql, "SELECT status = 'interrupted' FROM runs WHERE run_id = %lld",
+    snprintf(sql, sizeof sql, "SELECT status = 'running' FROM runs WHERE run_id = %lld",
              (long long)*run_id);
     assert_int_equal(query(path, sql), 1);
     struct sink sink = results_sink(r);
