@@ -288,8 +288,12 @@ static int open_schema(struct results *r, char *err, size_t errlen)
         return -1;
     }
     /* readers never block the writer, nor the writer readers; where the
-     * file system cannot (no shared memory), the rollback journal stays */
-    sqlite3_exec(r->db, "PRAGMA journal_mode=WAL", NULL, NULL, NULL);
+     * file system cannot (no shared memory), the rollback journal stays.
+     * Every commit is checkpointed into the file and the log restarts
+     * empty: it never holds more than one flush, and on a full disk the
+     * space a failed flush took in it is there for the run's final status */
+    sqlite3_exec(r->db, "PRAGMA journal_mode=WAL; PRAGMA wal_autocheckpoint=1; "
+                        "PRAGMA journal_size_limit=0", NULL, NULL, NULL);
     if (exec(r, "BEGIN IMMEDIATE", err, errlen))
         return -1;
     if (check_ringsim(r->db, r->path, true, err, errlen))
@@ -703,11 +707,15 @@ int results_finish_run(struct results *r, const struct summary_row *sum, const c
     /* the last rows; if they cannot be written the run failed, and the
      * status row (a page or two, in space the rollback freed) says why */
     if (flush_waiting(r, err, errlen)) {
-        char *why = xasprintf("cannot record the last ticks: %s", r->error);
-        write_end(r, sum, "failed", wall_s, why, NULL, 0);
-        snprintf(err, errlen, "%s", why);
+        char *why = error ? xstrdup(error) : xasprintf("cannot record the last ticks: %s", r->error);
+        bool was_failed = !strcmp(status, "failed");
+        int rc = write_end(r, sum, "failed", wall_s, why, err, errlen);
+        if (!rc && !was_failed) {
+            snprintf(err, errlen, "%s", why);
+            rc = -1;
+        }
         free(why);
-        return -1;
+        return rc;
     }
     return write_end(r, sum, status, wall_s, error, err, errlen);
 }
@@ -748,10 +756,20 @@ int results_check_file(const char *path, char *err, size_t errlen)
     char *name = plain_name(path);
     int orc = sqlite3_open_v2(name, &db, SQLITE_OPEN_READONLY, NULL);
     free(name);
-    if (orc != SQLITE_OK)
+    if (orc != SQLITE_OK) {
         snprintf(err, errlen, "%s: cannot open: %s", path, db ? sqlite3_errmsg(db) : "out of memory");
-    else
-        rc = check_ringsim(db, path, false, err, errlen);
+    } else if (!(rc = check_ringsim(db, path, false, err, errlen))) {
+        sqlite3_stmt *q = NULL;
+        const char *verdict = NULL;
+        if (sqlite3_prepare_v2(db, "PRAGMA quick_check(1)", -1, &q, NULL) == SQLITE_OK
+            && sqlite3_step(q) == SQLITE_ROW)
+            verdict = (const char *)sqlite3_column_text(q, 0);
+        if (!verdict || strcmp(verdict, "ok")) {
+            snprintf(err, errlen, "%s: damaged (%s)", path, verdict ? verdict : sqlite3_errmsg(db));
+            rc = -1;
+        }
+        sqlite3_finalize(q);
+    }
     sqlite3_close(db);
     return rc;
 }
@@ -783,6 +801,21 @@ static void copy_run_sql(struct strbuf *sql, long long old, long long nid)
     sb_printf(sql, ") SELECT %lld", nid);
     col_list(sql, sum_cols, ARRAY_LEN(sum_cols));
     sb_printf(sql, " FROM src.summary WHERE run_id=%lld;\n", old);
+}
+
+/* Why copying from src_path failed, naming the file at fault: the source
+ * when it is damaged, the output when it is full, else both. */
+static void merge_failed(struct results *r, const char *src_path, char *err, size_t errlen)
+{
+    int code = sqlite3_extended_errcode(r->db) & 0xff;
+    const char *msg = sqlite3_errmsg(r->db);
+    if (code == SQLITE_CORRUPT || code == SQLITE_NOTADB)
+        snprintf(err, errlen, "%s: %s (nothing of it was copied into %s)", src_path, msg, r->path);
+    else if (code == SQLITE_FULL || sqlite3_system_errno(r->db) == ENOSPC)
+        snprintf(err, errlen, "copying the runs of %s: the disk is full (%s: %s)", src_path,
+                 r->path, msg);
+    else
+        snprintf(err, errlen, "copying the runs of %s into %s: %s", src_path, r->path, msg);
 }
 
 int results_merge_from(struct results *r, const char *src_path, char *err, size_t errlen)
@@ -838,16 +871,14 @@ int results_merge_from(struct results *r, const char *src_path, char *err, size_
         goto sqlerr_rollback;
     goto detach;
 sqlerr_rollback:
-    sql_failed(r, NULL, NULL, 0);
+    merge_failed(r, src_path, err, errlen);
     sqlite3_finalize(ids);
     ids = NULL;
     sqlite3_exec(r->db, "ROLLBACK", NULL, NULL, NULL);
-    goto failed;
+    copied = -1;
+    goto detach;
 sqlerr_detach:
-failed:
-    /* either file may be at fault: name both */
-    snprintf(err, errlen, "copying the runs of %s into %s: %s", src_path, r->path,
-             r->error[0] ? r->error : sqlite3_errmsg(r->db));
+    merge_failed(r, src_path, err, errlen);
     copied = -1;
 detach:
     sqlite3_finalize(att);

@@ -32,8 +32,9 @@ void results_close(struct results *r);
  * is full (...)" when it is), or NULL. A sink callback that returned -1
  * left its reason here. */
 const char *results_error(const struct results *r);
-/* Checks, opening it read-only, that path is a ringsim results database:
- * 0, or -1 with a message naming path. */
+/* Checks, opening it read-only, that path is a ringsim results database
+ * and is not damaged (PRAGMA quick_check: reads the whole file): 0, or -1
+ * with a message naming path. */
 int results_check_file(const char *path, char *err, size_t errlen);
 
 /* Starts a run: inserts its runs and params rows. extra_params (may be
@@ -46,7 +47,8 @@ struct sink results_sink(struct results *r);
 /* Ends the run: writes the rows still buffered, then the summary (may be
  * NULL), status ("complete", "interrupted", "failed"), wall seconds and
  * error text (may be NULL). When the buffered rows cannot be written the
- * run is recorded as failed, saying why, and -1 is returned. */
+ * run is recorded as failed, saying why (error when given), and -1 is
+ * returned unless the run was failed already. */
 int results_finish_run(struct results *r, const struct summary_row *sum, const char *status,
                        double wall_s, const char *error, char *err, size_t errlen);
 

@@ -72,10 +72,11 @@ int plot_write_file(const char *dir, const char *name, const char *text, size_t 
 
 /* ---- text (plot_text.c) ---------------------------------------------------- */
 
-/* Appends s as one field of a tab-separated data file that gnuplot reads:
- * tabs, line breaks and other control characters become spaces, double
- * quotes (which gnuplot's data reader treats as string delimiters) become
- * single quotes, bytes that are not valid UTF-8 become '?'. Everything else,
+/* Appends s as one field of a tab-separated data file that gnuplot reads
+ * with strcol(): tabs, line breaks and other control characters become
+ * spaces, bytes that are not valid UTF-8 become '?'; a double quote (which
+ * would end gnuplot's field) is written as the escape \042 and a backslash
+ * as \\, which gnuplot turns back into " and \. Everything else,
  * backquotes and semicolons included, is kept: it is data. */
 void tsv_field(struct strbuf *sb, const char *s);
 /* Appends s escaped for HTML text or a quoted attribute: & < > " ' become
