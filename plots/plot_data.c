@@ -451,6 +451,11 @@ static void free_event(struct plot_event *e)
     free(e->label);
 }
 
+static void merge_events(struct plot_set *ps, struct plot_event *ev, size_t n);
+static void stagger_events(struct plot_set *ps);
+
+/* The scenario events of the drawn runs (counting ejections and cascade
+ * removals, which the strip marks apart), merged and staggered. */
 static int read_events(struct plot_set *ps, char *err, size_t errlen)
 {
     sqlite3_stmt *st = prepare(ps, "SELECT t_s, kind, node, detail FROM events WHERE run_id = ? "
@@ -503,8 +508,16 @@ static int read_events(struct plot_set *ps, char *err, size_t errlen)
         }
     }
     sqlite3_finalize(st);
+    merge_events(ps, ev, n);
+    stagger_events(ps);
+    return 0;
+}
 
-    /* merge an event every run has into one with run_no 0 */
+/* Merges an event every drawn run has into one with run_no 0, and puts the
+ * events back in time order (those at one time in the scenario's order)
+ * into ps->events. Takes ev. */
+static void merge_events(struct plot_set *ps, struct plot_event *ev, size_t n)
+{
     if (n)
         qsort(ev, n, sizeof(*ev), event_cmp);
     size_t out = 0;
@@ -531,8 +544,13 @@ static int read_events(struct plot_set *ps, char *err, size_t errlen)
         qsort(ev, out, sizeof(*ev), event_seq_cmp);
     ps->events = ev;
     ps->n_events = out;
+}
 
-    /* stagger the labels of the strip */
+/* Lanes for the labels of the events strip. */
+static void stagger_events(struct plot_set *ps)
+{
+    struct plot_event *ev = ps->events;
+    size_t out = ps->n_events;
     double *x = xcalloc(out + 1, sizeof(double)), *w = xcalloc(out + 1, sizeof(double));
     int *lv = xcalloc(out + 1, sizeof(int));
     double s_per_px = (ps->tmax_s > 0 ? ps->tmax_s : 1) / PLOT_AREA_PX;
@@ -546,7 +564,6 @@ static int read_events(struct plot_set *ps, char *err, size_t errlen)
     free(x);
     free(w);
     free(lv);
-    return 0;
 }
 
 int plot_set_load(struct plot_set *ps, const int64_t *ids, size_t n, struct diag *warn,

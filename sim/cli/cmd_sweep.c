@@ -32,6 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -611,6 +612,10 @@ int cmd_sweep(int argc, char **argv)
                 sw.n_todo, sw.failed.buf,
                 sw.n_failed > MAX_NAMED_FAILURES ? "\n  ..." : "");
     }
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    fprintf(stderr, "ringsim sweep: peak memory %.0f MiB (the sweep; each run has its own "
+                    "process)\n", (double)ru.ru_maxrss / 1024.0);
     rc = stop_sweep || sw.n_failed ? EXIT_RUN_FAILED : EXIT_OK;
     sweep_deinit(&sw);
     return rc;

@@ -267,6 +267,16 @@ expect_match "needs a file name" "$T/err" "saying a file name is needed"
 expect_exit 2 "sweep -o '' is refused" "$RINGSIM" sweep "$S" --seeds 2 -o ''
 expect_exit 2 "merge into '' is refused" "$RINGSIM" merge '' "$T/h0.db"
 
+# a sweep does not hold its combinations in memory: 30000 of them (each
+# validated), this shard running one, in a few MiB (skipped under the
+# sanitizers, whose allocator keeps freed memory in quarantine)
+if [ -z "${RINGSIM_SANITIZED:-}" ]; then
+    "$RINGSIM" sweep "$T/tiny.yaml" --vary routing.vnodes=$(seq -s, 1 300) \
+        --vary cache.workers=$(seq -s, 1 100) --shard 0/30000 -o "$T/many.db" >/dev/null 2>"$T/err"
+    mib=$(sed -n 's/^ringsim sweep: peak memory \([0-9]*\) MiB.*/\1/p' "$T/err")
+    [ -n "$mib" ] && [ "$mib" -lt 40 ]; ok $? "a sweep of 30000 combinations needs little memory (${mib:-?} MiB)"
+fi
+
 # a path varied twice is refused
 expect_exit 2 "a path varied twice is refused" "$RINGSIM" sweep "$S" --vary routing.vnodes=8,16 --vary routing.vnodes=32 -o "$T/twice.db"
 expect_match 'routing.vnodes is already varied' "$T/err" "saying which"
