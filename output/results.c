@@ -24,7 +24,9 @@
  * - The schema is created idempotently under the write lock, so two
  *   processes creating the same new file at once both succeed.
  * - Whenever a statement fails, r->error keeps SQLite's own message, with
- *   "the disk is full" first when it is (results_error()).
+ *   "the disk is full" first when it is (results_error()). While a run is
+ *   recorded RESERVE_BYTES are held on the disk (an unlinked file), given
+ *   back if the final status finds the disk full.
  * The output layer may read the wall clock; the model never does.
  */
 #include "output/results.h"
@@ -37,6 +39,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "sim/util.h"
 
@@ -84,6 +87,10 @@ static const char *const buffered[] = {"ticks", "node_ticks", "views", "events"}
  * (each waits BUSY_TIMEOUT_MS) before the run gives up. */
 #define BUSY_TIMEOUT_MS 10000
 #define MAX_BUSY_FLUSHES 6
+/* Space held back, beside the file, while a run is recorded: given back
+ * when the disk is full so that the run's final status can still be
+ * written (that takes a few pages of the log). */
+#define RESERVE_BYTES (64 * 1024)
 
 struct results {
     sqlite3 *db;
@@ -93,8 +100,42 @@ struct results {
     struct timespec last_flush;
     bool in_buffer;      /* the transaction on the temp buffers is open */
     int busy_flushes;    /* checkpoints in a row that found the file locked */
+    int reserve_fd;      /* an unlinked file of RESERVE_BYTES, or -1 */
     char error[512];     /* why the last write failed; "" if none has */
 };
+
+/* Holds RESERVE_BYTES on the file's file system: a file created beside it
+ * and unlinked at once, so it is never seen and its space returns to the
+ * disk when it is closed or the process ends, however it ends. */
+static void hold_reserve(struct results *r)
+{
+    if (r->reserve_fd >= 0)
+        return;
+    char *tmpl = xasprintf("%s.reserve-XXXXXX", r->path);
+    int fd = mkstemp(tmpl);
+    if (fd >= 0) {
+        unlink(tmpl);
+        static const char zeros[4096];
+        for (size_t n = 0; n < RESERVE_BYTES; n += sizeof zeros)
+            if (write(fd, zeros, sizeof zeros) != (ssize_t)sizeof zeros) {
+                close(fd);
+                fd = -1;
+                break;
+            }
+    }
+    r->reserve_fd = fd;
+    free(tmpl);
+}
+
+/* Gives the reserve back; true if there was one. */
+static bool release_reserve(struct results *r)
+{
+    if (r->reserve_fd < 0)
+        return false;
+    close(r->reserve_fd);
+    r->reserve_fd = -1;
+    return true;
+}
 
 /* "PATH: what SQLite said", saying so first when the disk or the file size
  * limit is full: a run that fails for it should not read as a bug. */
@@ -375,6 +416,7 @@ struct results *results_open(const char *path, char *err, size_t errlen)
 {
     struct results *r = xcalloc(1, sizeof(*r));
     r->path = xstrdup(path);
+    r->reserve_fd = -1;
     if (!*path) {
         snprintf(err, errlen, "no file name given for the results database");
         goto fail;
@@ -472,6 +514,7 @@ void results_close(struct results *r)
     sqlite3_finalize(r->ins_event);
     sqlite3_finalize(r->ins_view);
     sqlite3_close(r->db);
+    release_reserve(r);
     free(r->path);
     free(r);
 }
@@ -650,6 +693,7 @@ int results_begin_run(struct results *r, const struct scenario *sc, const char *
     clock_gettime(CLOCK_MONOTONIC, &r->last_flush);
     r->busy_flushes = 0;
     r->error[0] = '\0';
+    hold_reserve(r);
     *run_id = r->run_id;
     sb_deinit(&ov);
     return 0;
@@ -663,7 +707,7 @@ fail:
 }
 
 /* The summary and the final status, in one short write transaction. */
-static int write_end(struct results *r, const struct summary_row *sum, const char *status,
+static int write_end_once(struct results *r, const struct summary_row *sum, const char *status,
                      double wall_s, const char *error, char *err, size_t errlen)
 {
     sqlite3_stmt *st = NULL;
@@ -699,6 +743,17 @@ sqlerr:
     sqlite3_finalize(st);
     sqlite3_exec(r->db, "ROLLBACK", NULL, NULL, NULL);
     return -1;
+}
+
+/* write_end_once(), again with the reserve given back if the disk is full. */
+static int write_end(struct results *r, const struct summary_row *sum, const char *status,
+                     double wall_s, const char *error, char *err, size_t errlen)
+{
+    int rc = write_end_once(r, sum, status, wall_s, error, err, errlen);
+    if (rc && (sqlite3_extended_errcode(r->db) & 0xff) == SQLITE_FULL && release_reserve(r))
+        rc = write_end_once(r, sum, status, wall_s, error, err, errlen);
+    release_reserve(r);
+    return rc;
 }
 
 int results_finish_run(struct results *r, const struct summary_row *sum, const char *status,

@@ -83,21 +83,6 @@ static void show_progress(void *ctx, int64_t now_ns, int64_t duration_ns, int64_
     fflush(stderr);
 }
 
-/* Creates the folders leading to path (mkdir -p of its parent). */
-static int make_parents(const char *path)
-{
-    const char *slash = strrchr(path, '/');
-    if (!slash || slash == path)
-        return 0;
-    char *dir = xstrndup(path, (size_t)(slash - path));
-    char err[512];
-    int rc = make_dirs(dir, err, sizeof err);
-    if (rc)
-        fprintf(stderr, "ringsim run: %s\n", err);
-    free(dir);
-    return rc;
-}
-
 /* results/<name>.db with the name made safe for a file name. Caller frees. */
 static char *default_output(const char *name)
 {
@@ -209,7 +194,7 @@ int run_scenario(const struct scenario *sc, const char *out_path, const struct r
     int rc = EXIT_RUN_FAILED;
     char *path = out_path ? xstrdup(out_path) : default_output(sc->name);
     struct results *res = NULL;
-    if (make_parents(path))
+    if (make_parent_dirs(path, "run"))
         goto out;
     res = results_open(path, err, sizeof err);
     if (!res) {

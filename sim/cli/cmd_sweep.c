@@ -592,6 +592,10 @@ int cmd_sweep(int argc, char **argv)
         return rc;
     }
     char err[1024];
+    if (make_parent_dirs(sw.cli.out, "sweep")) {
+        sweep_deinit(&sw);
+        return EXIT_RUN_FAILED;
+    }
     sw.out = results_open(sw.cli.out, err, sizeof err);
     sw.table = tmpfile();
     if (!sw.out || !sw.table) {

@@ -171,3 +171,17 @@ void stop_signals_restore(const struct stop_signals *st)
     sigaction(SIGTERM, &st->old_term, NULL);
     sigaction(SIGHUP, &st->old_hup, NULL);
 }
+
+int make_parent_dirs(const char *path, const char *cmd)
+{
+    const char *slash = strrchr(path, '/');
+    if (!slash || slash == path)
+        return 0;
+    char *dir = xstrndup(path, (size_t)(slash - path));
+    char err[512];
+    int rc = make_dirs(dir, err, sizeof err);
+    if (rc)
+        fprintf(stderr, "ringsim %s: %s\n", cmd, err);
+    free(dir);
+    return rc;
+}

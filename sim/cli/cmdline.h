@@ -41,6 +41,10 @@ struct stop_signals {
 void stop_signals_catch(struct stop_signals *st, void (*handler)(int));
 void stop_signals_restore(const struct stop_signals *st);
 
+/* Creates the folders leading to path (mkdir -p of its parent), so -o may
+ * name a new folder. 0, or -1 after "ringsim CMD: what" on stderr. */
+int make_parent_dirs(const char *path, const char *cmd);
+
 /* Runs a loaded scenario into out_path (NULL: results/<name>.db). */
 int run_scenario(const struct scenario *sc, const char *out_path, const struct run_cli *cli,
                  int64_t *run_id);

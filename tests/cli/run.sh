@@ -118,6 +118,8 @@ expect_eq "$(sqlite3 "$T/h0.db" 'SELECT count(*) FROM runs')" 4 "a shard runs it
 expect_exit 0 "merge" "$RINGSIM" merge "$T/all.db" "$T/h0.db" "$T/h1.db"
 expect_eq "$(sqlite3 "$T/all.db" 'SELECT count(*) FROM runs')" 8 "merged shards hold every run"
 expect_eq "$(sqlite3 "$T/all.db" 'SELECT sum(hits) FROM ticks')" "$(sqlite3 "$T/s1.db" 'SELECT sum(hits) FROM ticks')" "and the same ticks"
+expect_exit 0 "sweep -o into a folder that does not exist yet" "$RINGSIM" sweep "$S" --seeds 2 -j 2 -o "$T/new/dir/s.db"
+expect_eq "$(sqlite3 "$T/new/dir/s.db" 'SELECT count(*) FROM runs')" 2 "it is created and holds the runs"
 expect_exit 2 "sweep with a bad value runs nothing" "$RINGSIM" sweep "$S" --vary routing.vnodes=8,zero -o "$T/s3.db"
 [ ! -e "$T/s3.db" ]; ok $? "no database for a sweep that did not start"
 expect_exit 2 "sweep without -o" "$RINGSIM" sweep "$S" --vary routing.vnodes=8
@@ -190,9 +192,14 @@ while [ $i -lt 100 ] && [ "$(kids_of $sp | wc -l)" -lt 2 ]; do sleep 0.1; i=$((i
 kids=$(kids_of $sp | tr '\n' ' ')
 kill -KILL $sp
 wait $sp 2>/dev/null
-sleep 1
-alive=0
-for k in $kids; do is_running $k && alive=$((alive + 1)); done
+i=0
+while :; do
+    alive=0
+    for k in $kids; do is_running $k && alive=$((alive + 1)); done
+    [ $alive = 0 ] || [ $i -ge 50 ] && break
+    sleep 0.2
+    i=$((i + 1))
+done
 expect_eq "$alive" 0 "kill -9 of a sweep ends its runs too (children: $kids)"
 for k in $kids; do kill -KILL $k 2>/dev/null; done
 
@@ -244,8 +251,8 @@ expect_eq "$(sqlite3 "$T/hup.db" 'SELECT status FROM runs')" interrupted "SIGHUP
 # database then cannot grow by even the page its status needs: only the
 # message is checked).
 mkdir -p "$T/full"
-if unshare -rm sh -c "mount -t tmpfs -o size=160k tmpfs '$T/full'" 2>/dev/null; then
-    unshare -rm sh -c "mount -t tmpfs -o size=160k tmpfs '$T/full' &&
+if unshare -rm sh -c "mount -t tmpfs -o size=384k tmpfs '$T/full'" 2>/dev/null; then
+    unshare -rm sh -c "mount -t tmpfs -o size=384k tmpfs '$T/full' &&
         '$RINGSIM' run '$T/long.yaml' -o '$T/full/x.db' --quiet 2>'$T/full.err';
         echo \$? >'$T/full.rc';
         sqlite3 '$T/full/x.db' 'SELECT status, error FROM runs' >'$T/full.rows' 2>&1"
