@@ -121,14 +121,14 @@ struct sweep {
     pid_t pid;              /* the sweep's, in its part files' names */
     struct results *out;
     /* running */
-    struct slot *win;       /* runs [fold_k, next_k), in order */
+    struct slot *win;       /* runs [fold_k, next_k), in order: -j running, and
+                             * those finished behind a slower earlier run */
     size_t n_win, cap_win, next_k, fold_k, finished;
     /* results */
     FILE *table;            /* the table's rows, printed at the end */
     struct row_acc row;
     size_t n_failed;
     struct strbuf failed;   /* the first MAX_NAMED_FAILURES, named */
-    int rc;
 };
 
 static void axes_free(struct axis *ax, size_t n)
@@ -413,7 +413,6 @@ static void add_to_table(struct sweep *sw, size_t i, const struct summary_row *s
 
 static void note_failure(struct sweep *sw, size_t i, const char *why)
 {
-    sw->rc = EXIT_RUN_FAILED;
     if (sw->n_failed++ >= MAX_NAMED_FAILURES)
         return;
     struct strbuf label;
