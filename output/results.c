@@ -6,18 +6,40 @@
  * builds the CREATE TABLE text, the INSERT statement, the binding of a row
  * and the Markdown reference. Adding a metric is one line in metrics.h.
  *
- * Writes go through prepared statements inside a transaction that the
- * sink's checkpoint commits about once a second of wall time (the output
- * layer may read the wall clock; the model never does).
+ * Several processes may share one file (runs and sweeps writing to the
+ * same -o, `plot` reading it while a run is recorded):
+ *
+ *   sink rows --> temp.buf_* (memory, this connection only)
+ *             --(about once a second: BEGIN IMMEDIATE; INSERT ... SELECT;
+ *                COMMIT)--> main tables
+ *
+ * - The file is in WAL mode while it is written: readers never block the
+ *   writer, nor it them. The last writer to close it puts it back in
+ *   rollback-journal mode.
+ * - A write transaction is held only for the few milliseconds a flush
+ *   takes, so two writers take turns; BEGIN IMMEDIATE waits up to
+ *   BUSY_TIMEOUT_MS for the lock, and a checkpoint that still finds the
+ *   file locked keeps its rows buffered for the next one (up to
+ *   MAX_BUSY_FLUSHES times in a row).
+ * - The schema is created idempotently under the write lock, so two
+ *   processes creating the same new file at once both succeed.
+ * - Whenever a statement fails, r->error keeps SQLite's own message, with
+ *   "the disk is full" first when it is (results_error()). While a run is
+ *   recorded RESERVE_BYTES are held on the disk (an unlinked file), given
+ *   back if the final status finds the disk full.
+ * The output layer may read the wall clock; the model never does.
  */
 #include "output/results.h"
 
+#include <errno.h>
 #include <math.h>
 #include <sqlite3.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "sim/util.h"
 
@@ -38,6 +60,23 @@ static const struct column node_cols[] = {NODE_TICK_FIELDS(COL_NODE)};
 static const struct column sum_cols[] = {SUMMARY_FIELDS(COL_SUM)};
 #define COL_VIEW(n, t, d) {#n, #t[0], offsetof(struct view_tick_row, n), d},
 static const struct column view_cols[] = {VIEW_TICK_FIELDS(COL_VIEW)};
+#define COL_REQ(n, t, d) {#n, #t[0], offsetof(struct request_row, n), d},
+static const struct column req_cols[] = {REQUEST_FIELDS(COL_REQ)};
+
+/* The tables whose columns come from the lists in sim/metrics.h: a file
+ * made by an earlier ringsim lacks the columns added since, which a writer
+ * adds (old rows read NULL there) and a reader takes as NULL. */
+static const struct {
+    const char *table;
+    const struct column *cols;
+    size_t n;
+} listed[] = {
+    {"ticks", tick_cols, ARRAY_LEN(tick_cols)},
+    {"node_ticks", node_cols, ARRAY_LEN(node_cols)},
+    {"views", view_cols, ARRAY_LEN(view_cols)},
+    {"summary", sum_cols, ARRAY_LEN(sum_cols)},
+    {"requests", req_cols, ARRAY_LEN(req_cols)},
+};
 
 /* run columns besides run_id: name, type, doc */
 static const struct {
@@ -50,7 +89,7 @@ static const struct {
     {"version", "TEXT", "the ringsim version that ran it"},
     {"started_at", "TEXT", "wall-clock start, UTC, ISO 8601"},
     {"wall_s", "REAL", "wall-clock seconds the run took"},
-    {"status", "TEXT", "complete, interrupted or failed (interrupted until it finishes)"},
+    {"status", "TEXT", "running while it is recorded (and forever if its process was killed outright), then complete, interrupted or failed"},
     {"error", "TEXT", "why a failed run failed"},
     {"description", "TEXT", "the scenario's description"},
     {"duration_s", "REAL", "simulated duration"},
@@ -58,21 +97,95 @@ static const struct {
     {"scenario_path", "TEXT", "the scenario file as given"},
 };
 
+/* The tables a run's rows are buffered for (see the file comment). */
+static const char *const buffered[] = {"ticks", "node_ticks", "views", "events", "requests"};
+
+/* Checkpoints in a row that may find the file locked by another writer
+ * (each waits BUSY_TIMEOUT_MS) before the run gives up. */
+#define BUSY_TIMEOUT_MS 10000
+#define MAX_BUSY_FLUSHES 6
+/* Space held back, beside the file, while a run is recorded: given back
+ * when the disk is full so that the run's final status can still be
+ * written (that takes a few pages of the log). */
+#define RESERVE_BYTES (64 * 1024)
+
 struct results {
     sqlite3 *db;
     char *path;
     int64_t run_id;
-    sqlite3_stmt *ins_tick, *ins_node, *ins_event, *ins_view;
-    struct timespec last_commit;
-    int in_txn;
+    sqlite3_stmt *ins_tick, *ins_node, *ins_event, *ins_view, *ins_req; /* into temp.buf_* */
+    struct timespec last_flush;
+    bool in_buffer;      /* the transaction on the temp buffers is open */
+    int busy_flushes;    /* checkpoints in a row that found the file locked */
+    int reserve_fd;      /* an unlinked file of RESERVE_BYTES, or -1 */
+    char error[512];     /* why the last write failed; "" if none has */
 };
+
+/* Holds RESERVE_BYTES on the file's file system: a file created beside it
+ * and unlinked at once, so it is never seen and its space returns to the
+ * disk when it is closed or the process ends, however it ends. */
+static void hold_reserve(struct results *r)
+{
+    if (r->reserve_fd >= 0)
+        return;
+    char *tmpl = xasprintf("%s.reserve-XXXXXX", r->path);
+    int fd = mkstemp(tmpl);
+    if (fd >= 0) {
+        unlink(tmpl);
+        static const char zeros[4096];
+        for (size_t n = 0; n < RESERVE_BYTES; n += sizeof zeros)
+            if (write(fd, zeros, sizeof zeros) != (ssize_t)sizeof zeros) {
+                close(fd);
+                fd = -1;
+                break;
+            }
+    }
+    r->reserve_fd = fd;
+    free(tmpl);
+}
+
+/* Gives the reserve back; true if there was one. */
+static bool release_reserve(struct results *r)
+{
+    if (r->reserve_fd < 0)
+        return false;
+    close(r->reserve_fd);
+    r->reserve_fd = -1;
+    return true;
+}
+
+/* "PATH: what SQLite said", saying so first when the disk or the file size
+ * limit is full: a run that fails for it should not read as a bug. */
+static void describe_failure(sqlite3 *db, const char *path, const char *msg, char *out,
+                             size_t n)
+{
+    int code = sqlite3_extended_errcode(db) & 0xff;
+    int sys = sqlite3_system_errno(db);
+    if (!msg)
+        msg = sqlite3_errmsg(db);
+    if (code == SQLITE_FULL || sys == ENOSPC)
+        snprintf(out, n, "the disk is full (%s: %s)", path, msg);
+    else if (sys == EFBIG)
+        snprintf(out, n, "the file size limit is reached (%s: %s; see ulimit -f)", path, msg);
+    else
+        snprintf(out, n, "%s: %s", path, msg);
+}
+
+/* Records why the last statement failed in r->error and, when given, err. */
+static int sql_failed(struct results *r, const char *msg, char *err, size_t errlen)
+{
+    describe_failure(r->db, r->path, msg, r->error, sizeof r->error);
+    if (err && err != r->error)
+        snprintf(err, errlen, "%s", r->error);
+    return -1;
+}
 
 static int exec(struct results *r, const char *sql, char *err, size_t errlen)
 {
     char *msg = NULL;
-    if (sqlite3_exec(r->db, sql, NULL, NULL, &msg) != SQLITE_OK) {
-        if (err)
-            snprintf(err, errlen, "%s: %s", r->path, msg ? msg : sqlite3_errmsg(r->db));
+    int rc = sqlite3_exec(r->db, sql, NULL, NULL, &msg);
+    if (rc != SQLITE_OK) {
+        sql_failed(r, msg, err, errlen);
         sqlite3_free(msg);
         return -1;
     }
@@ -90,46 +203,186 @@ static void add_cols(struct strbuf *sb, const struct column *c, size_t n)
         sb_printf(sb, ", %s %s", c[i].name, sql_type(c[i].type));
 }
 
-static int create_schema(struct results *r, char *err, size_t errlen)
+static void col_list(struct strbuf *sb, const struct column *c, size_t n)
 {
-    struct strbuf sb;
-    sb_init(&sb);
-    sb_puts(&sb, "BEGIN;\nCREATE TABLE runs(run_id INTEGER PRIMARY KEY AUTOINCREMENT");
-    for (size_t i = 0; i < ARRAY_LEN(run_cols); i++)
-        sb_printf(&sb, ", %s %s", run_cols[i].name, run_cols[i].type);
-    sb_puts(&sb, ");\nCREATE TABLE params(run_id INTEGER NOT NULL, path TEXT NOT NULL, value TEXT);\n");
-    sb_puts(&sb, "CREATE TABLE ticks(run_id INTEGER NOT NULL, t_s REAL NOT NULL");
-    add_cols(&sb, tick_cols, ARRAY_LEN(tick_cols));
-    sb_puts(&sb, ");\nCREATE TABLE node_ticks(run_id INTEGER NOT NULL, t_s REAL NOT NULL, node TEXT NOT NULL");
-    add_cols(&sb, node_cols, ARRAY_LEN(node_cols));
-    sb_puts(&sb, ");\nCREATE TABLE views(run_id INTEGER NOT NULL, t_s REAL NOT NULL");
-    add_cols(&sb, view_cols, ARRAY_LEN(view_cols));
-    sb_puts(&sb, ");\nCREATE TABLE events(run_id INTEGER NOT NULL, t_s REAL NOT NULL, kind TEXT NOT NULL, "
-                 "node TEXT, detail TEXT);\n");
-    sb_puts(&sb, "CREATE TABLE summary(run_id INTEGER PRIMARY KEY");
-    add_cols(&sb, sum_cols, ARRAY_LEN(sum_cols));
-    sb_puts(&sb, ");\n"
-                 "CREATE INDEX params_run ON params(run_id);\n"
-                 "CREATE INDEX ticks_run ON ticks(run_id, t_s);\n"
-                 "CREATE INDEX node_ticks_run ON node_ticks(run_id, node, t_s);\n"
-                 "CREATE INDEX events_run ON events(run_id, t_s);\n"
-                 "CREATE INDEX views_run ON views(run_id, t_s);\n");
-    sb_printf(&sb, "PRAGMA user_version = %d;\nCOMMIT;\n", RESULTS_SCHEMA_VERSION);
-    int rc = exec(r, sb.buf, err, errlen);
-    sb_deinit(&sb);
-    return rc;
+    for (size_t i = 0; i < n; i++)
+        sb_printf(sb, ", %s", c[i].name);
 }
 
-static int query_int(struct results *r, const char *sql, int64_t *out)
+/* The schema, every statement idempotent: two processes that create the
+ * same new file at once both succeed (the caller holds the write lock). */
+static void schema_sql(struct strbuf *sb)
+{
+    sb_puts(sb, "CREATE TABLE IF NOT EXISTS runs(run_id INTEGER PRIMARY KEY AUTOINCREMENT");
+    for (size_t i = 0; i < ARRAY_LEN(run_cols); i++)
+        sb_printf(sb, ", %s %s", run_cols[i].name, run_cols[i].type);
+    sb_puts(sb, ");\nCREATE TABLE IF NOT EXISTS params(run_id INTEGER NOT NULL, "
+                "path TEXT NOT NULL, value TEXT);\n");
+    sb_puts(sb, "CREATE TABLE IF NOT EXISTS ticks(run_id INTEGER NOT NULL, t_s REAL NOT NULL");
+    add_cols(sb, tick_cols, ARRAY_LEN(tick_cols));
+    sb_puts(sb, ");\nCREATE TABLE IF NOT EXISTS node_ticks(run_id INTEGER NOT NULL, "
+                "t_s REAL NOT NULL, node TEXT NOT NULL");
+    add_cols(sb, node_cols, ARRAY_LEN(node_cols));
+    sb_puts(sb, ");\nCREATE TABLE IF NOT EXISTS views(run_id INTEGER NOT NULL, t_s REAL NOT NULL");
+    add_cols(sb, view_cols, ARRAY_LEN(view_cols));
+    sb_puts(sb, ");\nCREATE TABLE IF NOT EXISTS events(run_id INTEGER NOT NULL, "
+                "t_s REAL NOT NULL, kind TEXT NOT NULL, node TEXT, detail TEXT);\n");
+    sb_puts(sb, "CREATE TABLE IF NOT EXISTS summary(run_id INTEGER PRIMARY KEY");
+    add_cols(sb, sum_cols, ARRAY_LEN(sum_cols));
+    sb_puts(sb, ");\nCREATE TABLE IF NOT EXISTS requests(run_id INTEGER NOT NULL");
+    add_cols(sb, req_cols, ARRAY_LEN(req_cols));
+    sb_puts(sb, ");\n"
+                "CREATE INDEX IF NOT EXISTS requests_run ON requests(run_id, t_ns);\n"
+                "CREATE INDEX IF NOT EXISTS params_run ON params(run_id);\n"
+                "CREATE INDEX IF NOT EXISTS ticks_run ON ticks(run_id, t_s);\n"
+                "CREATE INDEX IF NOT EXISTS node_ticks_run ON node_ticks(run_id, node, t_s);\n"
+                "CREATE INDEX IF NOT EXISTS events_run ON events(run_id, t_s);\n"
+                "CREATE INDEX IF NOT EXISTS views_run ON views(run_id, t_s);\n");
+    sb_printf(sb, "PRAGMA user_version = %d;\n", RESULTS_SCHEMA_VERSION);
+}
+
+static int query_int(sqlite3 *db, const char *sql, int64_t *out)
 {
     sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(r->db, sql, -1, &st, NULL) != SQLITE_OK)
+    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
         return -1;
     int rc = sqlite3_step(st);
     if (rc == SQLITE_ROW)
         *out = sqlite3_column_int64(st, 0);
     sqlite3_finalize(st);
     return rc == SQLITE_ROW ? 0 : -1;
+}
+
+/* Whether table.column exists in schema ("main", "src") of db. */
+static bool has_column(sqlite3 *db, const char *schema, const char *table, const char *col)
+{
+    char *sql = xasprintf("SELECT %s FROM %s.%s LIMIT 0", col, schema, table);
+    sqlite3_stmt *st = NULL;
+    bool ok = sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK;
+    sqlite3_finalize(st);
+    free(sql);
+    return ok;
+}
+
+/* 0 when schema ("main", "src") of db has ringsim's tables: runs, params
+ * and events with every column, and the tables whose columns come from the
+ * metric lists (a file made by an earlier ringsim may lack some of their
+ * columns, and the requests table: they read as NULL); else -1 with what
+ * is missing in why ("no such table: src.events"). */
+static int check_tables(sqlite3 *db, const char *schema, char *why, size_t n)
+{
+    struct strbuf sql;
+    sb_init(&sql);
+    int rc = 0;
+    for (size_t t = 0; t < 3 + ARRAY_LEN(listed) - 1 && !rc; t++) {
+        sb_reset(&sql);
+        sb_puts(&sql, "SELECT run_id");
+        if (t == 0) {
+            for (size_t i = 0; i < ARRAY_LEN(run_cols); i++)
+                sb_printf(&sql, ", %s", run_cols[i].name);
+            sb_printf(&sql, " FROM %s.runs", schema);
+        } else if (t == 1) {
+            sb_printf(&sql, ", path, value FROM %s.params", schema);
+        } else if (t == 2) {
+            sb_printf(&sql, ", t_s, kind, node, detail FROM %s.events", schema);
+        } else {
+            sb_printf(&sql, " FROM %s.%s", schema, listed[t - 3].table); /* not requests */
+        }
+        sb_puts(&sql, " LIMIT 0");
+        sqlite3_stmt *st = NULL;
+        if (sqlite3_prepare_v2(db, sql.buf, -1, &st, NULL) != SQLITE_OK) {
+            snprintf(why, n, "%s", sqlite3_errmsg(db));
+            rc = -1;
+        }
+        sqlite3_finalize(st);
+    }
+    sb_deinit(&sql);
+    return rc;
+}
+
+/* A file made by an earlier ringsim: the columns and tables added since
+ * (the caller holds the write lock). */
+static int upgrade(struct results *r, char *err, size_t errlen)
+{
+    struct strbuf sb;
+    sb_init(&sb);
+    schema_sql(&sb); /* every statement idempotent: creates what is missing */
+    if (exec(r, sb.buf, err, errlen)) {
+        sb_deinit(&sb);
+        return -1;
+    }
+    sb_reset(&sb);
+    for (size_t t = 0; t < ARRAY_LEN(listed); t++)
+        for (size_t i = 0; i < listed[t].n; i++)
+            if (!has_column(r->db, "main", listed[t].table, listed[t].cols[i].name))
+                sb_printf(&sb, "ALTER TABLE %s ADD COLUMN %s %s;\n", listed[t].table,
+                          listed[t].cols[i].name, sql_type(listed[t].cols[i].type));
+    int rc = sb.len ? exec(r, sb.buf, err, errlen) : 0;
+    sb_deinit(&sb);
+    return rc;
+}
+
+/* Whether the open database db (at path) is ringsim's: 0, or -1 with a
+ * message naming path. An empty file is not; one without tables is when
+ * allow_empty (results_open then creates them). */
+static int check_ringsim(sqlite3 *db, const char *path, bool allow_empty, char *err,
+                         size_t errlen)
+{
+    int64_t tables = 0, version = 0;
+    char why[256];
+    if (query_int(db, "SELECT count(*) FROM sqlite_master WHERE type='table'", &tables)) {
+        snprintf(err, errlen, "%s: not a SQLite database (%s)", path, sqlite3_errmsg(db));
+        return -1;
+    }
+    if (tables == 0 && allow_empty)
+        return 0;
+    if (tables == 0) {
+        snprintf(err, errlen, "%s: not a ringsim results database (it holds no tables)", path);
+        return -1;
+    }
+    query_int(db, "PRAGMA user_version", &version);
+    if (version != RESULTS_SCHEMA_VERSION) {
+        snprintf(err, errlen, "%s: not a ringsim results database (schema %lld, expected %d)",
+                 path, (long long)version, RESULTS_SCHEMA_VERSION);
+        return -1;
+    }
+    if (check_tables(db, "main", why, sizeof why)) {
+        snprintf(err, errlen, "%s: not a ringsim results database (%s)", path, why);
+        return -1;
+    }
+    return 0;
+}
+
+/* Creates the tables if the file has none, and checks it is ringsim's,
+ * under the write lock (BEGIN IMMEDIATE waits for another writer). */
+static int open_schema(struct results *r, char *err, size_t errlen)
+{
+    int64_t tables = 0;
+    if (query_int(r->db, "SELECT count(*) FROM sqlite_master WHERE type='table'", &tables)) {
+        snprintf(err, errlen, "%s: not a SQLite database (%s)", r->path, sqlite3_errmsg(r->db));
+        return -1;
+    }
+    /* readers never block the writer, nor the writer readers; where the
+     * file system cannot (no shared memory), the rollback journal stays.
+     * Every commit is checkpointed into the file and the log restarts
+     * empty: it never holds more than one flush, and on a full disk the
+     * space a failed flush took in it is there for the run's final status */
+    sqlite3_exec(r->db, "PRAGMA journal_mode=WAL; PRAGMA wal_autocheckpoint=1; "
+                        "PRAGMA journal_size_limit=0", NULL, NULL, NULL);
+    if (exec(r, "BEGIN IMMEDIATE", err, errlen))
+        return -1;
+    if (check_ringsim(r->db, r->path, true, err, errlen))
+        goto rollback;
+    if (query_int(r->db, "SELECT count(*) FROM sqlite_master WHERE type='table'", &tables))
+        tables = 0;
+    if (upgrade(r, err, errlen)) /* a new file: the whole schema */
+        goto rollback;
+    if (exec(r, "COMMIT", err, errlen))
+        goto rollback;
+    return 0;
+rollback:
+    sqlite3_exec(r->db, "ROLLBACK", NULL, NULL, NULL);
+    return -1;
 }
 
 static sqlite3_stmt *prepare_insert(struct results *r, const char *table, const char *lead,
@@ -151,64 +404,154 @@ static sqlite3_stmt *prepare_insert(struct results *r, const char *table, const 
     return st;
 }
 
+/* The buffers: temporary tables (in memory, private to this connection)
+ * shaped like the main ones. */
+static int open_buffers(struct results *r, char *err, size_t errlen)
+{
+    struct strbuf sb;
+    sb_init(&sb);
+    sb_puts(&sb, "PRAGMA temp_store = MEMORY;\n");
+    for (size_t i = 0; i < ARRAY_LEN(buffered); i++)
+        sb_printf(&sb, "CREATE TEMP TABLE buf_%s AS SELECT * FROM main.%s WHERE 0;\n",
+                  buffered[i], buffered[i]);
+    int rc = exec(r, sb.buf, err, errlen);
+    sb_deinit(&sb);
+    if (rc)
+        return -1;
+    r->ins_tick = prepare_insert(r, "temp.buf_ticks", "run_id, t_s", 2, tick_cols,
+                                 ARRAY_LEN(tick_cols));
+    r->ins_node = prepare_insert(r, "temp.buf_node_ticks", "run_id, t_s, node", 3, node_cols,
+                                 ARRAY_LEN(node_cols));
+    r->ins_view = prepare_insert(r, "temp.buf_views", "run_id, t_s", 2, view_cols,
+                                 ARRAY_LEN(view_cols));
+    r->ins_req = prepare_insert(r, "temp.buf_requests", "run_id", 1, req_cols,
+                                ARRAY_LEN(req_cols));
+    if (sqlite3_prepare_v2(r->db, "INSERT INTO temp.buf_events(run_id, t_s, kind, node, detail) "
+                                  "VALUES(?,?,?,?,?)",
+                           -1, &r->ins_event, NULL) != SQLITE_OK)
+        r->ins_event = NULL;
+    if (!r->ins_tick || !r->ins_node || !r->ins_event || !r->ins_view || !r->ins_req)
+        return sql_failed(r, NULL, err, errlen);
+    return 0;
+}
+
+/* A path SQLite reads as a plain file name even with URI names on. */
+static char *plain_name(const char *path)
+{
+    return strncmp(path, "file:", 5) ? xstrdup(path) : xasprintf("./%s", path);
+}
+
 struct results *results_open(const char *path, char *err, size_t errlen)
 {
     struct results *r = xcalloc(1, sizeof(*r));
     r->path = xstrdup(path);
-    if (sqlite3_open_v2(path, &r->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL)
-        != SQLITE_OK) {
+    r->reserve_fd = -1;
+    if (!*path) {
+        snprintf(err, errlen, "no file name given for the results database");
+        goto fail;
+    }
+    char *name = plain_name(path);
+    int rc = sqlite3_open_v2(name, &r->db,
+                             SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_URI, NULL);
+    free(name);
+    if (rc != SQLITE_OK) {
         snprintf(err, errlen, "%s: cannot open: %s", path,
                  r->db ? sqlite3_errmsg(r->db) : "out of memory");
         goto fail;
     }
-    sqlite3_busy_timeout(r->db, 10000);
-    int64_t tables = 0, version = 0;
-    if (query_int(r, "SELECT count(*) FROM sqlite_master WHERE type='table'", &tables)) {
-        snprintf(err, errlen, "%s: not a SQLite database (%s)", path, sqlite3_errmsg(r->db));
+    sqlite3_busy_timeout(r->db, BUSY_TIMEOUT_MS);
+    if (open_schema(r, err, errlen) || open_buffers(r, err, errlen))
         goto fail;
-    }
-    query_int(r, "PRAGMA user_version", &version);
-    if (tables == 0) {
-        if (create_schema(r, err, errlen))
-            goto fail;
-    } else if (version != RESULTS_SCHEMA_VERSION) {
-        snprintf(err, errlen,
-                 "%s: not a ringsim results database (schema %lld, expected %d); "
-                 "choose another file with -o",
-                 path, (long long)version, RESULTS_SCHEMA_VERSION);
-        goto fail;
-    }
-    r->ins_tick = prepare_insert(r, "ticks", "run_id, t_s", 2, tick_cols, ARRAY_LEN(tick_cols));
-    r->ins_node = prepare_insert(r, "node_ticks", "run_id, t_s, node", 3, node_cols,
-                                 ARRAY_LEN(node_cols));
-    r->ins_view = prepare_insert(r, "views", "run_id, t_s", 2, view_cols, ARRAY_LEN(view_cols));
-    if (sqlite3_prepare_v2(r->db,
-                           "INSERT INTO events(run_id, t_s, kind, node, detail) VALUES(?,?,?,?,?)",
-                           -1, &r->ins_event, NULL) != SQLITE_OK)
-        r->ins_event = NULL;
-    if (!r->ins_tick || !r->ins_node || !r->ins_event || !r->ins_view) {
-        snprintf(err, errlen, "%s: %s", path, sqlite3_errmsg(r->db));
-        goto fail;
-    }
     return r;
 fail:
     results_close(r);
     return NULL;
 }
 
+/* Moves the buffered rows into the main tables in one short write
+ * transaction. 0 done; 1 the file is locked by another writer (the rows
+ * stay buffered); -1 failed (r->error says why; the rows are dropped). */
+static int flush(struct results *r)
+{
+    if (r->in_buffer) {
+        if (exec(r, "COMMIT", NULL, 0))
+            return -1;
+        r->in_buffer = false;
+    }
+    int rc = sqlite3_exec(r->db, "BEGIN IMMEDIATE", NULL, NULL, NULL);
+    if ((rc & 0xff) == SQLITE_BUSY) {
+        sql_failed(r, NULL, NULL, 0);
+        return 1;
+    }
+    if (rc != SQLITE_OK)
+        return sql_failed(r, NULL, NULL, 0);
+    struct strbuf sb;
+    sb_init(&sb);
+    for (size_t i = 0; i < ARRAY_LEN(buffered); i++)
+        sb_printf(&sb, "INSERT INTO main.%s SELECT * FROM temp.buf_%s ORDER BY rowid;\n"
+                       "DELETE FROM temp.buf_%s;\n",
+                  buffered[i], buffered[i], buffered[i]);
+    sb_puts(&sb, "COMMIT;");
+    rc = exec(r, sb.buf, NULL, 0);
+    if (rc) {
+        sqlite3_exec(r->db, "ROLLBACK", NULL, NULL, NULL);
+        sb_reset(&sb);
+        for (size_t i = 0; i < ARRAY_LEN(buffered); i++)
+            sb_printf(&sb, "DELETE FROM temp.buf_%s;\n", buffered[i]);
+        sqlite3_exec(r->db, sb.buf, NULL, NULL, NULL);
+    }
+    sb_deinit(&sb);
+    return rc;
+}
+
+/* Reopens the transaction the sink's inserts go into (temp tables only). */
+static int begin_buffer(struct results *r)
+{
+    if (!r->in_buffer && exec(r, "BEGIN", NULL, 0))
+        return -1;
+    r->in_buffer = true;
+    return 0;
+}
+
+/* flush(), waiting for another writer up to MAX_BUSY_FLUSHES times. */
+static int flush_waiting(struct results *r, char *err, size_t errlen)
+{
+    int rc;
+    for (int i = 0; (rc = flush(r)) == 1 && i < MAX_BUSY_FLUSHES; i++)
+        ;
+    if (rc && err)
+        snprintf(err, errlen, "%s", r->error);
+    return rc ? -1 : 0;
+}
+
 void results_close(struct results *r)
 {
     if (!r)
         return;
-    if (r->in_txn)
-        exec(r, "COMMIT", NULL, 0);
+    if (r->in_buffer)
+        flush_waiting(r, NULL, 0);
+    /* At rest the file goes back to a rollback journal when no other
+     * connection has it open (else this fails at once and it stays WAL):
+     * read-only readers then leave no -wal or -shm file beside it, and
+     * can read it from a read-only folder. */
+    if (r->db) {
+        sqlite3_busy_timeout(r->db, 0);
+        sqlite3_exec(r->db, "PRAGMA journal_mode=DELETE", NULL, NULL, NULL);
+    }
     sqlite3_finalize(r->ins_tick);
     sqlite3_finalize(r->ins_node);
     sqlite3_finalize(r->ins_event);
     sqlite3_finalize(r->ins_view);
+    sqlite3_finalize(r->ins_req);
     sqlite3_close(r->db);
+    release_reserve(r);
     free(r->path);
     free(r);
+}
+
+const char *results_error(const struct results *r)
+{
+    return r->error[0] ? r->error : NULL;
 }
 
 static void bind_cols(sqlite3_stmt *st, int first, const void *row, const struct column *c,
@@ -219,7 +562,11 @@ static void bind_cols(sqlite3_stmt *st, int first, const void *row, const struct
         int k = first + (int)i;
         const void *p = base + c[i].off;
         if (c[i].type == 'I') {
-            sqlite3_bind_int64(st, k, *(const int64_t *)p);
+            int64_t v = *(const int64_t *)p;
+            if (v == REQUEST_NULL)
+                sqlite3_bind_null(st, k);
+            else
+                sqlite3_bind_int64(st, k, v);
         } else if (c[i].type == 'R') {
             double v = *(const double *)p;
             if (isnan(v))
@@ -228,7 +575,10 @@ static void bind_cols(sqlite3_stmt *st, int first, const void *row, const struct
                 sqlite3_bind_double(st, k, v);
         } else {
             const char *s = *(const char *const *)p;
-            sqlite3_bind_text(st, k, s, -1, SQLITE_TRANSIENT);
+            if (s)
+                sqlite3_bind_text(st, k, s, -1, SQLITE_TRANSIENT);
+            else
+                sqlite3_bind_null(st, k);
         }
     }
 }
@@ -236,13 +586,11 @@ static void bind_cols(sqlite3_stmt *st, int first, const void *row, const struct
 static int step_reset(struct results *r, sqlite3_stmt *st)
 {
     int rc = sqlite3_step(st);
+    if (rc != SQLITE_DONE)
+        sql_failed(r, NULL, NULL, 0);
     sqlite3_reset(st);
     sqlite3_clear_bindings(st);
-    if (rc != SQLITE_DONE) {
-        fprintf(stderr, "ringsim: %s: %s\n", r->path, sqlite3_errmsg(r->db));
-        return -1;
-    }
-    return 0;
+    return rc == SQLITE_DONE ? 0 : -1;
 }
 
 static int sink_tick(void *ctx, const struct tick_row *row)
@@ -289,6 +637,14 @@ static int sink_event(void *ctx, double t_s, const char *kind, const char *node,
     return step_reset(r, st);
 }
 
+static int sink_request(void *ctx, const struct request_row *row)
+{
+    struct results *r = ctx;
+    sqlite3_bind_int64(r->ins_req, 1, r->run_id);
+    bind_cols(r->ins_req, 2, row, req_cols, ARRAY_LEN(req_cols));
+    return step_reset(r, r->ins_req);
+}
+
 static double seconds_since(const struct timespec *t0)
 {
     struct timespec t;
@@ -296,20 +652,29 @@ static double seconds_since(const struct timespec *t0)
     return (double)(t.tv_sec - t0->tv_sec) + (double)(t.tv_nsec - t0->tv_nsec) / 1e9;
 }
 
+/* About once a second: the buffered rows go to the file. A file locked by
+ * another writer is tried again at the next checkpoint, up to
+ * MAX_BUSY_FLUSHES times in a row. */
 static int sink_checkpoint(void *ctx)
 {
     struct results *r = ctx;
-    if (seconds_since(&r->last_commit) < 1.0)
+    if (seconds_since(&r->last_flush) < 1.0)
         return 0;
-    if (exec(r, "COMMIT; BEGIN", NULL, 0))
+    int rc = flush(r);
+    if (rc == 1 && ++r->busy_flushes <= MAX_BUSY_FLUSHES)
+        rc = 0;
+    else if (rc == 0)
+        r->busy_flushes = 0;
+    clock_gettime(CLOCK_MONOTONIC, &r->last_flush);
+    if (rc || begin_buffer(r))
         return -1;
-    clock_gettime(CLOCK_MONOTONIC, &r->last_commit);
     return 0;
 }
 
 struct sink results_sink(struct results *r)
 {
-    struct sink s = {r, sink_tick, sink_node, sink_view, sink_event, sink_checkpoint};
+    struct sink s = {r, sink_tick, sink_node, sink_view, sink_event, sink_checkpoint,
+                     sink_request};
     return s;
 }
 
@@ -331,12 +696,12 @@ int results_begin_run(struct results *r, const struct scenario *sc, const char *
     struct strbuf ov;
     sb_init(&ov);
     overrides_json(sc, &ov);
-    if (exec(r, "BEGIN", err, errlen))
+    if (flush_waiting(r, err, errlen) || exec(r, "BEGIN IMMEDIATE", err, errlen))
         goto fail;
     if (sqlite3_prepare_v2(r->db,
                            "INSERT INTO runs(name, seed, scenario_yaml, overrides, version, "
                            "started_at, wall_s, status, description, duration_s, tick_s, "
-                           "scenario_path) VALUES(?,?,?,?,?,?,0,'interrupted',?,?,?,?)",
+                           "scenario_path) VALUES(?,?,?,?,?,?,0,'running',?,?,?,?)",
                            -1, &st, NULL) != SQLITE_OK)
         goto sqlerr;
     sqlite3_bind_text(st, 1, sc->name, -1, SQLITE_TRANSIENT);
@@ -366,30 +731,34 @@ int results_begin_run(struct results *r, const struct scenario *sc, const char *
         sqlite3_reset(st);
     }
     sqlite3_finalize(st);
-    /* the runs row is committed at once: a run killed outright still shows */
-    if (exec(r, "COMMIT; BEGIN", err, errlen))
+    st = NULL;
+    /* the runs row is committed at once: a run being recorded shows, and
+     * one whose process is killed outright stays 'running', never complete */
+    if (exec(r, "COMMIT", err, errlen) || begin_buffer(r))
         goto fail;
-    r->in_txn = 1;
-    clock_gettime(CLOCK_MONOTONIC, &r->last_commit);
+    clock_gettime(CLOCK_MONOTONIC, &r->last_flush);
+    r->busy_flushes = 0;
+    r->error[0] = '\0';
+    hold_reserve(r);
     *run_id = r->run_id;
     sb_deinit(&ov);
     return 0;
 sqlerr:
-    snprintf(err, errlen, "%s: %s", r->path, sqlite3_errmsg(r->db));
+    sql_failed(r, NULL, err, errlen);
 fail:
     sqlite3_finalize(st);
-    exec(r, "ROLLBACK", NULL, 0);
+    sqlite3_exec(r->db, "ROLLBACK", NULL, NULL, NULL);
     sb_deinit(&ov);
     return -1;
 }
 
-int results_finish_run(struct results *r, const struct summary_row *sum, const char *status,
-                       double wall_s, const char *error, char *err, size_t errlen)
+/* The summary and the final status, in one short write transaction. */
+static int write_end_once(struct results *r, const struct summary_row *sum, const char *status,
+                     double wall_s, const char *error, char *err, size_t errlen)
 {
     sqlite3_stmt *st = NULL;
-    if (!r->in_txn && exec(r, "BEGIN", err, errlen))
+    if (exec(r, "BEGIN IMMEDIATE", err, errlen))
         return -1;
-    r->in_txn = 1;
     if (sum) {
         st = prepare_insert(r, "summary", "run_id", 1, sum_cols, ARRAY_LEN(sum_cols));
         if (!st)
@@ -414,20 +783,147 @@ int results_finish_run(struct results *r, const struct summary_row *sum, const c
     if (sqlite3_step(st) != SQLITE_DONE)
         goto sqlerr;
     sqlite3_finalize(st);
-    r->in_txn = 0;
     return exec(r, "COMMIT", err, errlen);
 sqlerr:
-    snprintf(err, errlen, "%s: %s", r->path, sqlite3_errmsg(r->db));
+    sql_failed(r, NULL, err, errlen);
     sqlite3_finalize(st);
+    sqlite3_exec(r->db, "ROLLBACK", NULL, NULL, NULL);
     return -1;
+}
+
+/* write_end_once(), again with the reserve given back if the disk is full. */
+static int write_end(struct results *r, const struct summary_row *sum, const char *status,
+                     double wall_s, const char *error, char *err, size_t errlen)
+{
+    int rc = write_end_once(r, sum, status, wall_s, error, err, errlen);
+    if (rc && (sqlite3_extended_errcode(r->db) & 0xff) == SQLITE_FULL && release_reserve(r))
+        rc = write_end_once(r, sum, status, wall_s, error, err, errlen);
+    release_reserve(r);
+    return rc;
+}
+
+int results_finish_run(struct results *r, const struct summary_row *sum, const char *status,
+                       double wall_s, const char *error, char *err, size_t errlen)
+{
+    /* the last rows; if they cannot be written the run failed, and the
+     * status row (a page or two, in space the rollback freed) says why */
+    if (flush_waiting(r, err, errlen)) {
+        char *why = error ? xstrdup(error) : xasprintf("cannot record the last ticks: %s", r->error);
+        bool was_failed = !strcmp(status, "failed");
+        int rc = write_end(r, sum, "failed", wall_s, why, err, errlen);
+        if (!rc && !was_failed) {
+            snprintf(err, errlen, "%s", why);
+            rc = -1;
+        }
+        free(why);
+        return rc;
+    }
+    return write_end(r, sum, status, wall_s, error, err, errlen);
 }
 
 /* ---- merge ---------------------------------------------------------------------- */
 
-static void col_list(struct strbuf *sb, const struct column *c, size_t n)
+/* "file:PATH?mode=ro" with PATH percent-encoded: SQLite's URI for opening
+ * path read-only through ATTACH. Caller frees. */
+static char *readonly_uri(const char *path)
+{
+    struct strbuf sb;
+    sb_init(&sb);
+    sb_puts(&sb, "file:");
+    for (const unsigned char *p = (const unsigned char *)path; *p; p++) {
+        if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9')
+            || strchr("/-_.~", *p))
+            sb_putc(&sb, (char)*p);
+        else
+            sb_printf(&sb, "%%%02X", *p);
+    }
+    sb_puts(&sb, "?mode=ro");
+    return sb_steal(&sb);
+}
+
+int results_check_file(const char *path, char *err, size_t errlen)
+{
+    sqlite3 *db = NULL;
+    struct stat st;
+    int rc = -1;
+    if (stat(path, &st)) {
+        snprintf(err, errlen, "%s: cannot read: %s", path, strerror(errno));
+        return -1;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        snprintf(err, errlen, "%s: not a file", path);
+        return -1;
+    }
+    char *name = plain_name(path);
+    int orc = sqlite3_open_v2(name, &db, SQLITE_OPEN_READONLY, NULL);
+    free(name);
+    if (orc != SQLITE_OK) {
+        snprintf(err, errlen, "%s: cannot open: %s", path, db ? sqlite3_errmsg(db) : "out of memory");
+    } else if (!(rc = check_ringsim(db, path, false, err, errlen))) {
+        sqlite3_stmt *q = NULL;
+        const char *verdict = NULL;
+        if (sqlite3_prepare_v2(db, "PRAGMA quick_check(1)", -1, &q, NULL) == SQLITE_OK
+            && sqlite3_step(q) == SQLITE_ROW)
+            verdict = (const char *)sqlite3_column_text(q, 0);
+        if (!verdict || strcmp(verdict, "ok")) {
+            snprintf(err, errlen, "%s: damaged (%s)", path, verdict ? verdict : sqlite3_errmsg(db));
+            rc = -1;
+        }
+        sqlite3_finalize(q);
+    }
+    sqlite3_close(db);
+    return rc;
+}
+
+/* ", a, b, NULL, d": the columns of table in src, NULL for those it lacks. */
+static void src_col_list(struct strbuf *sql, sqlite3 *db, const char *table,
+                         const struct column *c, size_t n)
 {
     for (size_t i = 0; i < n; i++)
-        sb_printf(sb, ", %s", c[i].name);
+        sb_printf(sql, ", %s", has_column(db, "src", table, c[i].name) ? c[i].name : "NULL");
+}
+
+/* Copies the rows of run `old` of src's table (lead columns, then its
+ * listed columns) into run `nid`. */
+static void copy_table_sql(struct strbuf *sql, sqlite3 *db, const char *table, const char *lead,
+                           const struct column *c, size_t n, long long old, long long nid)
+{
+    sb_printf(sql, "INSERT INTO %s(run_id%s", table, lead);
+    col_list(sql, c, n);
+    sb_printf(sql, ") SELECT %lld%s", nid, lead);
+    src_col_list(sql, db, table, c, n);
+    sb_printf(sql, " FROM src.%s WHERE run_id=%lld ORDER BY rowid;\n", table, old);
+}
+
+/* The statements that copy run `old` of src into run `nid`. */
+static void copy_run_sql(struct strbuf *sql, sqlite3 *db, long long old, long long nid)
+{
+    sb_printf(sql, "INSERT INTO params SELECT %lld, path, value FROM src.params WHERE run_id=%lld;\n",
+              nid, old);
+    copy_table_sql(sql, db, "ticks", ", t_s", tick_cols, ARRAY_LEN(tick_cols), old, nid);
+    copy_table_sql(sql, db, "node_ticks", ", t_s, node", node_cols, ARRAY_LEN(node_cols), old,
+                   nid);
+    copy_table_sql(sql, db, "views", ", t_s", view_cols, ARRAY_LEN(view_cols), old, nid);
+    sb_printf(sql, "INSERT INTO events SELECT %lld, t_s, kind, node, detail FROM src.events "
+                   "WHERE run_id=%lld ORDER BY rowid;\n", nid, old);
+    copy_table_sql(sql, db, "summary", "", sum_cols, ARRAY_LEN(sum_cols), old, nid);
+    if (has_column(db, "src", "requests", "run_id"))
+        copy_table_sql(sql, db, "requests", "", req_cols, ARRAY_LEN(req_cols), old, nid);
+}
+
+/* Why copying from src_path failed, naming the file at fault: the source
+ * when it is damaged, the output when it is full, else both. */
+static void merge_failed(struct results *r, const char *src_path, char *err, size_t errlen)
+{
+    int code = sqlite3_extended_errcode(r->db) & 0xff;
+    const char *msg = sqlite3_errmsg(r->db);
+    if (code == SQLITE_CORRUPT || code == SQLITE_NOTADB)
+        snprintf(err, errlen, "%s: %s (nothing of it was copied into %s)", src_path, msg, r->path);
+    else if (code == SQLITE_FULL || sqlite3_system_errno(r->db) == ENOSPC)
+        snprintf(err, errlen, "copying the runs of %s: the disk is full (%s: %s)", src_path,
+                 r->path, msg);
+    else
+        snprintf(err, errlen, "copying the runs of %s into %s: %s", src_path, r->path, msg);
 }
 
 int results_merge_from(struct results *r, const char *src_path, char *err, size_t errlen)
@@ -436,37 +932,28 @@ int results_merge_from(struct results *r, const char *src_path, char *err, size_
     sqlite3_stmt *ids = NULL, *att = NULL;
     struct strbuf sql;
     sb_init(&sql);
-    if (r->in_txn) {
-        exec(r, "COMMIT", NULL, 0);
-        r->in_txn = 0;
-    }
-    {
-        /* a source that is missing or not ringsim's is refused before attaching */
-        struct results *probe = NULL;
-        FILE *f = fopen(src_path, "rb");
-        if (!f) {
-            snprintf(err, errlen, "%s: cannot read", src_path);
-            goto out;
-        }
-        fclose(f);
-        probe = results_open(src_path, err, errlen);
-        if (!probe)
-            goto out;
-        results_close(probe);
-    }
+    char *uri = NULL;
+    /* a source that is missing or not ringsim's is refused before attaching,
+     * and it is only ever opened read-only */
+    if (results_check_file(src_path, err, errlen))
+        goto out;
+    if (flush_waiting(r, err, errlen))
+        goto out;
+    uri = readonly_uri(src_path);
     if (sqlite3_prepare_v2(r->db, "ATTACH DATABASE ? AS src", -1, &att, NULL) != SQLITE_OK)
         goto sqlerr;
-    sqlite3_bind_text(att, 1, src_path, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(att, 1, uri, -1, SQLITE_TRANSIENT);
     if (sqlite3_step(att) != SQLITE_DONE)
         goto sqlerr;
-    if (exec(r, "BEGIN", err, errlen))
-        goto detach;
+    if (exec(r, "BEGIN IMMEDIATE", NULL, 0))
+        goto sqlerr_detach;
     if (sqlite3_prepare_v2(r->db, "SELECT run_id FROM src.runs ORDER BY run_id", -1, &ids, NULL)
         != SQLITE_OK)
         goto sqlerr_rollback;
     copied = 0;
-    while (sqlite3_step(ids) == SQLITE_ROW) {
-        int64_t old = sqlite3_column_int64(ids, 0);
+    int rc;
+    while ((rc = sqlite3_step(ids)) == SQLITE_ROW) {
+        long long old = (long long)sqlite3_column_int64(ids, 0);
         sb_reset(&sql);
         sb_puts(&sql, "INSERT INTO runs(");
         for (size_t i = 0; i < ARRAY_LEN(run_cols); i++)
@@ -474,55 +961,37 @@ int results_merge_from(struct results *r, const char *src_path, char *err, size_
         sb_puts(&sql, ") SELECT ");
         for (size_t i = 0; i < ARRAY_LEN(run_cols); i++)
             sb_printf(&sql, "%s%s", i ? ", " : "", run_cols[i].name);
-        sb_printf(&sql, " FROM src.runs WHERE run_id = %lld", (long long)old);
-        if (exec(r, sql.buf, err, errlen))
-            goto rollback;
+        sb_printf(&sql, " FROM src.runs WHERE run_id = %lld", old);
+        if (exec(r, sql.buf, NULL, 0))
+            goto sqlerr_rollback;
         long long nid = (long long)sqlite3_last_insert_rowid(r->db);
         sb_reset(&sql);
-        sb_printf(&sql, "INSERT INTO params SELECT %lld, path, value FROM src.params WHERE run_id=%lld;\n",
-                  nid, (long long)old);
-        sb_printf(&sql, "INSERT INTO ticks(run_id, t_s");
-        col_list(&sql, tick_cols, ARRAY_LEN(tick_cols));
-        sb_printf(&sql, ") SELECT %lld, t_s", nid);
-        col_list(&sql, tick_cols, ARRAY_LEN(tick_cols));
-        sb_printf(&sql, " FROM src.ticks WHERE run_id=%lld ORDER BY rowid;\n", (long long)old);
-        sb_printf(&sql, "INSERT INTO node_ticks(run_id, t_s, node");
-        col_list(&sql, node_cols, ARRAY_LEN(node_cols));
-        sb_printf(&sql, ") SELECT %lld, t_s, node", nid);
-        col_list(&sql, node_cols, ARRAY_LEN(node_cols));
-        sb_printf(&sql, " FROM src.node_ticks WHERE run_id=%lld ORDER BY rowid;\n", (long long)old);
-        sb_printf(&sql, "INSERT INTO views(run_id, t_s");
-        col_list(&sql, view_cols, ARRAY_LEN(view_cols));
-        sb_printf(&sql, ") SELECT %lld, t_s", nid);
-        col_list(&sql, view_cols, ARRAY_LEN(view_cols));
-        sb_printf(&sql, " FROM src.views WHERE run_id=%lld ORDER BY rowid;\n", (long long)old);
-        sb_printf(&sql, "INSERT INTO events SELECT %lld, t_s, kind, node, detail FROM src.events "
-                        "WHERE run_id=%lld ORDER BY rowid;\n", nid, (long long)old);
-        sb_printf(&sql, "INSERT INTO summary(run_id");
-        col_list(&sql, sum_cols, ARRAY_LEN(sum_cols));
-        sb_printf(&sql, ") SELECT %lld", nid);
-        col_list(&sql, sum_cols, ARRAY_LEN(sum_cols));
-        sb_printf(&sql, " FROM src.summary WHERE run_id=%lld;\n", (long long)old);
-        if (exec(r, sql.buf, err, errlen))
-            goto rollback;
+        copy_run_sql(&sql, r->db, old, nid);
+        if (exec(r, sql.buf, NULL, 0))
+            goto sqlerr_rollback;
         copied++;
     }
+    if (rc != SQLITE_DONE)
+        goto sqlerr_rollback;
     sqlite3_finalize(ids);
     ids = NULL;
-    if (exec(r, "COMMIT", err, errlen))
-        copied = -1;
+    if (exec(r, "COMMIT", NULL, 0))
+        goto sqlerr_rollback;
     goto detach;
 sqlerr_rollback:
-    snprintf(err, errlen, "%s: %s", src_path, sqlite3_errmsg(r->db));
-rollback:
+    merge_failed(r, src_path, err, errlen);
     sqlite3_finalize(ids);
     ids = NULL;
-    exec(r, "ROLLBACK", NULL, 0);
+    sqlite3_exec(r->db, "ROLLBACK", NULL, NULL, NULL);
+    copied = -1;
+    goto detach;
+sqlerr_detach:
+    merge_failed(r, src_path, err, errlen);
     copied = -1;
 detach:
     sqlite3_finalize(att);
     att = NULL;
-    exec(r, "DETACH DATABASE src", NULL, 0);
+    sqlite3_exec(r->db, "DETACH DATABASE src", NULL, NULL, NULL);
     goto out;
 sqlerr:
     snprintf(err, errlen, "%s: %s", src_path, sqlite3_errmsg(r->db));
@@ -530,6 +999,7 @@ out:
     sqlite3_finalize(att);
     sqlite3_finalize(ids);
     sb_deinit(&sql);
+    free(uri);
     return copied;
 }
 
@@ -538,7 +1008,10 @@ int results_read_summary(const char *path, int64_t run_id, struct summary_row *o
     sqlite3 *db = NULL;
     sqlite3_stmt *st = NULL;
     int rc = -1;
-    if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK)
+    char *name = plain_name(path);
+    int orc = sqlite3_open_v2(name, &db, SQLITE_OPEN_READONLY, NULL);
+    free(name);
+    if (orc != SQLITE_OK)
         goto out;
     struct strbuf sql;
     sb_init(&sql);

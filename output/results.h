@@ -2,13 +2,14 @@
  * results.h — the SQLite results database (tables and metric meanings:
  * output/README.md; columns generated from sim/metrics.h).
  *
- * One file holds many runs. Opening creates the tables if they are missing
- * and refuses a file whose tables are not ringsim's. A run is recorded as
- * it goes: its `runs` row first (status 'interrupted' until it finishes, so
- * a run killed outright still reads as unfinished), then its ticks, node
- * ticks and events in transactions committed about once a second of wall
- * time, then its summary and final status. Nothing already in the file is
- * ever changed except the run's own row.
+ * One file holds many runs, and several processes may write and read it
+ * at once. Opening creates the tables if they are missing and refuses a
+ * file whose tables are not ringsim's. A run is recorded as it goes: its
+ * `runs` row first (status 'running' until it ends, so a run killed
+ * outright never reads as complete), then its ticks, node ticks and events
+ * in short transactions about once a second of wall time, then its summary
+ * and final status. Nothing already in the file is ever changed except the
+ * run's own row.
  */
 #ifndef RINGSIM_RESULTS_H
 #define RINGSIM_RESULTS_H
@@ -25,7 +26,16 @@ struct results;
 /* Opens (creating if needed) the database at path. NULL with a message in
  * err when it cannot be opened or is not a ringsim database. */
 struct results *results_open(const char *path, char *err, size_t errlen);
+/* Writes what is still buffered and closes. */
 void results_close(struct results *r);
+/* Why the last write failed (SQLite's message, naming the file; "the disk
+ * is full (...)" when it is), or NULL. A sink callback that returned -1
+ * left its reason here. */
+const char *results_error(const struct results *r);
+/* Checks, opening it read-only, that path is a ringsim results database
+ * and is not damaged (PRAGMA quick_check: reads the whole file): 0, or -1
+ * with a message naming path. */
+int results_check_file(const char *path, char *err, size_t errlen);
 
 /* Starts a run: inserts its runs and params rows. extra_params (may be
  * NULL/0) are recorded in params besides the scenario's overrides (sweeps
@@ -34,13 +44,17 @@ int results_begin_run(struct results *r, const struct scenario *sc, const char *
                       int64_t *run_id, char *err, size_t errlen);
 /* The sink that records ticks, node ticks and events of the run begun last. */
 struct sink results_sink(struct results *r);
-/* Ends the run: summary (may be NULL), status ("complete", "interrupted",
- * "failed"), wall seconds, error text (may be NULL). */
+/* Ends the run: writes the rows still buffered, then the summary (may be
+ * NULL), status ("complete", "interrupted", "failed"), wall seconds and
+ * error text (may be NULL). When the buffered rows cannot be written the
+ * run is recorded as failed, saying why (error when given), and -1 is
+ * returned unless the run was failed already. */
 int results_finish_run(struct results *r, const struct summary_row *sum, const char *status,
                        double wall_s, const char *error, char *err, size_t errlen);
 
 /* Copies every run of the database at src_path into r with new run ids,
- * in src's run_id order. Returns the number copied, or -1. */
+ * in src's run_id order, in one transaction. src is opened read-only and
+ * checked first. Returns the number copied, or -1. */
 int results_merge_from(struct results *r, const char *src_path, char *err, size_t errlen);
 
 /* Reads the summary of run_id (the last run when run_id <= 0) of the

@@ -1,6 +1,8 @@
 /*
- * plot.h — `ringsim plot`: charts and an HTML index from a results
+ * plot.h — the plot library: charts and an HTML index from a results
  * database (plots/README.md describes the charts and the data files).
+ * plot_draw() does it all; `ringsim plot` (sim/cli/cmd_plot.c) is its
+ * command line.
  *
  *   results.db --(read-only SQL)--> struct plot_set
  *              --> DIR/data/NAME.tsv --(gnuplot, plots/NAME.gp)--> DIR/NAME.png or .svg
@@ -22,6 +24,40 @@
 
 struct sqlite3;
 
+/* ---- drawing (plot_draw.c) ------------------------------------------------- */
+
+struct plot_options {
+    const char *db;          /* the results database */
+    const int64_t *runs;     /* the runs to draw, in order; NULL/0: every run, or */
+    size_t n_runs;           /* the last PLOT_DEFAULT_RUNS when there are more */
+    const char *dir;         /* where to write; NULL: results/plots/<db name without .db> */
+    bool svg;                /* SVG, else PNG */
+};
+
+enum plot_status {
+    PLOT_DRAWN = 0,
+    PLOT_FAILED = 1,         /* gnuplot or its scripts missing or failing, DIR not writable */
+    PLOT_BAD_INPUT = 2,      /* not a ringsim database, no runs, an unknown run id */
+};
+
+/* What plot_draw() did: init by plot_draw(), deinit by the caller. */
+struct plot_result {
+    char *dir;               /* the folder written (index.html, images, data/) */
+    int64_t *ids;            /* the runs drawn */
+    size_t n_ids;
+    struct diag notes;       /* what the user should know: runs left out, warnings */
+};
+
+/* Draws the runs of o->db into a folder: the data files, one image per
+ * chart (plot_charts) and index.html. PLOT_DRAWN, or the failure with a
+ * message in err. res is filled either way (notes may hold messages). */
+enum plot_status plot_draw(const struct plot_options *o, struct plot_result *res, char *err,
+                           size_t errlen);
+void plot_result_deinit(struct plot_result *res);
+/* Writes len bytes of text to dir/name. 0, or -1 with a message. */
+int plot_write_file(const char *dir, const char *name, const char *text, size_t len, char *err,
+                    size_t errlen);
+
 /* Runs drawn when --run is not given and the database holds more. */
 #define PLOT_DEFAULT_RUNS 8
 /* The most runs one chart may hold (8 colours, then the same dashed). */
@@ -36,10 +72,11 @@ struct sqlite3;
 
 /* ---- text (plot_text.c) ---------------------------------------------------- */
 
-/* Appends s as one field of a tab-separated data file that gnuplot reads:
- * tabs, line breaks and other control characters become spaces, double
- * quotes (which gnuplot's data reader treats as string delimiters) become
- * single quotes, bytes that are not valid UTF-8 become '?'. Everything else,
+/* Appends s as one field of a tab-separated data file that gnuplot reads
+ * with strcol(): tabs, line breaks and other control characters become
+ * spaces, bytes that are not valid UTF-8 become '?'; a double quote (which
+ * would end gnuplot's field) is written as the escape \042 and a backslash
+ * as \\, which gnuplot turns back into " and \. Everything else,
  * backquotes and semicolons included, is kept: it is data. */
 void tsv_field(struct strbuf *sb, const char *s);
 /* Appends s escaped for HTML text or a quoted attribute: & < > " ' become

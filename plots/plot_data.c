@@ -451,6 +451,11 @@ static void free_event(struct plot_event *e)
     free(e->label);
 }
 
+static void merge_events(struct plot_set *ps, struct plot_event *ev, size_t n);
+static void stagger_events(struct plot_set *ps);
+
+/* The scenario events of the drawn runs (counting ejections and cascade
+ * removals, which the strip marks apart), merged and staggered. */
 static int read_events(struct plot_set *ps, char *err, size_t errlen)
 {
     sqlite3_stmt *st = prepare(ps, "SELECT t_s, kind, node, detail FROM events WHERE run_id = ? "
@@ -503,8 +508,16 @@ static int read_events(struct plot_set *ps, char *err, size_t errlen)
         }
     }
     sqlite3_finalize(st);
+    merge_events(ps, ev, n);
+    stagger_events(ps);
+    return 0;
+}
 
-    /* merge an event every run has into one with run_no 0 */
+/* Merges an event every drawn run has into one with run_no 0, and puts the
+ * events back in time order (those at one time in the scenario's order)
+ * into ps->events. Takes ev. */
+static void merge_events(struct plot_set *ps, struct plot_event *ev, size_t n)
+{
     if (n)
         qsort(ev, n, sizeof(*ev), event_cmp);
     size_t out = 0;
@@ -531,8 +544,13 @@ static int read_events(struct plot_set *ps, char *err, size_t errlen)
         qsort(ev, out, sizeof(*ev), event_seq_cmp);
     ps->events = ev;
     ps->n_events = out;
+}
 
-    /* stagger the labels of the strip */
+/* Lanes for the labels of the events strip. */
+static void stagger_events(struct plot_set *ps)
+{
+    struct plot_event *ev = ps->events;
+    size_t out = ps->n_events;
     double *x = xcalloc(out + 1, sizeof(double)), *w = xcalloc(out + 1, sizeof(double));
     int *lv = xcalloc(out + 1, sizeof(int));
     double s_per_px = (ps->tmax_s > 0 ? ps->tmax_s : 1) / PLOT_AREA_PX;
@@ -546,7 +564,6 @@ static int read_events(struct plot_set *ps, char *err, size_t errlen)
     free(x);
     free(w);
     free(lv);
-    return 0;
 }
 
 int plot_set_load(struct plot_set *ps, const int64_t *ids, size_t n, struct diag *warn,
@@ -610,19 +627,7 @@ static void tsv_double(struct strbuf *sb, double v)
 static int write_file(const char *dir, const char *name, const struct strbuf *sb, char *err,
                       size_t errlen)
 {
-    char *path = xasprintf("%s/%s", dir, name);
-    FILE *f = fopen(path, "w");
-    int rc = 0;
-    if (!f || fwrite(sb->buf, 1, sb->len, f) != sb->len) {
-        snprintf(err, errlen, "%s: cannot write: %s", path, strerror(errno));
-        rc = -1;
-    }
-    if (f && fclose(f) && !rc) {
-        snprintf(err, errlen, "%s: cannot write: %s", path, strerror(errno));
-        rc = -1;
-    }
-    free(path);
-    return rc;
+    return plot_write_file(dir, name, sb->buf, sb->len, err, errlen);
 }
 
 static int write_ticks(struct plot_set *ps, const struct plot_run *r, struct strbuf *sb,

@@ -145,8 +145,10 @@ static void child_fail(const char *what)
     _exit(127);
 }
 
-int gnuplot_run(const char *gnuplot, const char *cwd, const char *vars, const char *script,
-                char *err, size_t errlen)
+/* Starts gnuplot: stdin /dev/null, stdout and stderr into a pipe whose
+ * reading end goes to *out_fd. Returns its pid, or -1 with a message. */
+static pid_t spawn_gnuplot(const char *gnuplot, const char *cwd, const char *vars,
+                           const char *script, int *out_fd, char *err, size_t errlen)
 {
     int fds[2];
     if (pipe(fds)) {
@@ -183,61 +185,81 @@ int gnuplot_run(const char *gnuplot, const char *cwd, const char *vars, const ch
     }
     close(fds[1]);
     close(devnull);
+    *out_fd = fds[0];
+    return pid;
+}
 
-    struct strbuf out;
-    sb_init(&out);
+/* Reads what gnuplot says until it closes its output, keeping the tail in
+ * out; kills it at GNUPLOT_TIMEOUT_S. Returns whether it timed out. */
+static bool read_output(int fd, pid_t pid, struct strbuf *out)
+{
     double deadline = now_s() + GNUPLOT_TIMEOUT_S;
-    bool timed_out = false;
     for (;;) {
         double left = deadline - now_s();
         if (left <= 0) {
-            timed_out = true;
             kill(pid, SIGKILL);
-            break;
+            return true;
         }
-        struct pollfd pfd = {.fd = fds[0], .events = POLLIN};
+        struct pollfd pfd = {.fd = fd, .events = POLLIN};
         int pr = poll(&pfd, 1, (int)(left * 1000) + 1);
-        if (pr < 0 && errno == EINTR)
-            continue;
         if (pr <= 0)
             continue;
         char buf[4096];
-        ssize_t n = read(fds[0], buf, sizeof buf);
+        ssize_t n = read(fd, buf, sizeof buf);
         if (n < 0 && errno == EINTR)
             continue;
         if (n <= 0)
-            break;
-        keep_tail(&out, buf, (size_t)n);
+            return false;
+        keep_tail(out, buf, (size_t)n);
     }
-    close(fds[0]);
-    int status = 0;
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-        ;
+}
 
-    int rc = 0;
-    /* the last few lines of what it said */
-    const char *tail = out.buf;
+/* 0 when gnuplot exited 0; else -1 with the last lines it said in err. */
+static int judge(const char *script, int status, bool timed_out, struct strbuf *out, char *err,
+                 size_t errlen)
+{
+    const char *tail = out->buf;
     size_t lines = 0;
-    for (size_t i = out.len; i > 0; i--)
-        if (out.buf[i - 1] == '\n' && i != out.len && ++lines == 6) {
-            tail = out.buf + i;
+    for (size_t i = out->len; i > 0; i--)
+        if (out->buf[i - 1] == '\n' && i != out->len && ++lines == 6) {
+            tail = out->buf + i;
             break;
         }
-    while (out.len && out.buf[out.len - 1] == '\n')
-        out.buf[--out.len] = '\0';
+    while (out->len && out->buf[out->len - 1] == '\n')
+        out->buf[--out->len] = '\0';
     if (timed_out) {
         snprintf(err, errlen, "gnuplot %s ran longer than %d s and was stopped", script,
                  GNUPLOT_TIMEOUT_S);
-        rc = -1;
-    } else if (WIFSIGNALED(status)) {
+        return -1;
+    }
+    if (WIFSIGNALED(status)) {
         snprintf(err, errlen, "gnuplot %s was killed by signal %d:\n%s", script, WTERMSIG(status),
                  tail);
-        rc = -1;
-    } else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+        return -1;
+    }
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
         snprintf(err, errlen, "gnuplot %s failed (exit %d):\n%s", script, WEXITSTATUS(status),
                  tail);
-        rc = -1;
+        return -1;
     }
+    return 0;
+}
+
+int gnuplot_run(const char *gnuplot, const char *cwd, const char *vars, const char *script,
+                char *err, size_t errlen)
+{
+    int fd;
+    pid_t pid = spawn_gnuplot(gnuplot, cwd, vars, script, &fd, err, errlen);
+    if (pid < 0)
+        return -1;
+    struct strbuf out;
+    sb_init(&out);
+    bool timed_out = read_output(fd, pid, &out);
+    close(fd);
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+        ;
+    int rc = judge(script, status, timed_out, &out, err, errlen);
     sb_deinit(&out);
     return rc;
 }

@@ -7,6 +7,12 @@
  * Invariant of the escapers: their output is valid UTF-8 with no control
  * characters (and, for tsv_field, no tab, line break or double quote), so
  * one call always yields exactly one field or one piece of HTML text.
+ *
+ * How gnuplot reads a text field (datafile.c, gnuplot 5): a double quote
+ * ends the field wherever it is, with no escape for it; then the field's
+ * backslash escapes are expanded (parse_esc: \\ \n \t \" \ooo ...). So a
+ * double quote travels as the octal escape \042 and a backslash as \\;
+ * tests/cli/plot.sh checks that both come out of gnuplot as they went in.
  */
 #include "plots/plot.h"
 
@@ -64,7 +70,9 @@ void tsv_field(struct strbuf *sb, const char *s)
             if (c < 0x20 || c == 0x7f)
                 sb_putc(sb, ' ');
             else if (c == '"')
-                sb_putc(sb, '\'');
+                sb_puts(sb, "\\042");
+            else if (c == '\\')
+                sb_puts(sb, "\\\\");
             else
                 sb_putc(sb, (char)c);
         }

@@ -1,5 +1,6 @@
 /*
- * util.c — checked allocation, string buffers, diagnostics and unit parsers.
+ * util.c — checked allocation, string buffers, diagnostics, unit parsers
+ * and mkdir -p.
  *
  * The unit parsers are exact: they work on the decimal digits, never through
  * a double, so "0.000001s" is exactly 1000 ns and "1.5GiB" exactly
@@ -13,6 +14,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 static void oom(void)
 {
@@ -454,4 +456,31 @@ void format_duration(int64_t ns, char *buf, size_t n)
         }
     }
     snprintf(buf, n, "%lldns", (long long)ns);
+}
+
+int make_dirs(const char *path, char *err, size_t errlen)
+{
+    if (!*path)
+        return 0;
+    char *p = xstrdup(path);
+    int rc = 0;
+    for (char *s = p + 1;; s++) {
+        if (*s != '/' && *s != '\0')
+            continue;
+        char c = *s;
+        *s = '\0';
+        struct stat st;
+        if (mkdir(p, 0777) && errno != EEXIST) {
+            snprintf(err, errlen, "%s: cannot create: %s", p, strerror(errno));
+            rc = -1;
+        } else if (stat(p, &st) || !S_ISDIR(st.st_mode)) {
+            snprintf(err, errlen, "%s: exists and is not a folder", p);
+            rc = -1;
+        }
+        *s = c;
+        if (rc || c == '\0')
+            break;
+    }
+    free(p);
+    return rc;
 }

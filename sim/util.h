@@ -80,6 +80,11 @@ void diag_deinit(struct diag *d);
 void diag_add(struct diag *d, const char *fmt, ...) PRINTF_LIKE(2, 3);
 void diag_print(const struct diag *d, FILE *f);
 
+/* mkdir -p: creates path and its missing parents (mode 0777 less the
+ * umask). Returns 0, or -1 with "PATH: cannot create: why" or "PATH: exists
+ * and is not a folder" in err. */
+int make_dirs(const char *path, char *err, size_t errlen);
+
 /* Durations: "<number><unit>", unit ns|us|ms|s|m|h; the number may have a
  * fraction ("1.5s") as long as the result is a whole number of nanoseconds;
  * "0" alone is allowed. Returns 0 and sets *ns, or -1. */

@@ -3,14 +3,12 @@
  * summary. The wall clock is read here (progress, wall_s, started_at) and
  * never in the model.
  */
-#include <errno.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -42,9 +40,10 @@ static const char run_usage[] =
     "  --metrics          print the results database reference (output/README.md) and exit\n"
     "\n"
     "Prints the summary (the `summary` table's numbers) on stdout and a progress bar on\n"
-    "stderr when stderr is a terminal. Ctrl-C stops the run: what was recorded is kept,\n"
-    "with status 'interrupted'. Exit: 0 complete, 1 failed or interrupted, 2 bad usage or\n"
-    "invalid scenario.\n"
+    "stderr when stderr is a terminal. While the run is recorded its status is 'running'.\n"
+    "Ctrl-C (or SIGTERM, SIGHUP) stops it: what was recorded is kept, with status\n"
+    "'interrupted'. Exit: 0 complete, 1 failed or interrupted, 2 bad usage or invalid\n"
+    "scenario.\n"
     "\n"
     "examples:\n"
     "  ringsim run scenarios/scale_out_3_to_4.yaml\n"
@@ -84,26 +83,7 @@ static void show_progress(void *ctx, int64_t now_ns, int64_t duration_ns, int64_
     fflush(stderr);
 }
 
-/* Creates the folders leading to path (mkdir -p of its parent). */
-static int make_parents(const char *path)
-{
-    char *dir = xstrdup(path);
-    int rc = 0;
-    for (char *p = dir + 1; *p && !rc; p++) {
-        if (*p != '/')
-            continue;
-        *p = '\0';
-        if (mkdir(dir, 0777) && errno != EEXIST) {
-            fprintf(stderr, "ringsim run: cannot create %s/: %s\n", dir, strerror(errno));
-            rc = -1;
-        }
-        *p = '/';
-    }
-    free(dir);
-    return rc;
-}
-
-/* results/<name>.db with the name made safe for a file name. */
+/* results/<name>.db with the name made safe for a file name. Caller frees. */
 static char *default_output(const char *name)
 {
     struct strbuf sb;
@@ -116,11 +96,6 @@ static char *default_output(const char *name)
         sb_putc(&sb, ok ? c : '_');
     }
     sb_puts(&sb, ".db");
-    if (mkdir("results", 0777) && errno != EEXIST) {
-        fprintf(stderr, "ringsim run: cannot create results/: %s\n", strerror(errno));
-        sb_deinit(&sb);
-        return NULL;
-    }
     return sb_steal(&sb);
 }
 
@@ -132,41 +107,63 @@ static void iso_now(char *buf, size_t n)
     strftime(buf, n, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
-int run_scenario(const struct scenario *sc, const char *out_path, const struct run_cli *cli,
-                 int64_t *run_id_out)
+static const char *status_name(enum run_status st)
 {
-    char err[512];
-    int rc = EXIT_RUN_FAILED;
-    char *path = out_path ? xstrdup(out_path) : default_output(sc->name);
-    if (!path)
-        return EXIT_RUN_FAILED;
-    if (make_parents(path)) {
-        free(path);
-        return EXIT_RUN_FAILED;
+    return st == RUN_COMPLETE ? "complete" : st == RUN_INTERRUPTED ? "interrupted" : "failed";
+}
+
+/* Why a failed run failed: the model's reason, followed by the results
+ * database's when a write failed ("cannot record a tick: the disk is full
+ * (...)"). Caller frees. */
+static char *failure_text(const struct sim *s, const struct results *res)
+{
+    const char *db = results_error(res);
+    return db ? xasprintf("%s: %s", sim_error(s), db) : xstrdup(sim_error(s));
+}
+
+/* What the user reads at the end: the summary (unless --quiet), and why
+ * the run did not complete. */
+static void report(const struct scenario *sc, const struct sim *s, enum run_status st,
+                   const struct summary_row *sum, const char *path, int64_t run_id,
+                   double wall, const char *why, const struct run_cli *cli)
+{
+    if (!cli->quiet) {
+        fflush(stderr);
+        summary_print(stdout, sc->name, sc->seed, sum, (double)sc->duration_ns / 1e9);
+        printf("  %-22s %s (run %lld)\n", "recorded in", path, (long long)run_id);
+        fflush(stdout);
+        struct rusage ru;
+        getrusage(RUSAGE_SELF, &ru);
+        fprintf(stderr, "ringsim: %lld requests in %.2f s wall (%.2f M simulated requests/s), "
+                        "peak memory %.0f MiB\n",
+                (long long)sum->requests, wall, wall > 0 ? (double)sum->requests / wall / 1e6 : 0,
+                (double)ru.ru_maxrss / 1024.0);
     }
-    struct results *res = results_open(path, err, sizeof err);
-    if (!res) {
-        fprintf(stderr, "ringsim run: %s\n", err);
-        free(path);
-        return EXIT_RUN_FAILED;
-    }
+    if (st == RUN_INTERRUPTED)
+        fprintf(stderr, "ringsim run: interrupted at t=%.3f s; the %zu ticks recorded are kept "
+                        "in %s (run %lld, status interrupted)\n",
+                (double)s->eng.now_ns / 1e9, s->n_series, path, (long long)run_id);
+    else if (st == RUN_FAILED)
+        fprintf(stderr, "ringsim run: the run failed: %s (what was recorded is kept in %s, "
+                        "run %lld)\n", why, path, (long long)run_id);
+}
+
+/* Simulates sc into the run begun in res, Ctrl-C, SIGTERM and SIGHUP
+ * interrupting it, and records how it ended. Returns the exit code. */
+static int simulate(const struct scenario *sc, struct results *res, const char *path,
+                    int64_t run_id, const struct run_cli *cli)
+{
+    char err[1024];
     struct progress prog = {cli->progress, {0, 0}, {0, 0}};
     clock_gettime(CLOCK_MONOTONIC, &prog.t0);
     prog.last = prog.t0;
     struct run_options opt = {&interrupted, show_progress, &prog, false};
     struct sink sink = results_sink(res);
-    char started[32];
-    iso_now(started, sizeof started);
-    int64_t run_id = 0;
-    if (results_begin_run(res, sc, started, &run_id, err, sizeof err)) {
-        fprintf(stderr, "ringsim run: %s\n", err);
-        goto out;
-    }
     struct sim *s = sim_create(sc, &sink, &opt, err, sizeof err);
     if (!s) {
         fprintf(stderr, "ringsim run: %s: %s\n", sc->name, err);
         results_finish_run(res, NULL, "failed", since(&prog.t0), err, err, sizeof err);
-        goto out;
+        return EXIT_RUN_FAILED;
     }
     struct stop_signals sig;
     stop_signals_catch(&sig, on_signal);
@@ -177,37 +174,43 @@ int run_scenario(const struct scenario *sc, const char *out_path, const struct r
         fputc('\n', stderr);
     struct summary_row sum;
     sim_summary(s, &sum);
-    const char *status = st == RUN_COMPLETE ? "complete" : st == RUN_INTERRUPTED ? "interrupted"
-                                                                                   : "failed";
-    if (results_finish_run(res, &sum, status, wall, st == RUN_FAILED ? sim_error(s) : NULL, err,
-                           sizeof err)) {
+    char *why = st == RUN_FAILED ? failure_text(s, res) : NULL;
+    int rc = st == RUN_COMPLETE ? EXIT_OK : EXIT_RUN_FAILED;
+    if (results_finish_run(res, &sum, status_name(st), wall, why, err, sizeof err)) {
         fprintf(stderr, "ringsim run: %s\n", err);
-        sim_destroy(s);
+        rc = EXIT_RUN_FAILED;
+    } else {
+        report(sc, s, st, &sum, path, run_id, wall, why, cli);
+    }
+    free(why);
+    sim_destroy(s);
+    return rc;
+}
+
+int run_scenario(const struct scenario *sc, const char *out_path, const struct run_cli *cli,
+                 int64_t *run_id_out)
+{
+    char err[1024];
+    int rc = EXIT_RUN_FAILED;
+    char *path = out_path ? xstrdup(out_path) : default_output(sc->name);
+    struct results *res = NULL;
+    if (make_parent_dirs(path, "run"))
+        goto out;
+    res = results_open(path, err, sizeof err);
+    if (!res) {
+        fprintf(stderr, "ringsim run: %s\n", err);
         goto out;
     }
-    if (!cli->quiet) {
-        fflush(stderr);
-        summary_print(stdout, sc->name, sc->seed, &sum, (double)sc->duration_ns / 1e9);
-        printf("  %-22s %s (run %lld)\n", "recorded in", path, (long long)run_id);
-        fflush(stdout);
-        struct rusage ru;
-        getrusage(RUSAGE_SELF, &ru);
-        fprintf(stderr, "ringsim: %lld requests in %.2f s wall (%.2f M simulated requests/s), "
-                        "peak memory %.0f MiB\n",
-                (long long)sum.requests, wall, wall > 0 ? (double)sum.requests / wall / 1e6 : 0,
-                (double)ru.ru_maxrss / 1024.0);
+    char started[32];
+    iso_now(started, sizeof started);
+    int64_t run_id = 0;
+    if (results_begin_run(res, sc, started, &run_id, err, sizeof err)) {
+        fprintf(stderr, "ringsim run: %s\n", err);
+        goto out;
     }
-    if (st == RUN_INTERRUPTED)
-        fprintf(stderr, "ringsim run: interrupted at t=%.3f s; the %zu ticks recorded are kept "
-                        "in %s (run %lld, status interrupted)\n",
-                (double)s->eng.now_ns / 1e9, s->n_series, path, (long long)run_id);
-    else if (st == RUN_FAILED)
-        fprintf(stderr, "ringsim run: the run failed: %s (what was recorded is kept in %s, "
-                        "run %lld)\n", sim_error(s), path, (long long)run_id);
-    rc = st == RUN_COMPLETE ? EXIT_OK : EXIT_RUN_FAILED;
+    rc = simulate(sc, res, path, run_id, cli);
     if (run_id_out)
         *run_id_out = run_id;
-    sim_destroy(s);
 out:
     results_close(res);
     free(path);

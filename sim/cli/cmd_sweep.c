@@ -1,14 +1,29 @@
 /*
- * cmd_sweep.c — `ringsim sweep` (`ringsim merge` is cmd_merge.c).
+ * cmd_sweep.c — `ringsim sweep`: one scenario over the cartesian product of
+ * --vary values times --seeds seeds.
  *
- * A sweep runs one scenario over the cartesian product of --vary values
- * (the last --vary changes fastest) times --seeds seeds (the scenario's
- * seed, +1, +2, ...). Every combination is loaded and validated before any
- * runs. With -j, combinations run in child processes, each into its own
- * part file next to OUT.db; the parent merges the parts in combination
- * order, so run ids and rows are the same whatever -j is. --shard I/N runs
- * only the combinations whose index is I modulo N, for spreading a sweep
- * over machines; `ringsim merge` joins the shard files afterwards.
+ * The runs are numbered: run i is combination i / seeds (the last --vary
+ * changes fastest) with seed seed0 + i % seeds (seed0: the scenario's seed,
+ * or --seed). A run's overrides, label and scenario are made from its
+ * number when needed, so memory does not grow with the number of runs; only
+ * the runs in flight are held. The steps:
+ *
+ *   parse_axes    the --vary arguments (a path varied twice is refused)
+ *   validate      every combination is loaded and checked before anything runs
+ *   run_all       up to -j child processes, each running one run into its own
+ *                 part file OUT.db.part-<pid>-<i>; as runs finish they are
+ *                 folded in run order: merged into OUT.db (so run ids and rows
+ *                 are the same whatever -j is), summarised for the table
+ *   print_table   the summary averaged over seeds, one row per combination
+ *
+ * --shard I/N runs only the runs whose number is I modulo N (runs, not
+ * combinations: with fewer combinations than shards every shard still gets
+ * work); `ringsim merge` joins the shard files afterwards.
+ *
+ * The children end with the sweep: Ctrl-C reaches them with it, a SIGTERM
+ * to the sweep is passed on, and each child asks the kernel for a SIGTERM
+ * when the sweep dies (PR_SET_PDEATHSIG), so a sweep killed outright leaves
+ * no orphan running. A child interrupted so records its run as interrupted.
  */
 #include <errno.h>
 #include <math.h>
@@ -16,6 +31,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -36,10 +53,16 @@ static const char sweep_usage[] =
     "  --vary PATH=V1,V2  a scalar path and its values (as --set takes them)\n"
     "  --seeds N          N seeds per combination (default 1)\n"
     "  -j JOBS            run JOBS at once (default 1); results do not depend on it\n"
-    "  --shard I/N        run only combinations I, I+N, I+2N, ... (0 <= I < N)\n"
+    "  --shard I/N        run only runs I, I+N, I+2N, ... (0 <= I < N) of the list of\n"
+    "                     (combination, seed) runs, combinations in order and the seeds\n"
+    "                     of each together: the shards share the work even when there\n"
+    "                     are fewer combinations than shards\n"
     "  --set PATH=VALUE   a fixed override for every run\n"
     "\n"
     "Prints one line per run and, at the end, a table of the summary averaged over seeds.\n"
+    "Exits 1 when any run did not complete, naming it; a run's part file (OUT.db.part-*)\n"
+    "is kept when it cannot be merged. Interrupting the sweep (Ctrl-C, SIGTERM)\n"
+    "interrupts its runs; killing it outright ends them too.\n"
     "\n"
     "examples:\n"
     "  ringsim sweep scenarios/incidents/slow_node_cascade.yaml \\\n"
@@ -58,19 +81,54 @@ static void on_signal(int sig)
     stop_sweep = 1;
 }
 
+/* Failed runs named in the closing message; the rest are counted. */
+#define MAX_NAMED_FAILURES 10
+
 struct axis {
     char *path;
     char **values;
     size_t n;
 };
 
-struct combo {
-    struct scenario *sc;
-    struct strbuf label;   /* "path=v path=v seed=N" */
-    size_t group;          /* index of the --vary combination (seeds share it) */
-    size_t vary_len;       /* the label's length without the seed */
-    struct summary_row sum;/* read back from its part file */
+/* A run started and not yet folded in. */
+struct slot {
+    size_t k;               /* position among this shard's runs */
+    pid_t pid;
+    int code;               /* exit code */
+    int signal;             /* the signal that killed it, or 0 */
+    bool done;
     bool have_sum;
+    struct summary_row sum; /* read back from its part file */
+};
+
+/* The table's current row: the runs of one combination, added up. */
+struct row_acc {
+    size_t group;
+    int runs, recovered;
+    double hit, min_hit, db, cascade, recovery;
+};
+
+struct sweep {
+    struct run_cli cli;
+    struct axis *axes;
+    size_t n_axes;
+    size_t *stride;         /* combinations per value of each axis */
+    size_t n_groups;        /* combinations of the --vary values */
+    unsigned seeds;
+    uint64_t seed0;
+    size_t n_runs;          /* n_groups * seeds */
+    size_t n_todo;          /* this shard's share */
+    pid_t pid;              /* the sweep's, in its part files' names */
+    struct results *out;
+    /* running */
+    struct slot *win;       /* runs [fold_k, next_k), in order: -j running, and
+                             * those finished behind a slower earlier run */
+    size_t n_win, cap_win, next_k, fold_k, finished;
+    /* results */
+    FILE *table;            /* the table's rows, printed at the end */
+    struct row_acc row;
+    size_t n_failed;
+    struct strbuf failed;   /* the first MAX_NAMED_FAILURES, named */
 };
 
 static void axes_free(struct axis *ax, size_t n)
@@ -111,161 +169,328 @@ static int parse_vary(const char *arg, struct axis *ax)
     return 0;
 }
 
-static void part_path(char *buf, size_t n, const char *out, size_t i)
+/* The --vary arguments into axes; at most a million combinations, and no
+ * path varied twice. */
+static int parse_axes(struct sweep *sw)
 {
-    snprintf(buf, n, "%s.part-%zu", out, i);
+    sw->axes = xcalloc(sw->cli.n_vary + 1, sizeof(*sw->axes));
+    sw->n_groups = 1;
+    for (size_t i = 0; i < sw->cli.n_vary; i++) {
+        sw->n_axes = i + 1;
+        if (parse_vary(sw->cli.vary[i], &sw->axes[i]))
+            return -1;
+        for (size_t j = 0; j < i; j++)
+            if (!strcmp(sw->axes[j].path, sw->axes[i].path)) {
+                fprintf(stderr, "ringsim sweep: --vary %s: %s is already varied by --vary %s; "
+                                "give all its values in one --vary\n",
+                        sw->cli.vary[i], sw->axes[i].path, sw->cli.vary[j]);
+                return -1;
+            }
+        sw->n_groups *= sw->axes[i].n;
+        if (sw->n_groups > 1000000) {
+            fprintf(stderr, "ringsim sweep: more than a million combinations\n");
+            return -1;
+        }
+    }
+    sw->stride = xcalloc(sw->n_axes + 1, sizeof(*sw->stride));
+    for (size_t a = sw->n_axes, st = 1; a-- > 0;) {
+        sw->stride[a] = st;
+        st *= sw->axes[a].n;
+    }
+    return 0;
 }
 
-/* Runs combination i into path in a child process; returns its pid. */
-static pid_t spawn_run(const struct combo *c, const char *path, const struct run_cli *cli)
+/* Run k of this shard's share -> its number among all runs. */
+static size_t run_index(const struct sweep *sw, size_t k)
+{
+    return sw->cli.shard_n ? sw->cli.shard_i + k * sw->cli.shard_n : k;
+}
+
+/* The value index of axis a in run i: the last axis varies fastest. */
+static size_t run_pick(const struct sweep *sw, size_t i, size_t a)
+{
+    return (i / sw->seeds / sw->stride[a]) % sw->axes[a].n;
+}
+
+/* The label of run i ("path=v path=v seed=N"); *vary_len is the length of
+ * its --vary part. */
+static void run_label(const struct sweep *sw, size_t i, struct strbuf *label, size_t *vary_len)
+{
+    for (size_t a = 0; a < sw->n_axes; a++)
+        sb_printf(label, "%s%s=%s", a ? " " : "", sw->axes[a].path,
+                  sw->axes[a].values[run_pick(sw, i, a)]);
+    *vary_len = label->len;
+    if (sw->cli.seeds)
+        sb_printf(label, "%sseed=%llu", sw->n_axes ? " " : "",
+                  (unsigned long long)(sw->seed0 + i % sw->seeds));
+}
+
+/* Loads run i: the --set overrides, then the run's --vary values and seed.
+ * NULL with the errors in d. Caller destroys. */
+static struct scenario *load_run(const struct sweep *sw, size_t i, struct diag *d)
+{
+    struct override *ov = xcalloc(sw->cli.n_sets + sw->n_axes + 1, sizeof(*ov));
+    size_t m = 0;
+    bool bad = false;
+    for (size_t k = 0; k < sw->cli.n_sets; k++)
+        if (!override_parse(sw->cli.sets[k].arg, &ov[m], d))
+            m++;
+    for (size_t a = 0; a < sw->n_axes + (sw->cli.seeds ? 1 : 0); a++) {
+        char *arg = a < sw->n_axes
+                        ? xasprintf("%s=%s", sw->axes[a].path,
+                                    sw->axes[a].values[run_pick(sw, i, a)])
+                        : xasprintf("seed=%llu", (unsigned long long)(sw->seed0 + i % sw->seeds));
+        if (override_parse(arg, &ov[m], d))
+            bad = true;
+        else
+            m++;
+        free(arg);
+    }
+    struct scenario *sc = bad ? NULL : scenario_load(sw->cli.scenario, ov, m, d);
+    for (size_t k = 0; k < m; k++)
+        override_deinit(&ov[k]);
+    free(ov);
+    return sc;
+}
+
+/* Every combination loads (with the first seed) before anything runs. */
+static int validate(struct sweep *sw)
+{
+    struct diag d;
+    diag_init(&d);
+    for (size_t g = 0; g < sw->n_groups && d.n <= 20; g++) {
+        struct scenario *sc = load_run(sw, g * sw->seeds, &d);
+        if (!sc && !d.n)
+            diag_add(&d, "%s: combination %zu does not load", sw->cli.scenario, g);
+        scenario_destroy(sc);
+    }
+    int rc = d.n ? -1 : 0;
+    if (rc) {
+        diag_print(&d, stderr);
+        fprintf(stderr, "ringsim sweep: nothing was run\n");
+    }
+    diag_deinit(&d);
+    return rc;
+}
+
+static char *part_path(const struct sweep *sw, size_t i)
+{
+    return xasprintf("%s.part-%ld-%zu", sw->cli.out, (long)sw->pid, i);
+}
+
+/* Runs run i into path in a child process; returns its pid (-1: fork
+ * failed). The child ends with the sweep, even one killed outright. */
+static pid_t spawn_run(const struct sweep *sw, size_t i, const char *path)
 {
     fflush(stdout);
     fflush(stderr);
     pid_t pid = fork();
     if (pid != 0)
         return pid;
-    struct run_cli quiet = *cli;
-    quiet.quiet = true;
-    quiet.progress = false;
-    int rc = run_scenario(c->sc, path, &quiet, NULL);
+    signal(SIGINT, SIG_DFL);
+    signal(SIGTERM, SIG_DFL);
+    signal(SIGHUP, SIG_DFL);
+    prctl(PR_SET_PDEATHSIG, SIGTERM);
+    if (getppid() != sw->pid) /* the sweep died before prctl took effect */
+        _exit(EXIT_RUN_FAILED);
+    struct diag d;
+    diag_init(&d);
+    struct scenario *sc = load_run(sw, i, &d);
+    int rc = EXIT_USAGE;
+    if (sc) {
+        struct run_cli quiet = sw->cli;
+        quiet.quiet = true;
+        quiet.progress = false;
+        rc = run_scenario(sc, path, &quiet, NULL);
+    } else {
+        diag_print(&d, stderr);
+    }
     fflush(NULL);
     _exit(rc);
 }
 
-int cmd_sweep(int argc, char **argv)
+/* Starts the next run of the share. */
+static void start_next(struct sweep *sw)
 {
-    struct run_cli cli;
-    struct diag d;
-    diag_init(&d);
-    int rc = run_cli_parse(&cli, argc, argv, sweep_usage, false, &d);
-    if (rc >= 0) {
-        diag_deinit(&d);
-        return rc;
+    if (sw->n_win == sw->cap_win) {
+        sw->cap_win = sw->cap_win ? 2 * sw->cap_win : 16;
+        sw->win = xrealloc(sw->win, sw->cap_win * sizeof(*sw->win));
     }
-    struct axis *axes = NULL;
-    struct combo *combos = NULL;
-    size_t n_combos = 0, n_groups = 1;
-    rc = EXIT_USAGE;
-    if (!cli.out) {
-        fprintf(stderr, "ringsim sweep: -o OUT.db is required\n%s", sweep_usage);
-        goto out;
+    struct slot *s = &sw->win[sw->n_win++];
+    memset(s, 0, sizeof(*s));
+    s->k = sw->next_k++;
+    char *path = part_path(sw, run_index(sw, s->k));
+    unlink(path);
+    s->pid = spawn_run(sw, run_index(sw, s->k), path);
+    free(path);
+    if (s->pid < 0) {
+        fprintf(stderr, "ringsim sweep: cannot start a run: %s\n", strerror(errno));
+        s->code = EXIT_RUN_FAILED;
+        s->done = true;
+        sw->finished++;
     }
-    if (!cli.n_vary && !cli.seeds) {
-        fprintf(stderr, "ringsim sweep: nothing to sweep: give --vary and/or --seeds\n");
-        goto out;
-    }
-    axes = xcalloc(cli.n_vary + 1, sizeof(*axes));
-    for (size_t i = 0; i < cli.n_vary; i++) {
-        if (parse_vary(cli.vary[i], &axes[i]))
-            goto out;
-        n_groups *= axes[i].n;
-        if (n_groups > 1000000) {
-            fprintf(stderr, "ringsim sweep: more than a million combinations\n");
-            goto out;
-        }
-    }
-    unsigned seeds = cli.seeds ? cli.seeds : 1;
+}
 
-    /* the base seed: --seed/--set seed, else the scenario's own */
-    struct scenario *base = scenario_load(cli.scenario, cli.sets, cli.n_sets, &d);
-    if (!base) {
-        diag_print(&d, stderr);
-        goto out;
-    }
-    uint64_t seed0 = base->seed;
-    scenario_destroy(base);
+/* Records how the child pid ended and prints its line. */
+static void reap(struct sweep *sw, pid_t pid, int status)
+{
+    struct slot *s = NULL;
+    for (size_t j = 0; j < sw->n_win && !s; j++)
+        if (!sw->win[j].done && sw->win[j].pid == pid)
+            s = &sw->win[j];
+    if (!s)
+        return;
+    s->done = true;
+    s->code = WIFEXITED(status) ? WEXITSTATUS(status) : EXIT_RUN_FAILED;
+    s->signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+    sw->finished++;
+    size_t i = run_index(sw, s->k);
+    char *path = part_path(sw, i);
+    s->have_sum = results_read_summary(path, 0, &s->sum) == 0;
+    free(path);
+    struct strbuf label;
+    sb_init(&label);
+    size_t vary_len;
+    run_label(sw, i, &label, &vary_len);
+    if (s->have_sum)
+        fprintf(stderr, "[%zu/%zu] %s: hit %.2f%% (min %.2f%%), peak db %.0f%%, "
+                        "%lld cascade removals%s\n",
+                sw->finished, sw->n_todo, label.buf, 100 * s->sum.hit_rate,
+                100 * s->sum.min_hit_rate, 100 * s->sum.peak_db_util,
+                (long long)s->sum.cascade_removals, s->code ? " (not complete)" : "");
+    else if (s->signal)
+        fprintf(stderr, "[%zu/%zu] %s: failed (killed by signal %d)\n", sw->finished,
+                sw->n_todo, label.buf, s->signal);
+    else
+        fprintf(stderr, "[%zu/%zu] %s: failed (exit %d)\n", sw->finished, sw->n_todo,
+                label.buf, s->code);
+    sb_deinit(&label);
+}
 
-    combos = xcalloc(n_groups * seeds, sizeof(*combos));
-    bool bad = false;
-    for (size_t g = 0; g < n_groups; g++) {
-        for (unsigned k = 0; k < seeds; k++) {
-            struct combo *c = &combos[n_combos++];
-            c->group = g;
-            sb_init(&c->label);
-            size_t n_ov = cli.n_sets + cli.n_vary + 1;
-            struct override *ov = xcalloc(n_ov, sizeof(*ov));
-            size_t m = 0;
-            for (size_t i = 0; i < cli.n_sets; i++)
-                override_parse(cli.sets[i].arg, &ov[m++], &d);
-            size_t rest = g;
-            /* the last axis varies fastest */
-            size_t *pick = xcalloc(cli.n_vary + 1, sizeof(size_t));
-            for (size_t i = cli.n_vary; i-- > 0;) {
-                pick[i] = rest % axes[i].n;
-                rest /= axes[i].n;
-            }
-            for (size_t i = 0; i < cli.n_vary; i++) {
-                char *arg = xasprintf("%s=%s", axes[i].path, axes[i].values[pick[i]]);
-                if (override_parse(arg, &ov[m], &d))
-                    bad = true;
-                else
-                    m++;
-                sb_printf(&c->label, "%s%s", i ? " " : "", arg);
-                free(arg);
-            }
-            free(pick);
-            c->vary_len = c->label.len;
-            if (cli.seeds) {
-                char *arg = xasprintf("seed=%llu", (unsigned long long)(seed0 + k));
-                override_parse(arg, &ov[m++], &d);
-                sb_printf(&c->label, "%sseed=%llu", cli.n_vary ? " " : "",
-                          (unsigned long long)(seed0 + k));
-                free(arg);
-            }
-            c->sc = scenario_load(cli.scenario, ov, m, &d);
-            if (!c->sc)
-                bad = true;
-            for (size_t i = 0; i < m; i++)
-                override_deinit(&ov[i]);
-            free(ov);
-            if (d.n > 20)
-                break;
-        }
-        if (d.n > 20)
-            break;
-    }
-    if (bad || d.n) {
-        diag_print(&d, stderr);
-        fprintf(stderr, "ringsim sweep: nothing was run\n");
-        goto out;
-    }
+/* Writes the table row of sw->row, if it has runs. */
+static void flush_row(struct sweep *sw)
+{
+    struct row_acc *a = &sw->row;
+    if (!a->runs)
+        return;
+    struct strbuf label;
+    sb_init(&label);
+    size_t vary_len;
+    run_label(sw, a->group * sw->seeds, &label, &vary_len);
+    char rec[32];
+    if (a->recovered == a->runs)
+        snprintf(rec, sizeof rec, "%.1f", a->recovery / a->runs);
+    else
+        snprintf(rec, sizeof rec, "%d/%d", a->recovered, a->runs);
+    fprintf(sw->table, "%-44.*s %4d %8.2f %9.2f %8s %9.1f %8.2f\n",
+            vary_len ? (int)vary_len : 6, vary_len ? label.buf : "(base)", a->runs,
+            100 * a->hit / a->runs, 100 * a->min_hit / a->runs, rec, 100 * a->db / a->runs,
+            a->cascade / a->runs);
+    sb_deinit(&label);
+    memset(a, 0, sizeof(*a));
+}
 
-    /* which combinations this shard runs */
-    size_t *todo = xcalloc(n_combos + 1, sizeof(size_t));
-    size_t n_todo = 0;
-    for (size_t i = 0; i < n_combos; i++)
-        if (!cli.shard_n || i % cli.shard_n == cli.shard_i)
-            todo[n_todo++] = i;
-    fprintf(stderr, "ringsim sweep: %zu runs (%zu combinations x %u seeds%s), %u at a time, into %s\n",
-            n_todo, n_groups, seeds, cli.shard_n ? ", this shard's share" : "", cli.jobs, cli.out);
+/* Adds a run's summary to the table: runs arrive in order, so a
+ * combination's row is complete when the next combination's first run
+ * arrives. */
+static void add_to_table(struct sweep *sw, size_t i, const struct summary_row *sum)
+{
+    size_t g = i / sw->seeds;
+    if (sw->row.runs && sw->row.group != g)
+        flush_row(sw);
+    struct row_acc *a = &sw->row;
+    a->group = g;
+    a->hit += sum->hit_rate;
+    a->min_hit += sum->min_hit_rate;
+    a->db += sum->peak_db_util;
+    a->cascade += (double)sum->cascade_removals;
+    if (!isnan(sum->recovery_s)) {
+        a->recovery += sum->recovery_s;
+        a->recovered++;
+    }
+    a->runs++;
+}
 
+static void note_failure(struct sweep *sw, size_t i, const char *why)
+{
+    if (sw->n_failed++ >= MAX_NAMED_FAILURES)
+        return;
+    struct strbuf label;
+    sb_init(&label);
+    size_t vary_len;
+    run_label(sw, i, &label, &vary_len);
+    sb_printf(&sw->failed, "\n  %s: %s", label.len ? label.buf : "(base)", why);
+    sb_deinit(&label);
+}
+
+/* Folds the first run of the window in: its part file merged into OUT.db
+ * (and removed), its summary into the table, its failure noted. */
+static void fold(struct sweep *sw)
+{
+    struct slot *s = &sw->win[0];
+    size_t i = run_index(sw, s->k);
+    char *path = part_path(sw, i);
+    char err[1024], why[1100];
+    why[0] = '\0';
+    if (access(path, F_OK) == 0) {
+        if (results_merge_from(sw->out, path, err, sizeof err) < 0)
+            snprintf(why, sizeof why, "not merged into %s (its part file %s is kept): %s",
+                     sw->cli.out, path, err);
+        else
+            unlink(path);
+    }
+    if (!why[0] && s->signal)
+        snprintf(why, sizeof why, "killed by signal %d", s->signal);
+    else if (!why[0] && s->code)
+        snprintf(why, sizeof why, "%s (exit %d)", s->have_sum ? "did not complete" : "failed",
+                 s->code);
+    else if (!why[0] && !s->have_sum)
+        snprintf(why, sizeof why, "exited 0 but recorded no summary");
+    if (s->have_sum)
+        add_to_table(sw, i, &s->sum);
+    if (why[0])
+        note_failure(sw, i, why);
+    free(path);
+    memmove(sw->win, sw->win + 1, (sw->n_win - 1) * sizeof(*sw->win));
+    sw->n_win--;
+    sw->fold_k++;
+}
+
+/* Asks the running children to stop (once): they record their runs as
+ * interrupted. Ctrl-C reaches them anyway; a SIGTERM to the sweep alone
+ * does not. */
+static void pass_on_stop(struct sweep *sw, bool *passed)
+{
+    if (*passed)
+        return;
+    *passed = true;
+    for (size_t j = 0; j < sw->n_win; j++)
+        if (!sw->win[j].done && sw->win[j].pid > 0)
+            kill(sw->win[j].pid, SIGTERM);
+}
+
+/* Runs this shard's share, up to -j at once, folding finished runs in order. */
+static void run_all(struct sweep *sw)
+{
     struct stop_signals sig;
     stop_signals_catch(&sig, on_signal);
-
-    /* run: children write part files; up to cli.jobs at once */
-    pid_t *pids = xcalloc(n_todo + 1, sizeof(pid_t));
-    int *codes = xcalloc(n_todo + 1, sizeof(int));
-    size_t next = 0, running = 0, finished = 0;
-    char path[4096];
-    while (finished < n_todo) {
-        while (running < cli.jobs && next < n_todo && !stop_sweep) {
-            part_path(path, sizeof path, cli.out, todo[next]);
-            unlink(path);
-            pids[next] = spawn_run(&combos[todo[next]], path, &cli);
-            if (pids[next] < 0) {
-                fprintf(stderr, "ringsim sweep: cannot start a run: %s\n", strerror(errno));
-                codes[next] = EXIT_RUN_FAILED;
-                finished++;
-            } else {
-                running++;
-            }
-            next++;
+    bool passed = false;
+    for (;;) {
+        size_t running = 0;
+        for (size_t j = 0; j < sw->n_win; j++)
+            running += !sw->win[j].done;
+        while (running < sw->cli.jobs && sw->next_k < sw->n_todo && !stop_sweep) {
+            start_next(sw);
+            running += !sw->win[sw->n_win - 1].done;
         }
+        while (sw->n_win && sw->win[0].done)
+            fold(sw);
+        if (stop_sweep)
+            pass_on_stop(sw, &passed);
         if (!running) {
-            finished += n_todo - next; /* interrupted before they started */
-            for (; next < n_todo; next++)
-                codes[next] = -1;
-            break;
+            if (sw->next_k >= sw->n_todo || stop_sweep)
+                break;
+            continue;
         }
         int status;
         pid_t pid = wait(&status);
@@ -274,103 +499,127 @@ int cmd_sweep(int argc, char **argv)
                 continue;
             break;
         }
-        for (size_t i = 0; i < next; i++) {
-            if (pids[i] != pid)
-                continue;
-            codes[i] = WIFEXITED(status) ? WEXITSTATUS(status) : EXIT_RUN_FAILED;
-            running--;
-            finished++;
-            part_path(path, sizeof path, cli.out, todo[i]);
-            struct combo *c = &combos[todo[i]];
-            c->have_sum = results_read_summary(path, 0, &c->sum) == 0;
-            if (c->have_sum)
-                fprintf(stderr, "[%zu/%zu] %s: hit %.2f%% (min %.2f%%), peak db %.0f%%, "
-                                "%lld cascade removals%s\n",
-                        finished, n_todo, c->label.buf, 100 * c->sum.hit_rate,
-                        100 * c->sum.min_hit_rate, 100 * c->sum.peak_db_util,
-                        (long long)c->sum.cascade_removals, codes[i] ? " (not complete)" : "");
-            else
-                fprintf(stderr, "[%zu/%zu] %s: failed (exit %d)\n", finished, n_todo,
-                        combos[todo[i]].label.buf, codes[i]);
-        }
+        reap(sw, pid, status);
     }
+    for (; sw->next_k < sw->n_todo; sw->next_k++)
+        note_failure(sw, run_index(sw, sw->next_k), "not started (the sweep was interrupted)");
     stop_signals_restore(&sig);
+}
 
-    /* merge the parts in combination order */
-    char err[512];
-    struct results *res = results_open(cli.out, err, sizeof err);
-    rc = EXIT_OK;
-    if (!res) {
-        fprintf(stderr, "ringsim sweep: %s\n", err);
-        rc = EXIT_RUN_FAILED;
-    }
-    for (size_t i = 0; i < n_todo; i++) {
-        part_path(path, sizeof path, cli.out, todo[i]);
-        if (codes[i] != 0)
-            rc = EXIT_RUN_FAILED;
-        if (res && access(path, F_OK) == 0) {
-            int n = results_merge_from(res, path, err, sizeof err);
-            if (n < 0) {
-                fprintf(stderr, "ringsim sweep: merging %s: %s\n", path, err);
-                rc = EXIT_RUN_FAILED;
-                continue;
-            }
-            unlink(path);
-        }
-    }
-    results_close(res);
-
-    /* the table: summary averaged over seeds, per combination */
+static void print_table(struct sweep *sw)
+{
+    flush_row(sw);
     printf("%-44s %4s %8s %9s %8s %9s %8s\n", "combination", "runs", "hit %", "min hit %",
            "recov s", "peak db %", "cascade");
-    for (size_t g = 0; g < n_groups; g++) {
-        double hit = 0, min_hit = 0, db = 0, cascade = 0, recovery = 0;
-        int runs = 0, recovered = 0;
-        const struct combo *first = NULL;
-        for (size_t i = 0; i < n_todo; i++) {
-            const struct combo *c = &combos[todo[i]];
-            if (c->group != g || !c->have_sum)
-                continue;
-            first = first ? first : c;
-            hit += c->sum.hit_rate;
-            min_hit += c->sum.min_hit_rate;
-            db += c->sum.peak_db_util;
-            cascade += (double)c->sum.cascade_removals;
-            if (!isnan(c->sum.recovery_s)) {
-                recovery += c->sum.recovery_s;
-                recovered++;
-            }
-            runs++;
-        }
-        if (!runs)
-            continue;
-        char rec[32];
-        if (recovered == runs)
-            snprintf(rec, sizeof rec, "%.1f", recovery / runs);
-        else
-            snprintf(rec, sizeof rec, "%d/%d", recovered, runs);
-        printf("%-44.*s %4d %8.2f %9.2f %8s %9.1f %8.2f\n",
-               first->vary_len ? (int)first->vary_len : 6,
-               first->vary_len ? first->label.buf : "(base)", runs,
-               100 * hit / runs, 100 * min_hit / runs, rec, 100 * db / runs, cascade / runs);
+    fflush(stdout);
+    rewind(sw->table);
+    char buf[4096];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, sw->table)) > 0)
+        fwrite(buf, 1, n, stdout);
+    printf("recorded in %s\n", sw->cli.out);
+}
+
+/* Parses the command line, the axes and the base seed. -1 to go on, or
+ * the exit code. */
+static int sweep_init(struct sweep *sw, int argc, char **argv)
+{
+    struct diag d;
+    diag_init(&d);
+    int rc = run_cli_parse(&sw->cli, argc, argv, sweep_usage, false, &d);
+    if (rc >= 0) {
+        diag_deinit(&d);
+        return rc;
     }
-    printf("recorded in %s\n", cli.out);
-    if (stop_sweep) {
-        fprintf(stderr, "ringsim sweep: interrupted; finished runs are kept in %s\n", cli.out);
-        rc = EXIT_RUN_FAILED;
+    rc = EXIT_USAGE;
+    if (!sw->cli.out) {
+        fprintf(stderr, "ringsim sweep: -o OUT.db is required\n%s", sweep_usage);
+        goto out;
     }
-    free(pids);
-    free(codes);
-    free(todo);
+    if (!sw->cli.n_vary && !sw->cli.seeds) {
+        fprintf(stderr, "ringsim sweep: nothing to sweep: give --vary and/or --seeds\n");
+        goto out;
+    }
+    if (parse_axes(sw))
+        goto out;
+    sw->seeds = sw->cli.seeds ? sw->cli.seeds : 1;
+    sw->n_runs = sw->n_groups * sw->seeds;
+    if (sw->cli.shard_n)
+        sw->n_todo = sw->n_runs > sw->cli.shard_i
+                         ? (sw->n_runs - sw->cli.shard_i + sw->cli.shard_n - 1) / sw->cli.shard_n
+                         : 0;
+    else
+        sw->n_todo = sw->n_runs;
+    /* the base seed: --seed/--set seed, else the scenario's own */
+    struct scenario *base = scenario_load(sw->cli.scenario, sw->cli.sets, sw->cli.n_sets, &d);
+    if (!base) {
+        diag_print(&d, stderr);
+        goto out;
+    }
+    sw->seed0 = base->seed;
+    scenario_destroy(base);
+    rc = -1;
 out:
-    for (size_t i = 0; i < n_combos; i++) {
-        scenario_destroy(combos[i].sc);
-        sb_deinit(&combos[i].label);
-    }
-    free(combos);
-    if (axes)
-        axes_free(axes, cli.n_vary);
-    run_cli_deinit(&cli);
     diag_deinit(&d);
+    return rc;
+}
+
+static void sweep_deinit(struct sweep *sw)
+{
+    results_close(sw->out);
+    if (sw->table)
+        fclose(sw->table);
+    free(sw->win);
+    free(sw->stride);
+    sb_deinit(&sw->failed);
+    if (sw->axes)
+        axes_free(sw->axes, sw->n_axes);
+    run_cli_deinit(&sw->cli);
+}
+
+int cmd_sweep(int argc, char **argv)
+{
+    struct sweep sw;
+    memset(&sw, 0, sizeof sw);
+    sb_init(&sw.failed);
+    sw.pid = getpid();
+    int rc = sweep_init(&sw, argc, argv);
+    if (rc < 0 && validate(&sw))
+        rc = EXIT_USAGE;
+    if (rc >= 0) {
+        sweep_deinit(&sw);
+        return rc;
+    }
+    char err[1024];
+    if (make_parent_dirs(sw.cli.out, "sweep")) {
+        sweep_deinit(&sw);
+        return EXIT_RUN_FAILED;
+    }
+    sw.out = results_open(sw.cli.out, err, sizeof err);
+    sw.table = tmpfile();
+    if (!sw.out || !sw.table) {
+        fprintf(stderr, "ringsim sweep: %s\n", sw.out ? strerror(errno) : err);
+        sweep_deinit(&sw);
+        return EXIT_RUN_FAILED;
+    }
+    fprintf(stderr, "ringsim sweep: %zu runs (%zu combinations x %u seeds%s), %u at a time, "
+                    "into %s\n",
+            sw.n_todo, sw.n_groups, sw.seeds, sw.cli.shard_n ? ", this shard's share" : "",
+            sw.cli.jobs, sw.cli.out);
+    run_all(&sw);
+    print_table(&sw);
+    if (stop_sweep)
+        fprintf(stderr, "ringsim sweep: interrupted; finished runs are kept in %s\n", sw.cli.out);
+    if (sw.n_failed) {
+        fprintf(stderr, "ringsim sweep: %zu of %zu runs did not complete:%s%s\n", sw.n_failed,
+                sw.n_todo, sw.failed.buf,
+                sw.n_failed > MAX_NAMED_FAILURES ? "\n  ..." : "");
+    }
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    fprintf(stderr, "ringsim sweep: peak memory %.0f MiB (the sweep; each run has its own "
+                    "process)\n", (double)ru.ru_maxrss / 1024.0);
+    rc = stop_sweep || sw.n_failed ? EXIT_RUN_FAILED : EXIT_OK;
+    sweep_deinit(&sw);
     return rc;
 }

@@ -31,6 +31,43 @@ static int parse_uint(const char *flag, const char *v, unsigned lo, unsigned hi,
     return 0;
 }
 
+/* The options only `sweep` takes, each with a value: --vary, --seeds, -j,
+ * --shard. Returns 1 when a was one of them (its value taken), 0 when not,
+ * -1 after a message on a bad or missing value. */
+static int sweep_option(struct run_cli *c, const char *cmd, const char *a, const char *next,
+                        const char *usage)
+{
+    bool known = !strcmp(a, "--vary") || !strcmp(a, "--seeds") || !strcmp(a, "-j")
+                 || !strcmp(a, "--jobs") || !strcmp(a, "--shard");
+    if (!known)
+        return 0;
+    if (!next) {
+        fprintf(stderr, "ringsim %s: %s needs a value\n%s", cmd, a, usage);
+        return -1;
+    }
+    if (!strcmp(a, "--vary")) {
+        c->vary = xrealloc(c->vary, (c->n_vary + 1) * sizeof(*c->vary));
+        c->vary[c->n_vary++] = next;
+        return 1;
+    }
+    if (!strcmp(a, "--seeds"))
+        return parse_uint(a, next, 1, 100000, &c->seeds) ? -1 : 1;
+    if (strcmp(a, "--shard"))
+        return parse_uint(a, next, 1, 256, &c->jobs) ? -1 : 1;
+    const char *slash = strchr(next, '/');
+    char ibuf[32];
+    if (!slash || (size_t)(slash - next) >= sizeof ibuf) {
+        fprintf(stderr, "ringsim %s: --shard: expected I/N (e.g. 0/4), got \"%s\"\n", cmd, next);
+        return -1;
+    }
+    memcpy(ibuf, next, (size_t)(slash - next));
+    ibuf[slash - next] = '\0';
+    if (parse_uint("--shard N", slash + 1, 1, 1000000, &c->shard_n)
+        || parse_uint("--shard I", ibuf, 0, c->shard_n - 1, &c->shard_i))
+        return -1;
+    return 1;
+}
+
 int run_cli_parse(struct run_cli *c, int argc, char **argv, const char *usage, bool is_run,
                   struct diag *d)
 {
@@ -40,6 +77,7 @@ int run_cli_parse(struct run_cli *c, int argc, char **argv, const char *usage, b
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *next = i + 1 < argc ? argv[i + 1] : NULL;
+        int took;
 #define NEED_VALUE                                                                   \
     do {                                                                             \
         if (!next) {                                                                 \
@@ -54,6 +92,10 @@ int run_cli_parse(struct run_cli *c, int argc, char **argv, const char *usage, b
             return EXIT_OK;
         } else if (!strcmp(a, "-o") || !strcmp(a, "--output")) {
             NEED_VALUE;
+            if (!*next) {
+                fprintf(stderr, "ringsim %s: %s needs a file name, got \"\"\n", argv[0], a);
+                goto usage_error;
+            }
             c->out = next;
         } else if (!strcmp(a, "--set")) {
             NEED_VALUE;
@@ -73,32 +115,10 @@ int run_cli_parse(struct run_cli *c, int argc, char **argv, const char *usage, b
             c->quiet = true;
         } else if (!strcmp(a, "--no-progress")) {
             c->progress = false;
-        } else if (!is_run && !strcmp(a, "--vary")) {
-            NEED_VALUE;
-            c->vary = xrealloc(c->vary, (c->n_vary + 1) * sizeof(*c->vary));
-            c->vary[c->n_vary++] = next;
-        } else if (!is_run && !strcmp(a, "--seeds")) {
-            NEED_VALUE;
-            if (parse_uint(a, next, 1, 100000, &c->seeds))
+        } else if (!is_run && (took = sweep_option(c, argv[0], a, next, usage)) != 0) {
+            if (took < 0)
                 goto usage_error;
-        } else if (!is_run && (!strcmp(a, "-j") || !strcmp(a, "--jobs"))) {
-            NEED_VALUE;
-            if (parse_uint(a, next, 1, 256, &c->jobs))
-                goto usage_error;
-        } else if (!is_run && !strcmp(a, "--shard")) {
-            NEED_VALUE;
-            const char *slash = strchr(next, '/');
-            char ibuf[32];
-            if (!slash || (size_t)(slash - next) >= sizeof ibuf) {
-                fprintf(stderr, "ringsim %s: --shard: expected I/N (e.g. 0/4), got \"%s\"\n",
-                        argv[0], next);
-                goto usage_error;
-            }
-            memcpy(ibuf, next, (size_t)(slash - next));
-            ibuf[slash - next] = '\0';
-            if (parse_uint("--shard N", slash + 1, 1, 1000000, &c->shard_n)
-                || parse_uint("--shard I", ibuf, 0, c->shard_n - 1, &c->shard_i))
-                goto usage_error;
+            i++;
         } else if (a[0] == '-' && a[1]) {
             fprintf(stderr, "ringsim %s: unknown option %s\n%s", argv[0], a, usage);
             goto usage_error;
@@ -142,10 +162,26 @@ void stop_signals_catch(struct stop_signals *st, void (*handler)(int))
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, &st->old_int);
     sigaction(SIGTERM, &sa, &st->old_term);
+    sigaction(SIGHUP, &sa, &st->old_hup);
 }
 
 void stop_signals_restore(const struct stop_signals *st)
 {
     sigaction(SIGINT, &st->old_int, NULL);
     sigaction(SIGTERM, &st->old_term, NULL);
+    sigaction(SIGHUP, &st->old_hup, NULL);
+}
+
+int make_parent_dirs(const char *path, const char *cmd)
+{
+    const char *slash = strrchr(path, '/');
+    if (!slash || slash == path)
+        return 0;
+    char *dir = xstrndup(path, (size_t)(slash - path));
+    char err[512];
+    int rc = make_dirs(dir, err, sizeof err);
+    if (rc)
+        fprintf(stderr, "ringsim %s: %s\n", cmd, err);
+    free(dir);
+    return rc;
 }

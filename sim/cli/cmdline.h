@@ -33,13 +33,17 @@ int run_cli_parse(struct run_cli *c, int argc, char **argv, const char *usage, b
                   struct diag *d);
 void run_cli_deinit(struct run_cli *c);
 
-/* Ctrl-C and SIGTERM call handler (which sets a flag the run polls) until
- * restored. */
+/* Ctrl-C, SIGTERM and SIGHUP (the terminal closed) call handler (which
+ * sets a flag the run polls) until restored. */
 struct stop_signals {
-    struct sigaction old_int, old_term;
+    struct sigaction old_int, old_term, old_hup;
 };
 void stop_signals_catch(struct stop_signals *st, void (*handler)(int));
 void stop_signals_restore(const struct stop_signals *st);
+
+/* Creates the folders leading to path (mkdir -p of its parent), so -o may
+ * name a new folder. 0, or -1 after "ringsim CMD: what" on stderr. */
+int make_parent_dirs(const char *path, const char *cmd);
 
 /* Runs a loaded scenario into out_path (NULL: results/<name>.db). */
 int run_scenario(const struct scenario *sc, const char *out_path, const struct run_cli *cli,

@@ -138,14 +138,58 @@ expect_exit 0 "plot it (svg)" "$RINGSIM" plot "$idb" -d "$T/inj" --format svg
 nonempty_all "$T/inj" .svg
 ok $? "every SVG drawn"
 expect_eq "$(find "$T" -name 'pwned*' | wc -l | tr -d ' ')" 0 "no command from the scenario ran"
-expect_match 'system\(.touch pwned1.\)' "$T/inj/data/runs.tsv" "the name reached gnuplot as data"
+expect_match 'system\(\\042touch pwned1\\042\)' "$T/inj/data/runs.tsv" "the name reached gnuplot as data"
 expect_match 'system\(.touch pwned1.\)' "$T/inj/hit_rate.svg" "and is in the chart's title"
-expect_match "add D'';system\\('touch" "$T/inj/data/events.tsv" "event labels reached gnuplot as data"
+# double quotes travel as \042 (gnuplot's field would end at a raw one) and
+# come out of gnuplot as double quotes, not as something else
+expect_match 'x'"'"'\\042; system\(\\042touch pwned1\\042\)' "$T/inj/data/runs.tsv" \
+    "a double quote is written as an octal escape in the data file"
+expect_match 'x'"'"'(&quot;|"); system\((&quot;|")touch pwned1(&quot;|")\)' "$T/inj/hit_rate.svg" \
+    "and drawn as a double quote"
+expect_match "add D'\\\\042;system\\(\\\\042touch" "$T/inj/data/events.tsv" "event labels reached gnuplot as data"
 expect_match '&lt;script&gt;alert' "$T/inj/index.html" "index.html escapes scenario text"
 if grep -q '<script' "$T/inj/index.html"; then ok 1 "no markup from the scenario in index.html"; else
     ok 0 "no markup from the scenario in index.html"; fi
 if awk -F'\t' 'NR > 1 && NF != 7 { bad = 1 } END { exit bad }' "$T/inj/data/runs.tsv"; then
     ok 0 "every runs.tsv row has 7 fields"; else ok 1 "every runs.tsv row has 7 fields"; fi
+
+# backslashes are data too: gnuplot expands escapes in text fields, so
+# "\n" must not become a line break nor "\y" vanish
+cat >"$T/bs.yaml" <<'EOF'
+name: 'say "hi" \n back\slash'
+duration: 10s
+tick: 1s
+workload: {keys: 2000, qps: 2000}
+nodes: [{id: A}, {id: B}]
+events: [{at: 5s, add_node: {id: 'D"x\y'}}]
+EOF
+"$RINGSIM" run "$T/bs.yaml" -o "$T/bs.db" --quiet
+expect_exit 0 "plot a scenario with quotes and backslashes (svg)" "$RINGSIM" plot "$T/bs.db" -d "$T/bs" --format svg
+expect_match 'say (&quot;|")hi(&quot;|") \\n back\\slash<' "$T/bs/hit_rate.svg" "the title is the name as written"
+expect_match 'D(&quot;|")x\\y' "$T/bs/hit_rate.svg" "and so is the event label"
+
+# a run still being recorded is drawn as running, not as interrupted
+cat >"$T/slow.yaml" <<'EOF'
+name: slow
+duration: 3000s
+workload: {keys: 10000, qps: 50000}
+nodes: [{id: A}, {id: B}]
+EOF
+"$RINGSIM" run "$T/slow.yaml" -o "$T/live.db" --quiet 2>/dev/null & pid=$!
+i=0
+while [ $i -lt 100 ]; do
+    n=$(sqlite3 "$T/live.db" "SELECT count(*) FROM ticks" 2>/dev/null || echo 0)
+    [ "${n:-0}" -gt 2 ] && break
+    sleep 0.2
+    i=$((i + 1))
+done
+expect_exit 0 "plot a run being recorded" "$RINGSIM" plot "$T/live.db" -d "$T/live"
+expect_match '	run 1 \(running\)$' "$T/live/data/runs.tsv" "its label says running"
+expect_match '<td>running</td>' "$T/live/index.html" "and so does index.html"
+kill -INT $pid
+wait $pid
+expect_exit 0 "plot it once interrupted" "$RINGSIM" plot "$T/live.db" -d "$T/live"
+expect_match '	run 1 \(interrupted\)$' "$T/live/data/runs.tsv" "then it says interrupted"
 
 # --- gnuplot missing --------------------------------------------------------------
 mkdir -p "$T/nobin"

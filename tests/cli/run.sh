@@ -41,7 +41,9 @@ cmp -s "$T/a.dump" "$T/b.dump"; ok $? "same scenario and seed: identical rows in
 
 "$RINGSIM" run "$S" -o "$T/c.db" --quiet --seed 7
 dump "$T/c.db" 1 >"$T/c.dump"
-cmp -s "$T/a.dump" "$T/c.dump"; [ $? != 0 ]; ok $? "another seed: different rows"
+# different rows, not merely a second run that wrote nothing
+expect_eq "$(sqlite3 "$T/c.db" 'SELECT count(*) FROM ticks WHERE run_id=1' 2>&1)" 20 "another seed: every tick recorded"
+[ -s "$T/c.dump" ] && ! cmp -s "$T/a.dump" "$T/c.dump"; ok $? "another seed: different rows"
 expect_eq "$(sqlite3 "$T/c.db" 'SELECT seed FROM runs')" 7 "--seed is recorded"
 expect_eq "$(sqlite3 "$T/c.db" "SELECT path||'='||value FROM params")" "seed=7" "--seed is a param"
 
@@ -116,6 +118,8 @@ expect_eq "$(sqlite3 "$T/h0.db" 'SELECT count(*) FROM runs')" 4 "a shard runs it
 expect_exit 0 "merge" "$RINGSIM" merge "$T/all.db" "$T/h0.db" "$T/h1.db"
 expect_eq "$(sqlite3 "$T/all.db" 'SELECT count(*) FROM runs')" 8 "merged shards hold every run"
 expect_eq "$(sqlite3 "$T/all.db" 'SELECT sum(hits) FROM ticks')" "$(sqlite3 "$T/s1.db" 'SELECT sum(hits) FROM ticks')" "and the same ticks"
+expect_exit 0 "sweep -o into a folder that does not exist yet" "$RINGSIM" sweep "$S" --seeds 2 -j 2 -o "$T/new/dir/s.db"
+expect_eq "$(sqlite3 "$T/new/dir/s.db" 'SELECT count(*) FROM runs')" 2 "it is created and holds the runs"
 expect_exit 2 "sweep with a bad value runs nothing" "$RINGSIM" sweep "$S" --vary routing.vnodes=8,zero -o "$T/s3.db"
 [ ! -e "$T/s3.db" ]; ok $? "no database for a sweep that did not start"
 expect_exit 2 "sweep without -o" "$RINGSIM" sweep "$S" --vary routing.vnodes=8
@@ -127,6 +131,190 @@ expect_exit 0 "ringsim --help" "$RINGSIM" --help
 expect_match "sweep" "$T/out" "--help lists the commands"
 expect_exit 0 "ringsim --version" "$RINGSIM" --version
 expect_exit 2 "unknown command" "$RINGSIM" frob
+
+# --- no abort, no hang, nothing lost ------------------------------------------------------
+# the processes whose parent is $1, and whether $1 runs (exists, not a zombie): from /proc
+kids_of() {
+    for f in /proc/[0-9]*/stat; do
+        sed -n "s/^\([0-9]*\) (.*) [A-Za-z] $1 .*/\1/p" "$f" 2>/dev/null
+    done
+}
+is_running() {
+    sed -n 's/^[0-9]* (.*) \([A-Za-z]\) .*/\1/p' "/proc/$1/stat" 2>/dev/null | grep -qv Z
+}
+cat >"$T/tiny.yaml" <<'Y'
+name: tiny
+duration: 3s
+workload: {keys: 500, qps: 500}
+nodes: [{id: A}, {id: B}]
+Y
+# two runs creating the same new database at once: both recorded
+bad=0
+i=0
+while [ $i -lt 8 ]; do
+    rm -f "$T/race.db"
+    "$RINGSIM" run "$T/tiny.yaml" -o "$T/race.db" --quiet 2>"$T/race1.err" & p1=$!
+    "$RINGSIM" run "$T/tiny.yaml" -o "$T/race.db" --quiet 2>"$T/race2.err" & p2=$!
+    wait $p1 || bad=1
+    wait $p2 || bad=1
+    [ "$(sqlite3 "$T/race.db" "SELECT count(*) FROM runs WHERE status='complete'")" = 2 ] || bad=1
+    [ $bad = 0 ] || { sed 's/^/#   /' "$T/race1.err" "$T/race2.err"; break; }
+    i=$((i + 1))
+done
+ok $bad "two runs creating one new database at once both complete and are both recorded"
+
+# two sweeps into the same -o at once: every run of both is kept
+"$RINGSIM" sweep "$T/tiny.yaml" --seeds 4 -j 2 -o "$T/two.db" >"$T/sw1.out" 2>"$T/sw1.err" & p1=$!
+"$RINGSIM" sweep "$T/tiny.yaml" --seeds 4 -j 2 -o "$T/two.db" >"$T/sw2.out" 2>"$T/sw2.err" & p2=$!
+wait $p1; r1=$?
+wait $p2; r2=$?
+expect_eq "$r1 $r2" "0 0" "two sweeps with one -o both exit 0"
+expect_eq "$(sqlite3 "$T/two.db" "SELECT count(*) FROM runs WHERE status='complete'")" 8 "and all 8 runs are in it"
+expect_eq "$(ls "$T" | grep -c 'two.db.part')" 0 "no part file is left"
+
+# a run that does not complete makes the sweep exit 1, naming it
+"$RINGSIM" sweep "$T/long.yaml" --vary cache.workers=1,2 -j 2 -o "$T/killed.db" >"$T/out" 2>"$T/err" & sp=$!
+i=0
+while [ $i -lt 100 ] && [ "$(kids_of $sp | wc -l)" -lt 2 ]; do sleep 0.1; i=$((i + 1)); done
+victim=$(kids_of $sp | head -1)
+kill -KILL $victim 2>/dev/null
+sleep 0.5
+kill -TERM $sp
+wait $sp
+ok $([ $? = 1 ] && echo 0 || echo 1) "a sweep with a run killed exits 1"
+expect_match 'runs did not complete' "$T/err" "and says runs did not complete"
+expect_match 'cache.workers=[12]: killed by signal 9' "$T/err" "naming the run and why"
+
+# kill -9 of a sweep: its children end with it
+"$RINGSIM" sweep "$T/long.yaml" --vary cache.workers=1,2 -j 2 -o "$T/orphan.db" >/dev/null 2>&1 & sp=$!
+i=0
+while [ $i -lt 100 ] && [ "$(kids_of $sp | wc -l)" -lt 2 ]; do sleep 0.1; i=$((i + 1)); done
+kids=$(kids_of $sp | tr '\n' ' ')
+kill -KILL $sp
+wait $sp 2>/dev/null
+i=0
+while :; do
+    alive=0
+    for k in $kids; do is_running $k && alive=$((alive + 1)); done
+    [ $alive = 0 ] || [ $i -ge 50 ] && break
+    sleep 0.2
+    i=$((i + 1))
+done
+expect_eq "$alive" 0 "kill -9 of a sweep ends its runs too (children: $kids)"
+for k in $kids; do kill -KILL $k 2>/dev/null; done
+
+# a reader holding a transaction for 12 s does not stop a run being recorded
+"$RINGSIM" run "$T/long.yaml" -o "$T/held.db" --quiet 2>"$T/held.err" & pid=$!
+i=0
+while [ $i -lt 100 ]; do
+    n=$(sqlite3 "$T/held.db" "SELECT count(*) FROM ticks" 2>/dev/null || echo 0)
+    [ "${n:-0}" -gt 2 ] && break
+    sleep 0.2
+    i=$((i + 1))
+done
+(echo "BEGIN; SELECT count(*) FROM ticks;"; sleep 12; echo "COMMIT;") | sqlite3 "$T/held.db" >/dev/null
+expect_eq "$(sqlite3 "$T/held.db" 'SELECT status FROM runs')" running "meanwhile the run is 'running'"
+kill -INT $pid
+wait $pid
+expect_eq "$(sqlite3 "$T/held.db" 'SELECT status FROM runs')" interrupted "after a 12 s reader the run is still going (then interrupted), not failed"
+if grep -q 'cannot' "$T/held.err"; then sed 's/^/#   /' "$T/held.err"; fi
+
+# a run killed outright never reads as complete
+"$RINGSIM" run "$T/long.yaml" -o "$T/k9.db" --quiet & pid=$!
+i=0
+while [ $i -lt 100 ]; do
+    n=$(sqlite3 "$T/k9.db" "SELECT count(*) FROM ticks" 2>/dev/null || echo 0)
+    [ "${n:-0}" -gt 0 ] && break
+    sleep 0.1
+    i=$((i + 1))
+done
+kill -KILL $pid
+wait $pid 2>/dev/null
+expect_eq "$(sqlite3 "$T/k9.db" 'SELECT status FROM runs')" running "a run killed with -9 stays 'running'"
+
+# SIGHUP (the terminal closed) interrupts a run like Ctrl-C
+"$RINGSIM" run "$T/long.yaml" -o "$T/hup.db" --quiet 2>/dev/null & pid=$!
+i=0
+while [ $i -lt 100 ]; do
+    n=$(sqlite3 "$T/hup.db" "SELECT count(*) FROM ticks" 2>/dev/null || echo 0)
+    [ "${n:-0}" -gt 0 ] && break
+    sleep 0.1
+    i=$((i + 1))
+done
+kill -HUP $pid
+wait $pid
+expect_eq "$(sqlite3 "$T/hup.db" 'SELECT status FROM runs')" interrupted "SIGHUP: status interrupted"
+
+# a full disk: the run fails saying so. A small tmpfs in a private mount
+# namespace (root, or an unprivileged user namespace); else a file size
+# limit (ulimit -f, SIGXFSZ ignored), which the message names instead (the
+# database then cannot grow by even the page its status needs: only the
+# message is checked).
+mkdir -p "$T/full"
+if unshare -rm sh -c "mount -t tmpfs -o size=384k tmpfs '$T/full'" 2>/dev/null; then
+    unshare -rm sh -c "mount -t tmpfs -o size=384k tmpfs '$T/full' &&
+        '$RINGSIM' run '$T/long.yaml' -o '$T/full/x.db' --quiet 2>'$T/full.err';
+        echo \$? >'$T/full.rc';
+        sqlite3 '$T/full/x.db' 'SELECT status, error FROM runs' >'$T/full.rows' 2>&1"
+    expect_match "^failed\|cannot .*: the disk is full \(.*x.db: database or disk is full\)" \
+        "$T/full.rows" "out of disk space: status failed, and its error says the disk is full"
+    expect_match "the run failed: cannot .*: the disk is full" "$T/full.err" "and so does the message"
+else
+    sh -c "trap '' XFSZ; ulimit -f 320; exec '$RINGSIM' run '$T/long.yaml' -o '$T/full/x.db' --quiet" \
+        2>"$T/full.err"
+    echo $? >"$T/full.rc"
+    expect_match "the file size limit is reached \(.*x.db: " "$T/full.err" \
+        "at the file size limit: the message says so (no tmpfs could be mounted)"
+fi
+expect_eq "$(cat "$T/full.rc")" 1 "out of space: the run exits 1"
+
+# -o '' would record nowhere: refused
+expect_exit 2 "run -o '' is refused" "$RINGSIM" run "$S" -o ''
+expect_match "needs a file name" "$T/err" "saying a file name is needed"
+expect_exit 2 "sweep -o '' is refused" "$RINGSIM" sweep "$S" --seeds 2 -o ''
+expect_exit 2 "merge into '' is refused" "$RINGSIM" merge '' "$T/h0.db"
+
+# a sweep does not hold its combinations in memory: 30000 of them (each
+# validated), this shard running one, in a few MiB (skipped under the
+# sanitizers, whose allocator keeps freed memory in quarantine)
+if [ -z "${RINGSIM_SANITIZED:-}" ]; then
+    "$RINGSIM" sweep "$T/tiny.yaml" --vary routing.vnodes=$(seq -s, 1 300) \
+        --vary cache.workers=$(seq -s, 1 100) --shard 0/30000 -o "$T/many.db" >/dev/null 2>"$T/err"
+    mib=$(sed -n 's/^ringsim sweep: peak memory \([0-9]*\) MiB.*/\1/p' "$T/err")
+    [ -n "$mib" ] && [ "$mib" -lt 40 ]; ok $? "a sweep of 30000 combinations needs little memory (${mib:-?} MiB)"
+fi
+
+# a path varied twice is refused
+expect_exit 2 "a path varied twice is refused" "$RINGSIM" sweep "$S" --vary routing.vnodes=8,16 --vary routing.vnodes=32 -o "$T/twice.db"
+expect_match 'routing.vnodes is already varied' "$T/err" "saying which"
+[ ! -e "$T/twice.db" ]; ok $? "and nothing is written"
+
+# merge: inputs are only read; the file at fault is named; the output under another name is refused
+: >"$T/zero.db"
+expect_exit 1 "merge of a 0-byte input fails" "$RINGSIM" merge "$T/m0.db" "$T/zero.db"
+expect_match 'zero.db: not a ringsim results database' "$T/err" "it is not a ringsim database"
+expect_eq "$(wc -c <"$T/zero.db" | tr -d ' ')" 0 "and it is still 0 bytes"
+cp "$T/s1.db" "$T/broken.db"
+sz=$(wc -c <"$T/broken.db")
+dd if=/dev/zero of="$T/broken.db" bs=4096 seek=3 count=$(( (sz / 4096) - 4 )) conv=notrunc 2>/dev/null
+sum_before=$(sum "$T/broken.db")
+expect_exit 1 "merge of a damaged input fails" "$RINGSIM" merge "$T/m1.db" "$T/h0.db" "$T/broken.db"
+expect_match "^ringsim merge: [^ ]*broken.db: " "$T/err" "the damaged input is named, not the output"
+expect_eq "$(sum "$T/broken.db")" "$sum_before" "the damaged input is unchanged"
+expect_eq "$(sqlite3 "$T/m1.db" 'SELECT count(*) FROM runs' 2>/dev/null || echo none)" none "nothing was merged"
+cp "$T/h0.db" "$T/self.db"
+(cd "$T" && "$RINGSIM" merge self.db ./self.db >out 2>err); rc=$?
+expect_eq "$rc" 2 "merge out.db ./out.db is refused"
+expect_eq "$(sqlite3 "$T/self.db" 'SELECT count(*) FROM runs')" 4 "and the file is unchanged"
+ln -s self.db "$T/link.db"
+expect_exit 2 "an input that is a link to the output is refused" "$RINGSIM" merge "$T/self.db" "$T/link.db"
+
+# another program's database that claims user_version 1: not ringsim's
+sqlite3 "$T/foreign.db" "CREATE TABLE runs(x); CREATE TABLE ticks(y); PRAGMA user_version=1;"
+expect_exit 1 "run into a foreign database with user_version 1 fails" "$RINGSIM" run "$S" -o "$T/foreign.db"
+expect_match 'foreign.db: not a ringsim results database \(no such' "$T/err" "saying it is not a ringsim database"
+expect_exit 1 "merge of it fails" "$RINGSIM" merge "$T/m2.db" "$T/foreign.db"
+expect_match 'foreign.db: not a ringsim results database' "$T/err" "saying so"
 
 # every scenario of the library loads
 for f in "$RINGSIM_TOP"/scenarios/*.yaml "$RINGSIM_TOP"/scenarios/incidents/*.yaml; do

@@ -292,10 +292,14 @@ static void test_slow_latency_and_its_end(void **state)
     assert_true(during > 10 * 4000); /* every GET to B */
     assert_int_equal(after, 0);
     assert_int_equal(mem_count_events(&m, "slow_node_end"), 1);
-    /* the node's state shows it */
+    /* the node's state shows it: B's row at 15 s exists and says slow */
+    size_t found = 0;
     for (size_t i = 0; i < m.n_nodes; i++)
-        if (!strcmp(m.nodes[i].node, "B") && m.nodes[i].t_s == 15)
+        if (!strcmp(m.nodes[i].node, "B") && m.nodes[i].t_s == 15) {
             assert_string_equal(m.nodes[i].state, "slow");
+            found++;
+        }
+    assert_int_equal(found, 1);
     mem_run_free(&m);
 }
 
@@ -415,9 +419,13 @@ static void test_retry_after_and_restart(void **state)
     assert_true(m.summary.readmissions >= 2); /* once at r1, and again after the restart */
     /* after the restart and the next readmission, B serves again, from empty */
     assert_true(node_requests_between(&m, "B", 30, 40) > 10 * 2500);
+    size_t found = 0;
     for (size_t i = 0; i < m.n_nodes; i++)
-        if (!strcmp(m.nodes[i].node, "B") && m.nodes[i].t_s == 10)
+        if (!strcmp(m.nodes[i].node, "B") && m.nodes[i].t_s == 10) {
             assert_string_equal(m.nodes[i].state, "crashed");
+            found++;
+        }
+    assert_int_equal(found, 1); /* B's row at 10 s exists */
     mem_run_free(&m);
 }
 

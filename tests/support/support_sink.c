@@ -76,7 +76,7 @@ void mem_run_yaml(struct mem_run *m, const char *yaml, const char *const *sets)
         diag_print(&d, stderr);
         fail_msg("scenario did not load");
     }
-    struct sink sink = {m, on_tick, on_node, on_view, on_event, NULL};
+    struct sink sink = {m, on_tick, on_node, on_view, on_event, NULL, NULL};
     struct run_options opt = {NULL, NULL, NULL, true};
     char err[256];
     struct sim *s = sim_create(sc, &sink, &opt, err, sizeof err);

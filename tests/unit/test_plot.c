@@ -50,8 +50,12 @@ static void test_tsv_field(void **state)
     /* one field, one line, whatever the input */
     ASSERT_TSV("a\tb\nc\rd", "a b c d");
     ASSERT_TSV("\x01\x1f\x7f", "   ");
-    /* gnuplot reads a double quote as a string delimiter: never one */
-    ASSERT_TSV("x'\"; system(\"touch pwned\"); print \"", "x''; system('touch pwned'); print '");
+    /* a double quote would end gnuplot's field: it travels as \042, and a
+     * backslash (gnuplot expands escapes in text fields) as \\ */
+    ASSERT_TSV("x'\"; system(\"touch pwned\"); print \"",
+               "x'\\042; system(\\042touch pwned\\042); print \\042");
+    ASSERT_TSV("say \"hi\"", "say \\042hi\\042");
+    ASSERT_TSV("a\\nb \\042 \\", "a\\\\nb \\\\042 \\\\");
     /* everything else is data and kept */
     ASSERT_TSV("`touch x` $(y) @m #c ;", "`touch x` $(y) @m #c ;");
     ASSERT_TSV("caf\xc3\xa9 \xe2\x9c\x93", "caf\xc3\xa9 \xe2\x9c\x93");

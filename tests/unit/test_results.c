@@ -63,9 +63,9 @@ static void record(const char *path, const char *status, int64_t *run_id)
     if (!r)
         fail_msg("%s", err);
     assert_int_equal(results_begin_run(r, sc, "2026-01-01T00:00:00Z", run_id, err, sizeof err), 0);
-    /* until it finishes, the run reads as interrupted */
+    /* until it ends, the run reads as running */
     char sql[128];
-    snprintf(sql, sizeof sql, "SELECT status = 'interrupted' FROM runs WHERE run_id = %lld",
+    snprintf(sql, sizeof sql, "SELECT status = 'running' FROM runs WHERE run_id = %lld",
              (long long)*run_id);
     assert_int_equal(query(path, sql), 1);
     struct sink sink = results_sink(r);
@@ -155,6 +155,56 @@ static void test_refuses_foreign_files(void **state)
 
     snprintf(path, sizeof path, "%s/missing-dir/x.db", dir);
     assert_null(results_open(path, err, sizeof err));
+
+    /* another program's file that claims ringsim's schema version */
+    snprintf(path, sizeof path, "%s/claims.db", dir);
+    assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+    assert_int_equal(sqlite3_exec(db, "CREATE TABLE runs(x); PRAGMA user_version = 1", NULL, NULL,
+                                  NULL), SQLITE_OK);
+    sqlite3_close(db);
+    assert_null(results_open(path, err, sizeof err));
+    assert_non_null(strstr(err, "not a ringsim results database (no such"));
+    assert_int_equal(results_check_file(path, err, sizeof err), -1);
+    assert_non_null(strstr(err, "not a ringsim results database"));
+
+    /* a file checked as an input is only read: a 0-byte one stays 0 bytes */
+    snprintf(path, sizeof path, "%s/zero.db", dir);
+    f = fopen(path, "w");
+    fclose(f);
+    assert_int_equal(results_check_file(path, err, sizeof err), -1);
+    assert_non_null(strstr(err, "not a ringsim results database"));
+    f = fopen(path, "r");
+    fseek(f, 0, SEEK_END);
+    assert_int_equal(ftell(f), 0);
+    fclose(f);
+}
+
+/* Two handles on one new file, as two processes creating it at once: both
+ * open, both record, nothing is lost; and a reader in the middle of a
+ * transaction does not stop the writer. */
+static void test_shared_file(void **state)
+{
+    (void)state;
+    char path[256], err[256];
+    snprintf(path, sizeof path, "%s/shared.db", dir);
+    struct results *a = results_open(path, err, sizeof err);
+    assert_non_null(a);
+    struct results *b = results_open(path, err, sizeof err);
+    if (!b)
+        fail_msg("%s", err);
+    sqlite3 *reader;
+    assert_int_equal(sqlite3_open_v2(path, &reader, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+    assert_int_equal(sqlite3_exec(reader, "BEGIN; SELECT count(*) FROM runs", NULL, NULL, NULL),
+                     SQLITE_OK);
+    results_close(a);
+    results_close(b);
+    int64_t id;
+    record(path, "complete", &id); /* writes while the reader holds its snapshot */
+    assert_int_equal(sqlite3_exec(reader, "COMMIT", NULL, NULL, NULL), SQLITE_OK);
+    sqlite3_close(reader);
+    assert_int_equal(query(path, "SELECT count(*) FROM ticks"), 5);
+    assert_null(results_error(a = results_open(path, err, sizeof err)));
+    results_close(a);
 }
 
 static void test_readme_has_reference(void **state)
@@ -189,6 +239,7 @@ int main(void)
         cmocka_unit_test(test_record_and_read_back),
         cmocka_unit_test(test_merge),
         cmocka_unit_test(test_refuses_foreign_files),
+        cmocka_unit_test(test_shared_file),
         cmocka_unit_test(test_readme_has_reference),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
