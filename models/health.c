@@ -37,6 +37,7 @@
 #include <string.h>
 
 #include "models/membership.h"
+#include "models/net.h"
 #include "models/node.h"
 
 int health_create(struct sim *s)
@@ -55,6 +56,7 @@ int health_create(struct sim *s)
     h->ejected_at = xmalloc(n * sizeof(*h->ejected_at));
     h->held = xcalloc(n, 1);
     h->ejectors = xcalloc(n, sizeof(*h->ejectors));
+    h->probe_sent_ns = xcalloc(n, sizeof(*h->probe_sent_ns));
     for (uint32_t i = 0; i < n; i++)
         h->ejected_at[i] = -1;
     h->last_eject_ns = INT64_MIN;
@@ -78,6 +80,7 @@ void health_destroy(struct sim *s)
     free(h->ejected_at);
     free(h->held);
     free(h->ejectors);
+    free(h->probe_sent_ns);
     free(h);
     s->hl = NULL;
 }
@@ -204,30 +207,49 @@ bool health_readmit(struct sim *s, uint32_t inst, uint32_t node)
 
 /* ---- central mode ------------------------------------------------------------------ */
 
+/* A probe of node i sent at sent_ns reaches it at t_arrive: through its
+ * queue like a request; the coordinator hears the result when the reply
+ * arrives, or at the timeout. */
+static void probe_arrives(struct sim *s, uint32_t i, int64_t sent_ns, int64_t t_arrive)
+{
+    struct node *n = &s->nodes[i];
+    int64_t timeout = s->sc->clients.timeout_ns, done;
+    int rc = node_submit(s, n, t_arrive, &done);
+    int64_t at = sent_ns + timeout;
+    uint32_t ok = 0;
+    if (rc == 0) {
+        int64_t t_resp = net_reply_time(s, n, done + n->slow_latency_ns);
+        if (t_resp - sent_ns <= timeout) {
+            at = t_resp;
+            ok = 1;
+        }
+    } else if (rc < 0) {
+        at = net_reply_time(s, n, t_arrive); /* an error reply */
+    }
+    sim_schedule(s, MAX(at, s->eng.now_ns), EVK_PROBE_RESULT, i, ok | (n->incarnation << 1));
+}
+
 void health_probe_round(struct sim *s)
 {
     const struct health_cfg *h = &s->sc->health;
-    int64_t timeout = s->sc->clients.timeout_ns, now = s->eng.now_ns;
+    int64_t now = s->eng.now_ns;
     for (uint32_t i = 0; i < s->n_nodes; i++) {
         struct node *n = &s->nodes[i];
         if (!membership_is_member(s, i) || n->gutter)
             continue;
-        int64_t done, t_arrive = now + n->half_rtt_ns;
-        int rc = node_submit(s, n, t_arrive, &done);
-        int64_t at = now + timeout;
-        uint32_t ok = 0;
-        if (rc == 0) {
-            int64_t t_resp = done + n->slow_latency_ns + n->half_rtt_ns;
-            if (t_resp - now <= timeout) {
-                at = t_resp;
-                ok = 1;
-            }
-        } else if (rc < 0) {
-            at = t_arrive + n->half_rtt_ns; /* an error reply */
+        if (!s->net->arrival_events) { /* admitted now: it arrives rtt/2 from now */
+            probe_arrives(s, i, now, now + n->half_rtt_ns);
+            continue;
         }
-        sim_schedule(s, at, EVK_PROBE_RESULT, i, ok | (n->incarnation << 1));
+        s->hl->probe_sent_ns[i] = now;
+        sim_schedule(s, now + net_probe_delay(s, n), EVK_PROBE_ARRIVE, i, 0);
     }
     sim_schedule(s, now + h->probe_interval_ns, EVK_PROBE_ROUND, 0, 0);
+}
+
+void health_probe_arrive(struct sim *s, uint32_t node)
+{
+    probe_arrives(s, node, s->hl->probe_sent_ns[node], s->eng.now_ns);
 }
 
 static void coordinator_forget(struct sim *s, uint32_t node)

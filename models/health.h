@@ -29,6 +29,7 @@ struct health {
     uint8_t *held;
     uint32_t n_ejected;
     int64_t last_eject_ns;
+    int64_t *probe_sent_ns;  /* per node: when its last probe was sent (arrival mode) */
     /* node-level episodes */
     uint32_t *ejectors;      /* per node: instances with it ejected (+1 when central) */
     uint32_t nodes_ejected_now;
@@ -53,6 +54,8 @@ bool health_readmit(struct sim *s, uint32_t inst, uint32_t node);
 /* Central mode: EVK_PROBE_ROUND and EVK_PROBE_RESULT. */
 void health_probe_round(struct sim *s);
 void health_probe_result(struct sim *s, uint32_t node, uint32_t b);
+/* EVK_PROBE_ARRIVE (messages delivered by arrival events: models/net.h). */
+void health_probe_arrive(struct sim *s, uint32_t node);
 
 /* A node left the membership: a central ejection of it is forgotten. */
 void health_node_left(struct sim *s, uint32_t node);

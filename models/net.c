@@ -47,7 +47,8 @@ int64_t net_reply_time(struct sim *s, const struct node *n, int64_t leaves_ns)
  * it to instead, with the node's epoch in *epoch, or PLACE_NONE. */
 static uint32_t fence(struct sim *s, const struct req *q, uint32_t nid, int64_t t, uint32_t *epoch)
 {
-    if (s->sc->routing.fencing == FENCE_NONE || s->nodes[nid].gutter || q->kind == RQ_COPY)
+    if (s->sc->routing.fencing == FENCE_NONE || s->nodes[nid].gutter || q->kind == RQ_COPY
+        || q->kind == RQ_COPY_READ)
         return PLACE_NONE;
     uint32_t known = membership_known_epoch(s, t);
     if (known <= q->epoch)
@@ -154,14 +155,14 @@ static void op_arrives(struct sim *s, uint32_t r, uint32_t node, int64_t t_arriv
         return;
     }
     int64_t done;
-    int rc = q->kind == RQ_INVALIDATE
+    int rc = q->kind == RQ_INVALIDATE || q->kind == RQ_COPY_READ
                  ? node_submit(s, n, t_arrive, &done)
                  : node_set_submit(s, n, t_arrive, keyspace_item_bytes(&s->wl->ks, q->key), &done);
     if (rc)
         return; /* lost or refused: nothing changes at the node */
     q->node = node;
     q->incarnation = n->incarnation;
-    req_schedule(&s->eng, r, done, EVK_NODE_OP_DONE);
+    req_schedule(&s->eng, r, done, q->kind == RQ_COPY_READ ? EVK_COPY_READ : EVK_NODE_OP_DONE);
 }
 
 void net_send_op(struct sim *s, uint32_t r, uint32_t node)
@@ -178,6 +179,13 @@ void net_send_op(struct sim *s, uint32_t r, uint32_t node)
 void net_op_arrive(struct sim *s, uint32_t r)
 {
     op_arrives(s, r, req_at(&s->eng, r)->node, s->eng.now_ns);
+}
+
+/* ---- probes ------------------------------------------------------------------------ */
+
+int64_t net_probe_delay(struct sim *s, const struct node *n)
+{
+    return one_way(s, n);
 }
 
 void net_tick_close(struct sim *s, struct tick_row *row)

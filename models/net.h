@@ -56,10 +56,14 @@ int64_t net_reply_time(struct sim *s, const struct node *n, int64_t leaves_ns);
 /* A fill, invalidate, write-through or copy (q->kind, q->version, q->key,
  * q->epoch set) to node, sent now; EVK_NODE_OP_DONE when it lands (unless
  * the node is down or its queue is full), or EVK_MOVED to the sender. A
- * copy (RQ_COPY) is never fenced. */
+ * copy's read at its source (RQ_COPY_READ) gives EVK_COPY_READ when the
+ * source has served it. Copies are never fenced. */
 void net_send_op(struct sim *s, uint32_t r, uint32_t node);
 /* EVK_OP_ARRIVE. */
 void net_op_arrive(struct sim *s, uint32_t r);
+
+/* A probe's (or any message's) one-way delay to node n: rtt/2 plus jitter. */
+int64_t net_probe_delay(struct sim *s, const struct node *n);
 
 /* The tick's redirects into the row; the counter starts afresh. */
 void net_tick_close(struct sim *s, struct tick_row *row);

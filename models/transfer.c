@@ -237,7 +237,7 @@ static void finish(struct sim *s, struct transfer *t, const char *why)
         sim_event(s, "drain_done", n->id, "%lld copies; %s", (long long)t->copies, why);
     }
     membership_change(s, detail);
-    transfer_free(t);
+    /* its placement stays until the run ends: copies in flight still land */
 }
 
 void transfer_cancel(struct sim *s, uint32_t node)
@@ -248,7 +248,6 @@ void transfer_cancel(struct sim *s, uint32_t node)
             t->active = false;
             sim_event(s, t->join ? "warm_cancel" : "drain_cancel", s->nodes[node].id,
                       "after %lld copies", (long long)t->copies);
-            transfer_free(t);
         }
     }
 }
@@ -260,8 +259,8 @@ static bool copy_one(struct sim *s, struct transfer *t, uint32_t i)
     uint32_t dest = destination(s, t, key);
     if (dest == PLACE_NONE || s->nodes[dest].state != NODE_UP)
         return false;
-    int64_t done;
     bool db = t->join && t->source == WARM_DB;
+    int64_t done = 0;
     if (db) {
         if (db_submit(s, &done))
             return false; /* the database is full: skipped */
@@ -269,20 +268,23 @@ static bool copy_one(struct sim *s, struct transfer *t, uint32_t i)
         struct node *n = &s->nodes[src];
         if (n->state != NODE_UP || !store_get(&n->store, key, s->eng.now_ns, false))
             return false; /* no longer there */
-        if (node_submit(s, n, s->eng.now_ns + n->half_rtt_ns, &done))
-            return false;
     }
     uint32_t r = req_alloc(&s->eng);
     struct req *q = req_at(&s->eng, r);
     req_clear(q);
-    q->kind = RQ_COPY;
     q->key = key;
     q->redirect = (uint32_t)(t - s->tr->t);
     q->fill_node = db ? PLACE_NONE : src;
-    q->node = dest;
     q->t0_ns = q->t_db_ns = s->eng.now_ns;
     q->epoch = membership_latest(s)->id;
-    req_schedule(&s->eng, r, done, EVK_COPY_READ);
+    if (db) {
+        q->kind = RQ_COPY;
+        q->node = dest;
+        req_schedule(&s->eng, r, done, EVK_COPY_READ);
+    } else { /* a read through the source's queue; EVK_COPY_READ when served */
+        q->kind = RQ_COPY_READ;
+        net_send_op(s, r, src);
+    }
     req_put(&s->eng, r);
     return true;
 }
@@ -320,6 +322,9 @@ void transfer_copy_read(struct sim *s, uint32_t r)
 {
     struct req *q = req_at(&s->eng, r);
     struct transfer *t = &s->tr->t[q->redirect];
+    uint32_t dest = destination(s, t, q->key);
+    if (dest == PLACE_NONE || s->nodes[dest].state != NODE_UP)
+        return; /* it does not move any more */
     if (q->fill_node == PLACE_NONE) { /* from the database: fresh */
         db_read_done(s, q->t_db_ns);
         t->db_reads++;
@@ -333,7 +338,8 @@ void transfer_copy_read(struct sim *s, uint32_t r)
             return; /* gone meanwhile: nothing to copy */
         q->version = it->version;
     }
-    net_send_op(s, r, q->node);
+    q->kind = RQ_COPY;
+    net_send_op(s, r, dest);
 }
 
 void transfer_landed(struct sim *s, uint32_t r, bool stored)

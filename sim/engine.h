@@ -33,7 +33,11 @@
 enum run_status { RUN_COMPLETE, RUN_INTERRUPTED, RUN_FAILED };
 
 /* What a request record is doing. */
-enum req_kind { RQ_READ, RQ_WRITE, RQ_FILL, RQ_INVALIDATE, RQ_WRITE_THROUGH, RQ_COPY };
+enum req_kind {
+    RQ_READ, RQ_WRITE, RQ_FILL, RQ_INVALIDATE, RQ_WRITE_THROUGH,
+    RQ_COPY,       /* a transfer's copy landing at the key's destination */
+    RQ_COPY_READ   /* a transfer reading the key at its source (through its queue) */
+};
 
 enum {
     RQF_LATE = 1,       /* the reply will miss the timeout: the client times out first */

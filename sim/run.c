@@ -69,6 +69,12 @@ static void on_probe_result(struct sim *s, uint32_t a, uint32_t b)
     health_probe_result(s, a, b);
 }
 
+static void on_probe_arrive(struct sim *s, uint32_t a, uint32_t b)
+{
+    (void)b;
+    health_probe_arrive(s, a);
+}
+
 static void on_adopt(struct sim *s, uint32_t a, uint32_t b)
 {
     client_adopt(s, a, b);
@@ -138,6 +144,7 @@ static const struct {
     [EVK_TRANSFER_STEP] = {NULL, on_transfer_step},
     [EVK_TRANSFER_END] = {NULL, on_transfer_end},
     [EVK_SCENARIO_STEP] = {NULL, on_scenario_step},
+    [EVK_PROBE_ARRIVE] = {NULL, on_probe_arrive},
 };
 
 static void dispatch(struct sim *s, const struct event *e)

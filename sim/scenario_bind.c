@@ -109,6 +109,9 @@ bool field_is_zero(const struct key *k, const void *f)
     case KT_DURATION: return *(const int64_t *)f == 0;
     case KT_SIZE: return *(const uint64_t *)f == 0;
     case KT_UINT: return get_uint(k, f) == 0;
+    case KT_MAP: return k->sub && k->sub->n_keys && field_is_zero(&k->sub->keys[0],
+                                                                    (const char *)f
+                                                                        + k->sub->keys[0].offset);
     default: return false;
     }
 }
@@ -537,6 +540,8 @@ void bind_map(struct loader *L, const struct section *sec, const struct ynode *m
         }
         old = path_push(L, kn->text);
         bind_value(L, k, vn, base);
+        if (k->flags & K_OPTIONAL)
+            *(bool *)((char *)base + k->present_offset) = true;
         path_pop(L, old);
     }
     for (size_t i = 0; i < sec->n_keys; i++) {

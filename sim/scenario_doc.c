@@ -85,6 +85,8 @@ static void md_section(FILE *f, const struct section *sec, const char *path)
             fprintf(f, "`%s`", k->def[0] ? k->def : "\"\"");
         else if (k->flags & K_REQUIRED)
             fputs("required", f);
+        else if (k->flags & K_OPTIONAL)
+            fputs("unchanged", f);
         else if (k->def_doc)
             fputs(k->def_doc, f);
         else if (k->type == KT_MAP)

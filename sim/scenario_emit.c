@@ -87,6 +87,8 @@ static void emit_section(struct yemitter *y, const struct section *sec, const vo
         const char *field = (const char *)obj + k->offset;
         if ((k->flags & K_OMIT_ZERO) && field_is_zero(k, field))
             continue;
+        if ((k->flags & K_OPTIONAL) && !*(const bool *)((const char *)obj + k->present_offset))
+            continue;
         yemit_scalar(y, k->name, true);
         if (k->type == KT_MAP)
             emit_section(y, k->sub, field, s);

@@ -70,7 +70,10 @@ enum ktype { KT_STRING, KT_ID, KT_UINT, KT_NUMBER, KT_DURATION, KT_SIZE, KT_BOOL
 
 #define K_REQUIRED  0x01u  /* no default: must be given */
 #define K_NONEMPTY  0x02u  /* strings: not "" */
-#define K_OMIT_ZERO 0x04u  /* emitted only when not zero (0 means "absent") */
+#define K_OMIT_ZERO 0x04u  /* emitted only when not zero (0 means "absent"); a mapping:
+                              when its first key is zero */
+#define K_OPTIONAL  0x08u  /* no default: given or not (present_offset's bool says which);
+                              emitted only when given */
 
 struct section;
 
@@ -79,6 +82,7 @@ struct key {
     enum ktype type;
     size_t offset, size;        /* of the field in the section's struct */
     size_t count_offset;        /* KT_LIST: the size_t that holds the count */
+    size_t present_offset;      /* K_OPTIONAL: the bool set when the key is given */
     const char *def;            /* the default as YAML text; NULL if none */
     const char *def_doc;        /* the default as the docs show it when def is NULL */
     double lo, hi;              /* range; lists: number of entries */

@@ -42,6 +42,7 @@
 struct member {
     const char *id, *address;
     double weight;
+    uint32_t vnodes;        /* its own (set_vnodes), 0: the routing's */
     bool live, crashed;
 };
 
@@ -135,6 +136,7 @@ static size_t member_join(struct members *m, const char *id, const char *addr, d
     }
     x->address = addr;
     x->weight = weight;
+    x->vnodes = 0;
     x->live = true;
     x->crashed = false;
     m->live++;
@@ -176,6 +178,15 @@ static bool routing_params(struct loader *L, struct place_params *p)
     return f == PLACE_OK;
 }
 
+/* A member's placement weight: with its own vnodes (ring, bounded) the
+ * weight scaled by them over the routing's, as the run builds it. */
+static double member_weight(const struct timeline *tl, const struct member *x)
+{
+    if (x->vnodes && (tl->p.algo == PLACE_RING || tl->p.algo == PLACE_BOUNDED))
+        return x->weight * (double)x->vnodes / (double)tl->p.vnodes;
+    return x->weight;
+}
+
 /* The live members but the run's adds from the k-th on: the membership
  * after the run's first k adds. Returns how many were written to tl->buf.
  * O(members). */
@@ -187,7 +198,8 @@ static size_t run_prefix(struct timeline *tl, size_t k)
     for (size_t i = 0; i < tl->m.n; i++) {
         const struct member *x = &tl->m.v[i];
         if (x->live && !tl->later[i])
-            tl->buf[n++] = (struct place_member){x->id, x->address, x->weight, (uint32_t)i};
+            tl->buf[n++] = (struct place_member){x->id, x->address, member_weight(tl, x),
+                                                 (uint32_t)i};
     }
     for (size_t j = k; j < tl->n_added; j++)
         tl->later[tl->added_member[j]] = false;
@@ -214,9 +226,12 @@ static void report_fault(struct timeline *tl, enum place_fault f, const char *ms
         const struct event_cfg *ev = &s->events[i];
         const char *kind = event_kind_name(ev->kind);
         format_duration(ev->at_ns, t, sizeof t);
-        snprintf(where, sizeof where, "events.%zu.%s.id", i, kind);
-        snprintf(context, sizeof context, " (the cluster at %s, after events.%zu: %s %s)", t, i,
-                 kind, ev->node);
+        if (ev->node)
+            snprintf(where, sizeof where, "events.%zu.%s.id", i, kind);
+        else
+            snprintf(where, sizeof where, "events.%zu.%s", i, kind);
+        snprintf(context, sizeof context, " (the cluster at %s, after events.%zu: %s%s%s)", t, i,
+                 kind, ev->node ? " " : "", ev->node ? ev->node : "");
     }
     report_path(tl->L, path ? path : where, "%s%s", msg, context);
 }
@@ -345,9 +360,60 @@ static bool apply_event(struct timeline *tl, const struct event_cfg *ev, size_t 
         if (ev->address)
             x->address = ev->address;
         return ev->address != NULL;
+    case EV_SET_WEIGHT:
+        /* the steps go from the weight now to this one: checking both bounds them */
+        x->weight = ev->weight;
+        return good(L, &ev->weight);
+    case EV_SET_VNODES:
+        if (tl->p.algo != PLACE_RING && tl->p.algo != PLACE_BOUNDED) {
+            snprintf(path, sizeof path, "events.%zu.set_vnodes", i);
+            report_path(L, path, "a node's own vnodes need routing.algorithm ring or bounded "
+                        "(it is %s at %s)", place_algo_name(tl->p.algo), t);
+            return false;
+        }
+        x->vnodes = ev->vnodes;
+        return good(L, &ev->vnodes);
     default:
         return false;
     }
+}
+
+/* Fencing needs a node to know a key's owner from the membership alone. */
+static void check_fencing(struct timeline *tl, const char *path, const char *t)
+{
+    const struct routing_cfg *r = &tl->L->s->routing;
+    if (r->fencing == FENCE_NONE || tl->p.algo != PLACE_BOUNDED || !good(tl->L, &r->fencing))
+        return;
+    report_path(tl->L, path, "routing.fencing %s needs a node to know a key's owner, and under "
+                "bounded loads the owner depends on the load of the moment (%s); use fencing: "
+                "none, or another algorithm", r->fencing == FENCE_REJECT ? "reject" : "forward",
+                t);
+}
+
+/* set_routing: the new routing's parameters, checked by the library. */
+static bool apply_routing(struct timeline *tl, const struct event_cfg *ev, size_t i, const char *t)
+{
+    const struct routing_change *c = &ev->routing;
+    char path[96], msg[256];
+    if (c->has_algorithm)
+        tl->p.algo = c->algorithm;
+    if (c->has_hash)
+        tl->p.hash = c->hash;
+    if (c->has_vnodes)
+        tl->p.vnodes = c->vnodes;
+    if (c->has_point_format)
+        tl->p.point_format = c->point_format;
+    if (c->has_node_key)
+        tl->p.node_key_address = c->node_key_address;
+    snprintf(path, sizeof path, "events.%zu.set_routing", i);
+    check_fencing(tl, path, t);
+    enum place_fault f = placement_check_params(&tl->p, msg, sizeof msg);
+    if (f != PLACE_OK) {
+        report_path(tl->L, path, "%s (the routing from %s)", msg, t);
+        tl->check_placement = false;
+        return false;
+    }
+    return true;
 }
 
 void check_membership(struct loader *L, const struct ev_ref *order, size_t n, bool nodes_ok)
@@ -364,14 +430,22 @@ void check_membership(struct loader *L, const struct ev_ref *order, size_t n, bo
             member_join(&tl.m, s->nodes[i].id, s->nodes[i].address, s->nodes[i].weight);
     run_start(&tl, TIME_ZERO);
 
+    check_fencing(&tl, "routing.fencing", "from the start");
     for (size_t r = 0; r < n; r++) {
         size_t i = order[r].idx;
         const struct event_cfg *ev = &s->events[i];
         char t[32];
+        format_duration(ev->at_ns, t, sizeof t);
+        if (ev->kind == EV_SET_ROUTING) {
+            check_run(&tl);
+            if (apply_routing(&tl, ev, i, t))
+                run_start(&tl, i); /* every member under the new routing */
+            continue;
+        }
         if (!ev->node || !good(L, &ev->node))
             continue;
-        format_duration(ev->at_ns, t, sizeof t);
-        bool shrinks = ev->kind == EV_REMOVE_NODE || ev->kind == EV_SET_ADDRESS;
+        bool shrinks = ev->kind == EV_REMOVE_NODE || ev->kind == EV_SET_ADDRESS
+                       || ev->kind == EV_SET_WEIGHT || ev->kind == EV_SET_VNODES;
         if (shrinks)
             check_run(&tl); /* the run ends: its largest membership is the current one */
         if (!apply_event(&tl, ev, i, t))
@@ -382,7 +456,7 @@ void check_membership(struct loader *L, const struct ev_ref *order, size_t n, bo
             tl.pending = true;
         } else if (shrinks) {
             /* after a remove the membership is a subset of one checked; after a
-             * set_address it is new */
+             * set_address, set_weight or set_vnodes it is new */
             run_start(&tl, ev->kind == EV_REMOVE_NODE ? NO_BASE : i);
         }
     }

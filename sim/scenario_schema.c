@@ -38,6 +38,9 @@ static const char *const on_timeout_names[] = {"db", "error", NULL};
 static const char *const health_mode_names[] = {"off", "client", "central", NULL};
 static const char *const on_eject_names[] = {"rehash", "gutter", NULL};
 static const char *const node_key_names[] = {"id", "address", NULL};
+static const char *const fencing_names[] = {"none", "reject", "forward", NULL};
+static const char *const backfill_mode_names[] = {"fail", "wait", NULL};
+static const char *const warm_source_names[] = {"owners", "db", NULL};
 #define NAME_OF2(e, name) name,
 #define NAME_OF3(e, name, x) name,
 static const char *const algo_names[] = {PLACE_CODEC(NAME_OF3) NULL};
@@ -52,6 +55,9 @@ _Static_assert(WRITE_INVALIDATE == 0 && WRITE_THROUGH == 1, "write_names order")
 _Static_assert(ON_TIMEOUT_DB == 0 && ON_TIMEOUT_ERROR == 1, "on_timeout_names order");
 _Static_assert(HEALTH_OFF == 0 && HEALTH_CLIENT == 1 && HEALTH_CENTRAL == 2, "health order");
 _Static_assert(EJECT_REHASH == 0 && EJECT_GUTTER == 1, "on_eject_names order");
+_Static_assert(FENCE_NONE == 0 && FENCE_REJECT == 1 && FENCE_FORWARD == 2, "fencing_names order");
+_Static_assert(BACKFILL_FAIL == 0 && BACKFILL_WAIT == 1, "backfill_mode_names order");
+_Static_assert(WARM_OWNERS == 0 && WARM_DB == 1, "warm_source_names order");
 
 static const char *check_key_format(const void *field, char *buf, size_t n);
 static const char *check_point_format(const void *field, char *buf, size_t n);
@@ -62,6 +68,8 @@ static void cache_post(struct loader *L, const struct ynode *map, void *obj);
 static void node_post(struct loader *L, const struct ynode *map, void *obj);
 static void add_node_post(struct loader *L, const struct ynode *map, void *obj);
 static void slow_node_post(struct loader *L, const struct ynode *map, void *obj);
+static void gradual_post(struct loader *L, const struct ynode *map, void *obj);
+static void set_routing_post(struct loader *L, const struct ynode *map, void *obj);
 static void event_post(struct loader *L, const struct ynode *map, void *obj);
 static void event_init(void *obj);
 
@@ -180,6 +188,13 @@ static const struct key routing_keys[] = {
      BETWEEN(2, PLACE_MAX_MAGLEV_SIZE), .check = check_table_size,
      .range_doc = "prime, ≤ 16777213; `maglev`: ≥ the most nodes at once",
      .doc = "`maglev`: size of the lookup table."},
+    {"fencing", KT_ENUM, F(RC, fencing), .def = "none", .names = fencing_names,
+     .doc = "Epoch fencing at the nodes: a request routed with an older ring epoch, for a key "
+            "the node does not own in the epoch it knows, is answered MOVED naming the owner "
+            "(`reject`: the client retries there and adopts the newer epoch) or passed on to "
+            "the owner (`forward`). Not with `bounded` (a node cannot know the owner)."},
+    {"fence_delay", KT_DURATION, F(RC, fence_delay_ns), .def = "0s", AT_LEAST(0),
+     .doc = "A node learns a published ring epoch this long after it is published."},
 };
 #undef RC
 static const struct section routing_section = {
@@ -230,6 +245,11 @@ static const struct key client_keys[] = {
     {"invalidate_previous_owner", KT_BOOL, F(LC, invalidate_previous_owner), .def = "true",
      .doc = "In the fallback window a write also invalidates the key at its previous owner, so "
             "the copies fallback reads find stay fresh."},
+    {"backfill_mode", KT_ENUM, F(LC, backfill_mode), .def = "fail", .names = backfill_mode_names,
+     .doc = "A miss read without a `backfill_qps` token fails (`fail`), or waits for one up to "
+            "`backfill_wait` and fails only then (`wait`)."},
+    {"backfill_wait", KT_DURATION, F(LC, backfill_wait_ns), .def = "1s", AT_LEAST(0),
+     .doc = "`backfill_mode: wait`: the longest a miss read waits for a token."},
 };
 #undef LC
 static const struct section client_section = {
@@ -266,18 +286,113 @@ static const struct section health_section = {
     SECTION("health", health_keys, struct health_cfg),
     .doc = "Failure detection and ejection."};
 
+/* -- network -- */
+static const struct key network_keys[] = {
+    {"jitter", KT_DURATION, F(struct network_cfg, jitter_ns), .def = "0s", AT_LEAST(0),
+     .doc = "Mean of an exponential extra delay on every message between a client and a node "
+            "(each way) or between nodes: messages can overtake each other, so a fill can land "
+            "after a later write's invalidation (a clobber)."},
+};
+static const struct section network_section = {
+    SECTION("network", network_keys, struct network_cfg),
+    .doc = "The network between clients and cache nodes."};
+
+/* -- output -- */
+static const struct key output_keys[] = {
+    {"sample_requests", KT_NUMBER, F(struct output_cfg, sample_requests), .def = "0",
+     BETWEEN(0, 1),
+     .doc = "Fraction of client operations recorded one by one in the `requests` table "
+            "(seeded: the same run records the same operations)."},
+};
+static const struct section output_section = {
+    SECTION("output", output_keys, struct output_cfg),
+    .doc = "What the results database records besides the ticks."};
+
 /* -- events: each entry is {at, <one event key>}; the kinds bind into the same event_cfg -- */
 #define EC struct event_cfg
+#define WM struct warm_cfg
+static const struct key warm_keys[] = {
+    {"rate", KT_NUMBER, F(WM, rate), .flags = K_REQUIRED, ABOVE_UPTO(0, 1e9),
+     .doc = "Keys copied per second."},
+    {"source", KT_ENUM, F(WM, source), .def = "owners", .names = warm_source_names,
+     .doc = "Where copies come from: the keys' current owners' caches, or the database (which "
+            "costs database reads)."},
+    {"until_hit_rate", KT_NUMBER, F(WM, until_hit_rate), .def = "0.95", ABOVE_UPTO(0, 1),
+     .doc = "The node enters the ring when the keys it holds would answer this share of its "
+            "future GETs."},
+    {"max_wait", KT_DURATION, F(WM, max_wait_ns), .def = "120s", ABOVE(0),
+     .doc = "It enters at the latest this long after the event."},
+};
+#undef WM
+static const struct section warm_section = {
+    SECTION("events.N.add_node.warm", warm_keys, struct warm_cfg),
+    .doc = "A staged join: before the node enters the ring (a new epoch), a copier loads the "
+           "keys it will own, most recently used first, at `rate` keys a second. Writes "
+           "meanwhile invalidate the copies too."};
+#define DR struct drain_cfg
+static const struct key drain_keys[] = {
+    {"rate", KT_NUMBER, F(DR, rate), .flags = K_REQUIRED, ABOVE_UPTO(0, 1e9),
+     .doc = "Keys copied per second."},
+    {"max_wait", KT_DURATION, F(DR, max_wait_ns), .def = "120s", ABOVE(0),
+     .doc = "It leaves at the latest this long after the event."},
+};
+#undef DR
+static const struct section drain_section = {
+    SECTION("events.N.remove_node.drain", drain_keys, struct drain_cfg),
+    .doc = "A drain: before the node leaves, its items are copied to their next owners, most "
+           "recently used first, at `rate` keys a second; then it leaves (a new epoch)."};
+
 static const struct key add_node_keys[] = {
     {"id", KT_ID, F(EC, node), .flags = K_REQUIRED,
      .doc = "The new node; must not be in the cluster at that time (a removed id may return)."},
     {"address", KT_STRING, F(EC, address), .def_doc = "the id", .doc = "Its address."},
     {"weight", KT_NUMBER, F(EC, weight), .def = "1", ABOVE_UPTO(0, PLACE_MAX_WEIGHT),
      .doc = "Its weight."},
+    {"warm", KT_MAP, F(EC, warm), .sub = &warm_section, .flags = K_OMIT_ZERO,
+     .def_doc = "none: it joins cold", .doc = "Warm it before it enters the ring (table below)."},
 };
 static const struct key node_id_keys[] = {
     {"id", KT_ID, F(EC, node), .flags = K_REQUIRED, .doc = "A node in the cluster at that time."},
 };
+static const struct key remove_node_keys[] = {
+    {"id", KT_ID, F(EC, node), .flags = K_REQUIRED, .doc = "A node in the cluster at that time."},
+    {"drain", KT_MAP, F(EC, drain), .sub = &drain_section, .flags = K_OMIT_ZERO,
+     .def_doc = "none: it leaves at once", .doc = "Drain it before it leaves (table below)."},
+};
+static const struct key set_weight_keys[] = {
+    {"id", KT_ID, F(EC, node), .flags = K_REQUIRED, .doc = "A node in the cluster at that time."},
+    {"weight", KT_NUMBER, F(EC, weight), .flags = K_REQUIRED, ABOVE_UPTO(0, PLACE_MAX_WEIGHT),
+     .doc = "Its new weight."},
+    {"steps", KT_UINT, F(EC, steps), .def = "1", BETWEEN(1, 1000),
+     .doc = "Epochs the change takes: step i of n sets the weight i/n of the way."},
+    {"every", KT_DURATION, F(EC, every_ns), .def = "0s", AT_LEAST(0),
+     .range_doc = "> 0 when `steps` > 1", .doc = "Time between two steps."},
+};
+static const struct key set_vnodes_keys[] = {
+    {"id", KT_ID, F(EC, node), .flags = K_REQUIRED, .doc = "A node in the cluster at that time."},
+    {"vnodes", KT_UINT, F(EC, vnodes), .flags = K_REQUIRED, BETWEEN(1, PLACE_MAX_VNODES),
+     .doc = "Its new points per unit of weight (`ring`, `bounded`)."},
+    {"steps", KT_UINT, F(EC, steps), .def = "1", BETWEEN(1, 1000),
+     .doc = "Epochs the change takes: step i of n moves i/n of the way."},
+    {"every", KT_DURATION, F(EC, every_ns), .def = "0s", AT_LEAST(0),
+     .range_doc = "> 0 when `steps` > 1", .doc = "Time between two steps."},
+};
+#define RCH struct routing_change
+#define PRESENT(m) .flags = K_OPTIONAL, .present_offset = offsetof(EC, routing) + offsetof(RCH, m)
+static const struct key set_routing_keys[] = {
+    {"algorithm", KT_ENUM, F(EC, routing.algorithm), .names = algo_names,
+     PRESENT(has_algorithm), .doc = "The new placement algorithm."},
+    {"hash", KT_ENUM, F(EC, routing.hash), .names = hash_kind_names, PRESENT(has_hash),
+     .doc = "The new hash function."},
+    {"vnodes", KT_UINT, F(EC, routing.vnodes), BETWEEN(1, PLACE_MAX_VNODES), PRESENT(has_vnodes),
+     .doc = "The new points per unit of weight."},
+    {"point_format", KT_STRING, F(EC, routing.point_format), .check = check_point_format,
+     .range_doc = "`%s` then `%d`", PRESENT(has_point_format), .doc = "The new point format."},
+    {"node_key", KT_ENUM, F(EC, routing.node_key_address), .names = node_key_names,
+     PRESENT(has_node_key), .doc = "What placement hashes for a node from now on."},
+};
+#undef PRESENT
+#undef RCH
 static const struct key slow_node_keys[] = {
     {"id", KT_ID, F(EC, node), .flags = K_REQUIRED, .doc = "A node in the cluster at that time."},
     {"factor", KT_NUMBER, F(EC, factor), .def = "1", BETWEEN(1, 1000000),
@@ -320,9 +435,23 @@ static const struct section add_node_section = {
     .doc = "A node joins, empty. Besides these keys it may set any key of `cache` for itself "
            "but `prewarm`, which applies only to the nodes present at time 0."};
 static const struct section remove_node_section = {
-    SECTION("events.N.remove_node", node_id_keys, struct event_cfg),
+    SECTION("events.N.remove_node", remove_node_keys, struct event_cfg),
     .doc = "A node leaves the membership for good (its id may be added again later). The "
            "cluster may not become empty."};
+static const struct section set_weight_section = {
+    SECTION("events.N.set_weight", set_weight_keys, struct event_cfg), .post = gradual_post,
+    .doc = "A node's weight changes, at once or in `steps` epochs `every` apart (the practice "
+           "of taking a node's load away in halves)."};
+static const struct section set_vnodes_section = {
+    SECTION("events.N.set_vnodes", set_vnodes_keys, struct event_cfg), .post = gradual_post,
+    .doc = "A node's own number of ring points per unit of weight changes (`ring` and "
+           "`bounded`), at once or in `steps` epochs `every` apart."};
+static const struct section set_routing_section = {
+    SECTION("events.N.set_routing", set_routing_keys, struct event_cfg),
+    .post = set_routing_post,
+    .doc = "The routing protocol changes for every node at once: a full migration (with a new "
+           "hash almost every key moves). Give at least one key; the others stay as they "
+           "are."};
 static const struct section slow_node_section = {
     SECTION("events.N.slow_node", slow_node_keys, struct event_cfg), .post = slow_node_post,
     .doc = "A node becomes slow: give `factor`, `latency` or both."};
@@ -360,6 +489,12 @@ const struct key event_keys[] = {
     {"set_address", KT_MAP, .offset = 0, .sub = &set_address_section,
      .doc = "A node's address changes."},
     {"hot_key", KT_MAP, .offset = 0, .sub = &hot_key_event_section, .doc = "A key becomes hot."},
+    {"set_weight", KT_MAP, .offset = 0, .sub = &set_weight_section,
+     .doc = "A node's weight changes."},
+    {"set_vnodes", KT_MAP, .offset = 0, .sub = &set_vnodes_section,
+     .doc = "A node's ring points change."},
+    {"set_routing", KT_MAP, .offset = 0, .sub = &set_routing_section,
+     .doc = "The routing protocol changes."},
 };
 #undef EC
 const struct section event_section = {
@@ -402,6 +537,8 @@ static const struct key top_keys[] = {
     {"database", KT_MAP, F(SC, database), .sub = &db_section, .doc = "The database."},
     {"clients", KT_MAP, F(SC, clients), .sub = &client_section, .doc = "Client instances."},
     {"health", KT_MAP, F(SC, health), .sub = &health_section, .doc = "Ejection of failing nodes."},
+    {"network", KT_MAP, F(SC, network), .sub = &network_section, .doc = "The network."},
+    {"output", KT_MAP, F(SC, output), .sub = &output_section, .doc = "What is recorded."},
     {"events", KT_LIST, F(SC, events), .count_offset = offsetof(SC, n_events),
      .sub = &event_section, .def_doc = "`[]`", BETWEEN(0, MAX_EVENTS),
      .doc = "What happens during the run."},
@@ -530,6 +667,26 @@ static void slow_node_post(struct loader *L, const struct ynode *map, void *obj)
     (void)obj;
     if (!ynode_map_get(map, "factor") && !ynode_map_get(map, "latency"))
         report(L, map, L->path.buf, "expected factor or latency (or both)");
+}
+
+/* set_weight, set_vnodes: more than one step needs a time between them. */
+static void gradual_post(struct loader *L, const struct ynode *map, void *obj)
+{
+    const struct event_cfg *ev = obj;
+    if (good(L, &ev->steps) && good(L, &ev->every_ns) && ev->steps > 1 && ev->every_ns == 0) {
+        size_t old = path_push(L, "every");
+        report(L, map, L->path.buf, "expected a time > 0 between the %u steps", ev->steps);
+        path_pop(L, old);
+    }
+}
+
+static void set_routing_post(struct loader *L, const struct ynode *map, void *obj)
+{
+    const struct routing_change *c = &((const struct event_cfg *)obj)->routing;
+    if (!c->has_algorithm && !c->has_hash && !c->has_vnodes && !c->has_point_format
+        && !c->has_node_key)
+        report(L, map, L->path.buf,
+               "expected at least one of algorithm, hash, vnodes, point_format, node_key");
 }
 
 static void event_init(void *obj)

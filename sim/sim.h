@@ -65,6 +65,7 @@ enum {
     EVK_TRANSFER_STEP,  /* a: transfer — copy the next key */
     EVK_TRANSFER_END,   /* a: transfer — max_wait has passed */
     EVK_SCENARIO_STEP,  /* a: scenario event index, b: step — a gradual change's next epoch */
+    EVK_PROBE_ARRIVE,   /* a: node — a central probe reaches it (arrival mode) */
     EVK_COUNT
 };
 

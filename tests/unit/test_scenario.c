@@ -508,14 +508,16 @@ static void test_error_keys(void **state)
     (void)state;
     expect_error("routing:\n  vnode: 5\n" NODES,
                  "x.yaml:2:3: routing.vnode: unknown key (expected one of: algorithm, hash, "
-                 "vnodes, point_format, node_key, load_factor, table_size); did you mean vnodes?");
+                 "vnodes, point_format, node_key, load_factor, table_size, fencing, fence_delay); "
+                 "did you mean vnodes?");
     expect_error("routing:\n  zzz: 5\n" NODES,
                  "x.yaml:2:3: routing.zzz: unknown key (expected one of: algorithm, hash, "
-                 "vnodes, point_format, node_key, load_factor, table_size)");
+                 "vnodes, point_format, node_key, load_factor, table_size, fencing, fence_delay)");
     expect_error("vnodes: 5\n" NODES,
                  "x.yaml:1:1: vnodes: unknown key (expected one of: name, description, seed, "
                  "duration, tick, warmup, workload, routing, nodes, cache, database, clients, "
-                 "health, events); did you mean routing.vnodes (it belongs in routing:)?");
+                 "health, network, output, events); did you mean routing.vnodes (it belongs in "
+                 "routing:)?");
     expect_error("nodes: [{id: A, capacty: 1GiB}]\n",
                  "x.yaml:1:17: nodes.0.capacty: unknown key (expected one of: id, address, "
                  "weight, capacity, capacity_items, service_time, service_dist, workers, "
@@ -578,7 +580,7 @@ static void test_all_errors_sorted(void **state)
         "x.yaml:1:7: seed: expected a non-negative integer, got \"-1\"",
         "x.yaml:2:19: routing.vnodes: expected a positive integer, got \"x\"",
         "x.yaml:3:3: routing.hashh: unknown key (expected one of: algorithm, hash, vnodes, "
-        "point_format, node_key, load_factor, table_size); did you mean hash?",
+        "point_format, node_key, load_factor, table_size, fencing, fence_delay); did you mean hash?",
         "x.yaml:4:14: nodes.0.id: expected a node id (non-empty, without spaces or commas), "
         "got \"a,b\"",
         "x.yaml:5:36: events.0.crash_node.id: node \"Q\" is not in the cluster at 1s",
@@ -868,7 +870,7 @@ static void test_add_node_prewarm_refused(void **state)
     scenario_destroy(s);
     expect_error("nodes: [{id: A}]\nevents: [{at: 1s, add_node: {id: B, prewarn: true}}]\n",
                  "x.yaml:2:37: events.0.add_node.prewarn: unknown key (expected one of: id, "
-                 "address, weight, capacity, capacity_items, service_time, service_dist, "
+                 "address, weight, warm, capacity, capacity_items, service_time, service_dist, "
                  "workers, max_queue, rtt)");
 }
 
@@ -1134,11 +1136,12 @@ static void test_set_errors(void **state)
     expect_error_sets(text, SETS("routing.vnode=1"),
                       "--set routing.vnode=1: routing.vnode: unknown key (expected one of: "
                       "algorithm, hash, vnodes, point_format, node_key, load_factor, "
-                      "table_size); did you mean vnodes?");
+                      "table_size, fencing, fence_delay); did you mean vnodes?");
     expect_error_sets(text, SETS("routng.vnodes=1"),
                       "--set routng.vnodes=1: routng: unknown key (expected one of: name, "
                       "description, seed, duration, tick, warmup, workload, routing, nodes, "
-                      "cache, database, clients, health, events); did you mean routing?");
+                      "cache, database, clients, health, network, output, events); did you mean "
+                      "routing?");
     expect_error_sets(text, SETS("nodes.3.weight=2"),
                       "--set nodes.3.weight=2: nodes.3: no such entry (entries are numbered 0 "
                       "to 2)");
