@@ -29,19 +29,8 @@
 #include "sim/scenario_internal.h"
 
 #define MAX_FILE_BYTES  (16u << 20)
-#define MAX_ERRORS      100        /* reported; the rest are counted */
 
 /* ---- loading ------------------------------------------------------------- */
-
-static int err_cmp(const void *a, const void *b)
-{
-    const struct err *x = a, *y = b;
-    if (x->line != y->line)
-        return x->line < y->line ? -1 : 1;
-    if (x->col != y->col)
-        return x->col < y->col ? -1 : 1;
-    return x->seq < y->seq ? -1 : x->seq > y->seq;
-}
 
 static struct scenario *load(const char *file, const char *stored_path, const char *text,
                              size_t len, const struct override *sets, size_t n_sets,
@@ -54,6 +43,7 @@ static struct scenario *load(const char *file, const char *stored_path, const ch
 
     L.s = s;
     sb_init(&L.path);
+    u64map_init(&L.bad);
     s->path = xstrdup(stored_path);
     if (n_sets) {
         s->overrides = xcalloc(n_sets, sizeof(*s->overrides));
@@ -94,9 +84,9 @@ static struct scenario *load(const char *file, const char *stored_path, const ch
         }
     }
 done:
-    if (L.n_errs)
-        qsort(L.errs, L.n_errs, sizeof(*L.errs), err_cmp);
-    for (size_t i = 0; i < L.n_errs; i++) {
+    if (L.n_kept)
+        qsort(L.errs, L.n_kept, sizeof(*L.errs), err_cmp);
+    for (size_t i = 0; i < L.n_kept; i++) {
         if (i < MAX_ERRORS)
             diag_add(d, "%s", L.errs[i].msg);
         free(L.errs[i].msg);
@@ -104,7 +94,7 @@ done:
     if (L.n_errs > MAX_ERRORS)
         diag_add(d, "%s: %zu more errors not shown", file, L.n_errs - MAX_ERRORS);
     free(L.errs);
-    free(L.bad);
+    u64map_deinit(&L.bad);
     sb_deinit(&L.path);
     ynode_destroy(L.root);
     if (L.n_errs) {

@@ -36,13 +36,16 @@
 #include <stdint.h>
 
 #include "sim/scenario.h"
+#include "sim/u64map.h"
 #include "sim/util.h"
 #include "sim/yamltree.h"
 
 #define MAX_TICKS       10000000   /* duration / tick */
 #define MAX_NODES       10000      /* entries of nodes */
 #define MAX_EVENTS      10000      /* entries of events */
+#define MAX_INSTANCES   4096       /* client instances */
 #define SHARE_EPS       1e-9       /* slack when summing hot key shares */
+#define MAX_ERRORS      100        /* reported (the first by position); the rest are counted */
 
 /* ---- the loader's context ----------------------------------------------- */
 
@@ -57,10 +60,11 @@ struct loader {
     struct scenario *s;
     struct ynode *root;
     struct strbuf path;  /* dotted path of what is being bound */
-    struct err *errs;
-    size_t n_errs, cap_errs;
-    const void **bad;    /* fields whose value was rejected or is missing */
-    size_t n_bad, cap_bad;
+    size_t n_errs;       /* errors reported so far */
+    struct err *errs;    /* the first of them by position: at least the first
+                            MAX_ERRORS, at most 2 × MAX_ERRORS kept */
+    size_t n_kept;
+    struct u64map bad;   /* fields whose value was rejected or is missing (by address) */
 };
 
 /* ---- schema tables ------------------------------------------------------- */
@@ -125,6 +129,8 @@ const struct key *event_kind_key(enum event_kind k);
 
 /* ---- scenario_report.c: the error collector ------------------------------ */
 
+/* Orders errors by position (line, column), then as reported. */
+int err_cmp(const void *a, const void *b);
 /* An error about node `at` (its position, or its --set argument). */
 void report(struct loader *L, const struct ynode *at, const char *path, const char *fmt, ...)
     PRINTF_LIKE(4, 5);

@@ -206,7 +206,7 @@ static const struct section db_section = {
 /* -- clients -- */
 #define LC struct client_cfg
 static const struct key client_keys[] = {
-    {"instances", KT_UINT, F(LC, instances), .def = "4", BETWEEN(1, 4096),
+    {"instances", KT_UINT, F(LC, instances), .def = "4", BETWEEN(1, MAX_INSTANCES),
      .doc = "Client instances (numbered from 0); each has its own ring view and health state."},
     {"timeout", KT_DURATION, F(LC, timeout_ns), .def = "100ms", ABOVE(0),
      .doc = "A cache response later than this is a timeout."},
@@ -288,11 +288,11 @@ static const struct key slow_node_keys[] = {
      .doc = "How long the slowness lasts."},
 };
 static const struct key instance_item = {
-    "instance", KT_UINT, .offset = 0, .size = sizeof(uint32_t), BETWEEN(0, 4095),
+    "instance", KT_UINT, .offset = 0, .size = sizeof(uint32_t), BETWEEN(0, MAX_INSTANCES - 1),
     .doc = "A client instance number."};
 static const struct key split_brain_keys[] = {
     {"instances", KT_LIST, F(EC, instances), .count_offset = offsetof(EC, n_instances),
-     .item = &instance_item, .flags = K_REQUIRED, BETWEEN(1, 4096),
+     .item = &instance_item, .flags = K_REQUIRED, BETWEEN(1, MAX_INSTANCES),
      .range_doc = "distinct, each < `clients.instances`",
      .doc = "Client instances frozen on their current ring epoch, such as `[0, 1]`."},
     {"for", KT_DURATION, F(EC, for_ns), .flags = K_REQUIRED, ABOVE(0),

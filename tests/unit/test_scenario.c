@@ -8,6 +8,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <math.h>
 #include <cmocka.h>
 
 #include "sim/scenario.h"
@@ -603,6 +605,80 @@ static void test_error_limit(void **state)
     assert_string_equal(d.msgs[100], "x.yaml: 199 more errors not shown");
     diag_deinit(&d);
     sb_deinit(&sb);
+}
+
+/* Seconds (monotonic clock) to load a mapping of n unknown keys: the load
+ * fails with the first MAX_ERRORS messages and a count of the rest. */
+static double load_keys_seconds(size_t n)
+{
+    struct strbuf sb;
+    struct diag d;
+    struct timespec t0, t1;
+    char want[64];
+    sb_init(&sb);
+    sb_puts(&sb, "nodes: [{id: A}]\nworkload:\n");
+    for (size_t i = 0; i < n; i++)
+        sb_printf(&sb, "  k%zu: 1\n", i);
+    diag_init(&d);
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    struct scenario *s = scenario_load_string("x.yaml", sb.buf, sb.len, NULL, 0, &d);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    assert_null(s);
+    assert_int_equal(d.n, 101);
+    assert_non_null(strstr(d.msgs[0], "x.yaml:3:3: workload.k0: unknown key"));
+    snprintf(want, sizeof want, "x.yaml: %zu more errors not shown", n - 100);
+    assert_string_equal(d.msgs[100], want);
+    diag_deinit(&d);
+    sb_deinit(&sb);
+    return (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+}
+
+/* Loading is linear in the keys of a mapping: ten times the keys take
+ * about ten times as long (a duplicate-key check by linear search made it
+ * quadratic: 16 s for 50,000 keys). The bound leaves room for a noisy
+ * machine and a slow build; the quadratic loader is a hundred times over. */
+static void test_many_keys_linear(void **state)
+{
+    (void)state;
+    double small = 1e9;
+    for (int i = 0; i < 3; i++)
+        small = fmin(small, load_keys_seconds(20000));
+    double big = load_keys_seconds(200000);
+    if (big > 1.0 && big > 30 * small)
+        fail_msg("200000 keys took %.2f s, 20000 keys %.3f s: not linear", big, small);
+}
+
+/* Mappings large enough to be indexed: duplicates are found against the
+ * first entry, and --set replaces an existing key or adds a new one. */
+static void test_indexed_mappings(void **state)
+{
+    (void)state;
+    struct strbuf sb;
+    sb_init(&sb);
+    sb_puts(&sb, NODES "workload:\n");
+    for (int i = 0; i < 40; i++)
+        sb_printf(&sb, "  k%d: 1\n", i);
+    sb_puts(&sb, "  k3: 2\n  k39: 2\n");
+    struct diag d;
+    struct scenario *s = load_sets(sb.buf, &d, NULL);
+    assert_null(s);
+    assert_true(has_msg(&d, "x.yaml:43:3: workload.k3: duplicate key (first at line 6)"));
+    assert_true(has_msg(&d, "x.yaml:44:3: workload.k39: duplicate key (first at line 42)"));
+    assert_int_equal(d.n, 42); /* 40 unknown keys, 2 duplicates */
+    diag_deinit(&d);
+    sb_deinit(&sb);
+
+    const char *all = NODES "workload: {keys: 10, key_format: \"k%d\", popularity: zipf, "
+                      "zipf_s: 1, qps: 100, write_ratio: 0, value_bytes: 10, ttl: 0s, "
+                      "hot_keys: []}\n";
+    s = load_ok_sets(all, (const char *const[]){"workload.qps=5", "workload.keys=7", NULL});
+    assert_true(s->workload.qps == 5);
+    assert_int_equal(s->workload.keys, 7);
+    scenario_destroy(s);
+    expect_error_sets(all, (const char *const[]){"workload.keyz=1", NULL},
+                      "--set workload.keyz=1: workload.keyz: unknown key (expected one of: keys, "
+                      "key_format, popularity, zipf_s, qps, write_ratio, value_bytes, ttl, "
+                      "hot_keys); did you mean keys?");
 }
 
 static void test_error_files(void **state)
@@ -1449,6 +1525,8 @@ int main(void)
         cmocka_unit_test(test_error_yaml),
         cmocka_unit_test(test_all_errors_sorted),
         cmocka_unit_test(test_error_limit),
+        cmocka_unit_test(test_many_keys_linear),
+        cmocka_unit_test(test_indexed_mappings),
         cmocka_unit_test(test_error_files),
         cmocka_unit_test(test_error_cross_fields),
         cmocka_unit_test(test_error_placement_over_time),
