@@ -55,6 +55,29 @@ expect_exit 2 "a missing file exits 2" "$RINGSIM" check "$T/nope.yaml"
 expect_eq "$(cat "$T/err")" "$T/nope.yaml: cannot read: No such file or directory" \
     "missing file: FILE: cannot read: reason"
 
+# --- files that cannot be a scenario: refused at once, whatever they are ----------------
+mkfifo "$T/fifo.yaml"
+expect_exit 2 "a FIFO is refused at once (no writer: open would block)" \
+    timeout 10 "$RINGSIM" check "$T/fifo.yaml"
+expect_eq "$(cat "$T/err")" "$T/fifo.yaml: cannot read: not a regular file (a FIFO)" \
+    "a FIFO: FILE: cannot read: not a regular file"
+expect_exit 2 "a directory exits 2" "$RINGSIM" check tests/data
+expect_eq "$(cat "$T/err")" "tests/data: cannot read: not a regular file (a directory)" \
+    "a directory: not a regular file"
+expect_exit 2 "a character device exits 2" timeout 10 "$RINGSIM" check /dev/zero
+expect_eq "$(cat "$T/err")" "/dev/zero: cannot read: not a regular file (a character device)" \
+    "/dev/zero: not a regular file (not read forever)"
+# 16 MiB exactly is a scenario (a node and one long comment); one byte more is not
+{ printf 'nodes: [{id: A}]\n#'; head -c $((16777216 - 19)) /dev/zero | tr '\0' x; echo; } \
+    >"$T/16mib.yaml"
+expect_eq "$(wc -c <"$T/16mib.yaml")" "16777216" "the test file is 16 MiB"
+expect_exit 0 "a file of exactly 16 MiB is read" "$RINGSIM" check "$T/16mib.yaml"
+printf ' ' >>"$T/16mib.yaml"
+expect_exit 2 "16 MiB and one byte: exit 2" "$RINGSIM" check "$T/16mib.yaml"
+expect_eq "$(cat "$T/err")" \
+    "$T/16mib.yaml: too large: more than 16 MiB (16777216 bytes), the most a scenario may have" \
+    "16 MiB + 1: too large, and the limit"
+
 # --- keys that would do nothing, and placements a run could not build, are refused ----
 cat >"$T/prewarm.yaml" <<'EOF'
 nodes: [{id: A}]

@@ -692,7 +692,7 @@ static void test_error_files(void **state)
                                    "directory");
     diag_deinit(&d);
     assert_null(scenario_load("tests/data", NULL, 0, &d));
-    assert_string_equal(d.msgs[0], "tests/data: cannot read: Is a directory");
+    assert_string_equal(d.msgs[0], "tests/data: cannot read: not a regular file (a directory)");
     diag_deinit(&d);
 }
 
