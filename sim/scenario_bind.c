@@ -209,11 +209,15 @@ typedef const char *(*setter_fn)(const struct key *k, const struct ynode *v, voi
 static const char *set_string(const struct key *k, const struct ynode *v, void *field,
                               char *what, size_t n)
 {
-    (void)what, (void)n;
     if (v->type != YNODE_SCALAR)
         return "a string";
     if ((k->flags & K_NONEMPTY) && !v->len)
         return "a non-empty string";
+    if (k->has_hi && (double)v->len > k->hi) {
+        snprintf(what, n, "a %s of at most %.0f bytes (this one has %zu)",
+                 k->type == KT_ID ? "node id" : "string", k->hi, v->len);
+        return what;
+    }
     char **p = field;
     free(*p);
     *p = xstrdup(v->text);

@@ -332,8 +332,13 @@ void finish(struct loader *L)
     struct scenario *s = L->s;
     size_t n_order = 0;
 
-    if (!s->name)
+    if (!s->name) {
         s->name = default_name(L->file);
+        if (strlen(s->name) > MAX_NAME_BYTES)
+            report(L, L->root, "name",
+                   "the file's name makes a name of %zu bytes, more than %d; give the scenario "
+                   "a shorter name: (or rename the file)", strlen(s->name), MAX_NAME_BYTES);
+    }
     check_times(L);
     check_hot_keys_file(L);
     size_t errs = L->n_errs;

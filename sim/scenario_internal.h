@@ -46,6 +46,10 @@
 #define MAX_INSTANCES   4096       /* client instances */
 #define SHARE_EPS       1e-9       /* slack when summing hot key shares */
 #define MAX_ERRORS      100        /* reported (the first by position); the rest are counted */
+/* Free text that reaches file names, rows and hashes is bounded (bytes). */
+#define MAX_NAME_BYTES  100        /* name: results/<name>.db stays a short file name */
+#define MAX_DESCRIPTION_BYTES 10000
+#define MAX_ID_BYTES    255        /* node ids and addresses (a DNS name is at most 253) */
 
 /* ---- the loader's context ----------------------------------------------- */
 
@@ -85,7 +89,7 @@ struct key {
     size_t count_offset;        /* KT_LIST: the size_t that holds the count */
     const char *def;            /* the default as YAML text; NULL if none */
     const char *def_doc;        /* the default as the docs show it when def is NULL */
-    double lo, hi;              /* range; lists: number of entries */
+    double lo, hi;              /* range; lists: number of entries; strings: bytes (hi) */
     bool lo_open, hi_open, has_hi;
     unsigned flags;
     const char *const *names;   /* KT_ENUM: the names, by enum value, NULL-terminated */
@@ -118,6 +122,7 @@ struct section {
 #define ABOVE(x)           .lo = (x), .lo_open = true
 #define BETWEEN(a, b)      .lo = (a), .hi = (b), .has_hi = true
 #define ABOVE_UPTO(a, b)   .lo = (a), .lo_open = true, .hi = (b), .has_hi = true
+#define MAX_BYTES(n)       .hi = (n), .has_hi = true
 #define SECTION(t, keys_, st) .title = (t), .keys = (keys_), .n_keys = ARRAY_LEN(keys_), \
                               .size = sizeof(st)
 

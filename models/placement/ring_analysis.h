@@ -25,6 +25,7 @@
 
 #define KEY_FORMAT_MAX_LEN   200 /* characters in the pattern: a key stays well under 512 bytes */
 #define KEY_FORMAT_MAX_WIDTH 64  /* field width and precision */
+#define KEY_MAX_BYTES        1024 /* a key named by hand: a scenario's hot keys, ring --key */
 
 /* A validated pattern: literal prefix, one integer conversion, literal suffix
  * ("%%" already turned into "%"). The conversion is printed with the "ll"

@@ -78,6 +78,17 @@ expect_eq "$(cat "$T/err")" \
     "$T/16mib.yaml: too large: more than 16 MiB (16777216 bytes), the most a scenario may have" \
     "16 MiB + 1: too large, and the limit"
 
+# --- free text that names files and fills rows is bounded ------------------------------
+{ printf 'name: '; head -c 1000000 /dev/zero | tr '\0' n; printf '\nnodes: [{id: A}]\n'; } \
+    >"$T/longname.yaml"
+expect_exit 2 "a name of a million bytes exits 2" "$RINGSIM" check "$T/longname.yaml"
+expect_match "^$T/longname.yaml:1:7: name: expected a string of at most 100 bytes \(this one has 1000000\), got \"n{79}\.\.\.\"$" \
+    "$T/err" "a long name: where, the bound, and the value cut short"
+expect_exit 2 "--set of a long node id exits 2" "$RINGSIM" check tests/data/minimal.yaml \
+    --set "nodes.0.id=$(head -c 256 /dev/zero | tr '\0' i)"
+expect_match 'nodes.0.id: expected a node id of at most 255 bytes \(this one has 256\)' \
+    "$T/err" "a long node id by --set"
+
 # --- keys that would do nothing, and placements a run could not build, are refused ----
 cat >"$T/prewarm.yaml" <<'EOF'
 nodes: [{id: A}]

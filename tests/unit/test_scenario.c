@@ -344,6 +344,83 @@ static void test_strings_and_enums(void **state)
     scenario_destroy(s);
 }
 
+/* A string of n copies of c (caller frees). */
+static char *repeat(char c, size_t n)
+{
+    char *s = malloc(n + 1);
+    assert_non_null(s);
+    memset(s, c, n);
+    s[n] = '\0';
+    return s;
+}
+
+/* Free text that reaches file names and rows is bounded: name 100 bytes,
+ * description 10000, node ids and addresses 255, keys 1024. */
+static void test_string_bounds(void **state)
+{
+    (void)state;
+    char *at_limit = repeat('n', 100), *over = repeat('n', 101), *text, want[512];
+    text = xasprintf("name: %s\n" NODES, at_limit);
+    struct scenario *s = load_ok(text);
+    assert_int_equal(strlen(s->name), 100);
+    scenario_destroy(s);
+    free(text);
+    text = xasprintf("name: %s\n" NODES, over);
+    snprintf(want, sizeof want, "x.yaml:1:7: name: expected a string of at most 100 bytes (this "
+             "one has 101), got \"%.79s...\"", over);
+    expect_error(text, want);
+    free(text);
+    /* the name made from the file's name is bounded too */
+    struct diag d;
+    diag_init(&d);
+    char *file = xasprintf("dir/%s.yaml", over);
+    assert_null(scenario_load_string(file, NODES, strlen(NODES), NULL, 0, &d));
+    snprintf(want, sizeof want, "%s:1:1: name: the file's name makes a name of 101 bytes, more "
+             "than 100; give the scenario a shorter name: (or rename the file)", file);
+    assert_int_equal(d.n, 1);
+    assert_string_equal(d.msgs[0], want);
+    diag_deinit(&d);
+    free(file);
+    free(at_limit);
+    free(over);
+
+    struct {
+        const char *yaml_fmt, *path;
+        size_t limit;
+    } cases[] = {
+        {"description: %s\n" NODES, "description", 10000},
+        {"nodes: [{id: %s}]\n", "nodes.0.id", 255},
+        {"nodes: [{id: A, address: %s}]\n", "nodes.0.address", 255},
+        {"workload: {hot_keys: [{key: %s, share: 0.1}]}\n" NODES, "workload.hot_keys.0.key", 1024},
+        {"nodes: [{id: A}]\nevents: [{at: 1s, add_node: {id: %s}}]\n",
+         "events.0.add_node.id", 255},
+        {"nodes: [{id: A}]\nevents: [{at: 1s, set_address: {id: A, address: %s}}]\n",
+         "events.0.set_address.address", 255},
+        {"nodes: [{id: A}]\nevents: [{at: 1s, hot_key: {key: %s, share: 0.1}}]\n",
+         "events.0.hot_key.key", 1024},
+    };
+    for (size_t i = 0; i < ARRAY_LEN(cases); i++) {
+        char *ok = repeat('k', cases[i].limit), *big = repeat('k', cases[i].limit + 1);
+        text = xasprintf(cases[i].yaml_fmt, ok);
+        scenario_destroy(load_ok(text));
+        free(text);
+        text = xasprintf(cases[i].yaml_fmt, big);
+        diag_init(&d);
+        assert_null(scenario_load_string("x.yaml", text, strlen(text), NULL, 0, &d));
+        snprintf(want, sizeof want, ": %s: expected a %s of at most %zu bytes (this one has %zu)",
+                 cases[i].path, strstr(cases[i].path, ".id") ? "node id" : "string",
+                 cases[i].limit, cases[i].limit + 1);
+        if (d.n != 1 || !strstr(d.msgs[0], want)) {
+            diag_print(&d, stderr);
+            fail_msg("wanted a message with: %s", want);
+        }
+        diag_deinit(&d);
+        free(text);
+        free(ok);
+        free(big);
+    }
+}
+
 static void test_null_sections(void **state)
 {
     (void)state;
@@ -847,7 +924,7 @@ static void test_error_long_values(void **state)
     /* a long value is cut in the message, between characters */
     char text[600], want[600], got[200];
     strcpy(text, "name: a/");
-    for (int i = 0; i < 100; i++)
+    for (int i = 0; i < 45; i++) /* 92 bytes: under the 100 a name may have */
         strcat(text, "\xc3\xa9"); /* é, two bytes */
     strcat(text, "\n" NODES);
     strcpy(got, "a/");
@@ -1515,6 +1592,7 @@ int main(void)
         cmocka_unit_test(test_place_params_and_names),
         cmocka_unit_test(test_units),
         cmocka_unit_test(test_strings_and_enums),
+        cmocka_unit_test(test_string_bounds),
         cmocka_unit_test(test_null_sections),
         cmocka_unit_test(test_key_formats),
         cmocka_unit_test(test_error_type_and_range),
