@@ -50,6 +50,11 @@
 #define MAX_NAME_BYTES  100        /* name: results/<name>.db stays a short file name */
 #define MAX_DESCRIPTION_BYTES 10000
 #define MAX_ID_BYTES    255        /* node ids and addresses (a DNS name is at most 253) */
+/* Every duration is at most 300000h (about 34 years, 1.08e18 ns, below 2^60):
+ * a single value is far from the clock's range (2^63 ns), and what values
+ * add up to is the run cost estimate's to judge (sim/estimate.h). A key's
+ * own upper bound, if lower, applies instead. */
+#define MAX_DURATION_NS (300000LL * 3600 * NS_PER_S)
 
 /* ---- the loader's context ----------------------------------------------- */
 
@@ -89,7 +94,8 @@ struct key {
     size_t count_offset;        /* KT_LIST: the size_t that holds the count */
     const char *def;            /* the default as YAML text; NULL if none */
     const char *def_doc;        /* the default as the docs show it when def is NULL */
-    double lo, hi;              /* range; lists: number of entries; strings: bytes (hi) */
+    double lo, hi;              /* range; lists: number of entries; strings: bytes (hi);
+                                   durations: hi is at most MAX_DURATION_NS, given or not */
     bool lo_open, hi_open, has_hi;
     unsigned flags;
     const char *const *names;   /* KT_ENUM: the names, by enum value, NULL-terminated */

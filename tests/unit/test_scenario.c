@@ -523,8 +523,8 @@ static void test_error_units(void **state)
     (void)state;
     expect_error("tick: 5\n" NODES,
                  "x.yaml:1:7: tick: expected a duration such as 20us, 1.5s or 2m, got \"5\"");
-    expect_error("duration: 0s\n" NODES, "x.yaml:1:11: duration: expected a duration > 0, "
-                                         "got \"0s\"");
+    expect_error("duration: 0s\n" NODES,
+                 "x.yaml:1:11: duration: expected a duration > 0 and <= 300000h, got \"0s\"");
     expect_error("cache: {service_time: 10 ms}\n" NODES,
                  "x.yaml:1:23: cache.service_time: expected a duration such as 20us, 1.5s or "
                  "2m, got \"10 ms\"");
@@ -542,6 +542,36 @@ static void test_error_units(void **state)
     expect_error("routing: {hash: SHA256}\n" NODES,
                  "x.yaml:1:17: routing.hash: expected one of: sha256, md5, crc32, xxh64, "
                  "murmur3, fnv1a, got \"SHA256\"");
+}
+
+/* Every duration is at most 300000h, whatever the key; exactly 300000h is
+ * accepted (one nanosecond more is not: the bound is compared exactly). */
+static void test_duration_bound(void **state)
+{
+    (void)state;
+    static const char *const keys[] = {
+        "duration", "tick", "warmup", "workload.ttl", "cache.service_time", "cache.rtt",
+        "database.service_time", "clients.timeout", "clients.fallback_window",
+        "health.retry_after", "health.cooldown", "health.probe_interval",
+        "health.propagation_delay", "health.gutter_ttl", "nodes.0.service_time", "nodes.0.rtt",
+        "events.0.at", "events.0.slow_node.latency", "events.0.slow_node.for"};
+    const char *text = NODES "events: [{at: 1s, slow_node: {id: A, factor: 2, for: 1s}}]\n";
+    for (size_t i = 0; i < ARRAY_LEN(keys); i++) {
+        char set[128], want[256];
+        snprintf(set, sizeof set, "%s=1080000000000000001ns", keys[i]);
+        bool positive = strstr(keys[i], "service_time") || strstr(keys[i], "for") ||
+                        strstr(keys[i], "timeout") || strstr(keys[i], "retry") ||
+                        strstr(keys[i], "probe") || strstr(keys[i], "gutter") ||
+                        !strcmp(keys[i], "duration") || !strcmp(keys[i], "tick");
+        snprintf(want, sizeof want, "--set %s: %s: expected a duration %s 300000h, got "
+                 "\"1080000000000000001ns\"", set, keys[i],
+                 positive ? "> 0 and <=" : "from 0 to");
+        expect_error_sets(text, (const char *const[]){set, NULL}, want);
+    }
+    struct scenario *s = load_ok_sets(text, (const char *const[]){"health.retry_after=300000h",
+                                                                  NULL});
+    assert_true(s->health.retry_after_ns == 300000LL * 3600 * 1000000000LL);
+    scenario_destroy(s);
 }
 
 static void test_error_quoted_numbers(void **state)
@@ -1122,7 +1152,7 @@ static void test_events_entries(void **state)
                  "x.yaml:3:41: events.0.slow_node.factor: expected a number from 1 to 1000000, "
                  "got \"0.5\"");
     expect_error(NODES "events:\n  - {at: 5s, slow_node: {id: A, factor: 2, for: 0s}}\n",
-                 "x.yaml:3:49: events.0.slow_node.for: expected a duration > 0, got \"0s\"");
+                 "x.yaml:3:49: events.0.slow_node.for: expected a duration > 0 and <= 300000h, got \"0s\"");
     expect_error(NODES "events:\n  - {at: 5s, crash_node: {id: A, for: 1s}}\n",
                  "x.yaml:3:34: events.0.crash_node.for: unknown key (expected one of: id)");
     expect_error(NODES "events:\n  - {at: 5s, split_brain: {instances: [0]}}\n",
@@ -1323,7 +1353,7 @@ static void test_set_errors(void **state)
     /* an --set value is checked like the file's, and its errors come first */
     static const char *const want[] = {
         "--set seed=x: seed: expected a non-negative integer, got \"x\"",
-        "--set tick=0s: tick: expected a duration > 0, got \"0s\"",
+        "--set tick=0s: tick: expected a duration > 0 and <= 300000h, got \"0s\"",
         "x.yaml:1:1: nodes: required key is missing", NULL};
     struct diag d;
     struct scenario *s = load_sets("name: a\n", &d, SETS("seed=x", "tick=0s"));
@@ -1597,6 +1627,7 @@ int main(void)
         cmocka_unit_test(test_key_formats),
         cmocka_unit_test(test_error_type_and_range),
         cmocka_unit_test(test_error_units),
+        cmocka_unit_test(test_duration_bound),
         cmocka_unit_test(test_error_quoted_numbers),
         cmocka_unit_test(test_error_collections),
         cmocka_unit_test(test_error_keys),
