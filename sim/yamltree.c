@@ -25,6 +25,7 @@
  */
 #include "sim/yamltree.h"
 
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -105,6 +106,7 @@ void ynode_append(struct ynode *coll, struct ynode *kid)
     coll->kids[coll->n++] = kid;
     if (coll->type != YNODE_MAP || coll->n % 2 == 0)
         return; /* not a mapping's key */
+    assert(kid->type == YNODE_SCALAR && kid->text); /* the parser refuses other keys */
     size_t entries = coll->n / 2 + 1; /* with this one */
     if (coll->n / 2 >= UINT32_MAX - 1)
         return; /* past what the index numbers: searched linearly (a 16 MiB file has fewer) */
@@ -308,13 +310,14 @@ static struct ynode *parse_node(struct yparser *P, yaml_event_t *ev)
         struct ynode *kid = parse_node(P, &kev);
         if (!kid)
             goto err;
+        if (is_map && kid->type != YNODE_SCALAR) { /* before it joins the mapping's index */
+            fail(P, kid->line, kid->col, "%s", "mapping keys must be plain words, not collections");
+            ynode_destroy(kid);
+            goto err;
+        }
         ynode_append(n, kid);
         if (!is_map)
             continue;
-        if (kid->type != YNODE_SCALAR) {
-            fail(P, kid->line, kid->col, "%s", "mapping keys must be plain words, not collections");
-            goto err;
-        }
         yaml_event_t vev;
         if (next_event(P, &vev))
             goto err;

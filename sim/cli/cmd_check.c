@@ -4,8 +4,8 @@
  * would cost (sim/estimate.h), and runs nothing. Prints "ok: NAME" and exits
  * 0, or prints every error (one per line) on stderr and exits 2.
  *
- * The cost is judged as `ringsim run` judges it, against this machine's
- * memory and without a disk limit (check writes nothing): a run that cannot
+ * The cost is judged against this machine's memory and without a disk
+ * limit (check writes nothing): a run that cannot
  * be simulated (time past the clock's range, more memory than the machine
  * has) is refused even with --force; one that would only take hours or
  * write tens of gigabytes is refused unless --force.

@@ -669,6 +669,11 @@ static void test_error_yaml(void **state)
                  "x.yaml:1:7: tags are not supported (found tag:yaml.org,2002:int)");
     expect_error("? [a]\n: 1\n" NODES,
                  "x.yaml:1:3: mapping keys must be plain words, not collections");
+    /* ... also after 8 keys, when the mapping has an index (found by fuzzing) */
+    expect_error("a: 1\nb: 1\nc: 1\nd: 1\ne: 1\nf: 1\ng: 1\nh: 1\n? [a]\n: 1\n" NODES,
+                 "x.yaml:9:3: mapping keys must be plain words, not collections");
+    expect_error("workload: {a: 1, b: 1, c: 1, d: 1, e: 1, f: 1, g: 1, h: 1, {x: 1}: 1}\n" NODES,
+                 "x.yaml:1:60: mapping keys must be plain words, not collections");
     expect_error("name: \"a\\0b\"\n" NODES,
                  "x.yaml:1:7: NUL characters are not allowed in values");
     expect_error("name: \"\xff\"\n" NODES, "x.yaml:1:8: YAML syntax error: invalid leading "
