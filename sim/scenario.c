@@ -7,6 +7,10 @@
  *        --bind_map (tables; setters return NULL or what was expected)-->
  *        struct scenario --finish (cross-checks, event order)--> emit YAML
  *
+ * A scenario file is a regular file of at most 16 MiB (MAX_FILE_BYTES):
+ * anything else (a FIFO, a device, a directory) is refused without
+ * blocking and without reading it.
+ *
  * Errors are collected, never fatal on the first: each one is
  * "FILE:LINE:COL: PATH: message" (or "--set ARG: PATH: message") and they
  * are reported sorted by position (at most MAX_ERRORS, then a count).
@@ -24,24 +28,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "sim/scenario_internal.h"
 
-#define MAX_FILE_BYTES  (16u << 20)
-#define MAX_ERRORS      100        /* reported; the rest are counted */
+#define MAX_FILE_BYTES  (16u << 20) /* a scenario file: 16 MiB, exactly */
 
 /* ---- loading ------------------------------------------------------------- */
-
-static int err_cmp(const void *a, const void *b)
-{
-    const struct err *x = a, *y = b;
-    if (x->line != y->line)
-        return x->line < y->line ? -1 : 1;
-    if (x->col != y->col)
-        return x->col < y->col ? -1 : 1;
-    return x->seq < y->seq ? -1 : x->seq > y->seq;
-}
 
 static struct scenario *load(const char *file, const char *stored_path, const char *text,
                              size_t len, const struct override *sets, size_t n_sets,
@@ -54,6 +48,7 @@ static struct scenario *load(const char *file, const char *stored_path, const ch
 
     L.s = s;
     sb_init(&L.path);
+    u64map_init(&L.bad);
     s->path = xstrdup(stored_path);
     if (n_sets) {
         s->overrides = xcalloc(n_sets, sizeof(*s->overrides));
@@ -94,9 +89,9 @@ static struct scenario *load(const char *file, const char *stored_path, const ch
         }
     }
 done:
-    if (L.n_errs)
-        qsort(L.errs, L.n_errs, sizeof(*L.errs), err_cmp);
-    for (size_t i = 0; i < L.n_errs; i++) {
+    if (L.n_kept)
+        qsort(L.errs, L.n_kept, sizeof(*L.errs), err_cmp);
+    for (size_t i = 0; i < L.n_kept; i++) {
         if (i < MAX_ERRORS)
             diag_add(d, "%s", L.errs[i].msg);
         free(L.errs[i].msg);
@@ -104,7 +99,7 @@ done:
     if (L.n_errs > MAX_ERRORS)
         diag_add(d, "%s: %zu more errors not shown", file, L.n_errs - MAX_ERRORS);
     free(L.errs);
-    free(L.bad);
+    u64map_deinit(&L.bad);
     sb_deinit(&L.path);
     ynode_destroy(L.root);
     if (L.n_errs) {
@@ -121,27 +116,57 @@ struct scenario *scenario_load_string(const char *name, const char *text, size_t
     return load(name, "<string>", text, len, sets, n_sets, d);
 }
 
-struct scenario *scenario_load(const char *path, const struct override *sets, size_t n_sets,
-                               struct diag *d)
+/* What a file that is not a regular file is, for the message. */
+static const char *file_kind(mode_t m)
 {
-    int fd = open(path, O_RDONLY);
+    if (S_ISDIR(m))
+        return "a directory";
+    if (S_ISFIFO(m))
+        return "a FIFO";
+    if (S_ISCHR(m))
+        return "a character device";
+    if (S_ISBLK(m))
+        return "a block device";
+    if (S_ISSOCK(m))
+        return "a socket";
+    return "not a file";
+}
+
+/* Reads a regular file of at most MAX_FILE_BYTES into *buf (caller frees).
+ * Opening never blocks (O_NONBLOCK: a FIFO without a writer would block
+ * open() forever), anything but a regular file is refused before a byte is
+ * read, and a file is read to at most MAX_FILE_BYTES + 1 bytes, whatever
+ * it claims its size is. Returns 0, or -1 with a message in d. */
+static int read_file(const char *path, char **buf, size_t *len, struct diag *d)
+{
+    struct stat st;
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    *buf = NULL;
+    *len = 0;
     if (fd < 0) {
         diag_add(d, "%s: cannot read: %s", path, strerror(errno));
-        return NULL;
+        return -1;
     }
-    size_t cap = 1 << 16, len = 0;
-    char *buf = xmalloc(cap);
+    if (fstat(fd, &st) != 0) {
+        diag_add(d, "%s: cannot read: %s", path, strerror(errno));
+        goto fail;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        diag_add(d, "%s: cannot read: not a regular file (%s)", path, file_kind(st.st_mode));
+        goto fail;
+    }
+    size_t cap = MAX_FILE_BYTES + 1; /* one byte past the limit tells a file that is over it */
+    if (st.st_size >= 0 && (uint64_t)st.st_size < cap)
+        cap = (size_t)st.st_size + 1; /* a file that grows meanwhile is read to the limit */
+    *buf = xmalloc(cap);
     for (;;) {
-        if (len == cap) {
-            if (cap > MAX_FILE_BYTES) {
-                diag_add(d, "%s: too large (a scenario is at most %u MiB)", path,
-                         MAX_FILE_BYTES >> 20);
-                goto fail;
-            }
-            cap *= 2;
-            buf = xrealloc(buf, cap);
+        if (*len == cap) {
+            if (cap > MAX_FILE_BYTES)
+                break;
+            cap = MIN(2 * cap, (size_t)MAX_FILE_BYTES + 1);
+            *buf = xrealloc(*buf, cap);
         }
-        ssize_t r = read(fd, buf + len, cap - len);
+        ssize_t r = read(fd, *buf + *len, cap - *len);
         if (r < 0 && errno == EINTR)
             continue;
         if (r < 0) {
@@ -150,16 +175,32 @@ struct scenario *scenario_load(const char *path, const struct override *sets, si
         }
         if (r == 0)
             break;
-        len += (size_t)r;
+        *len += (size_t)r;
+    }
+    if (*len > MAX_FILE_BYTES) {
+        diag_add(d, "%s: too large: more than %u MiB (%u bytes), the most a scenario may have",
+                 path, MAX_FILE_BYTES >> 20, MAX_FILE_BYTES);
+        goto fail;
     }
     close(fd);
+    return 0;
+fail:
+    close(fd);
+    free(*buf);
+    *buf = NULL;
+    return -1;
+}
+
+struct scenario *scenario_load(const char *path, const struct override *sets, size_t n_sets,
+                               struct diag *d)
+{
+    char *buf;
+    size_t len;
+    if (read_file(path, &buf, &len, d))
+        return NULL;
     struct scenario *s = load(path, path, buf, len, sets, n_sets, d);
     free(buf);
     return s;
-fail:
-    close(fd);
-    free(buf);
-    return NULL;
 }
 
 void scenario_destroy(struct scenario *s)

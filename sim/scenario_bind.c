@@ -130,9 +130,24 @@ static void format_bound(const struct key *k, double b, char *buf, size_t n)
         snprintf(buf, n, "%.15g", b);
 }
 
+/* k with the bound every duration has (MAX_DURATION_NS) when its own upper
+ * bound is higher or absent: tmp, or k itself. */
+static const struct key *bounded(const struct key *k, struct key *tmp)
+{
+    if (k->type != KT_DURATION || (k->has_hi && k->hi <= (double)MAX_DURATION_NS))
+        return k;
+    *tmp = *k;
+    tmp->hi = (double)MAX_DURATION_NS;
+    tmp->has_hi = true;
+    tmp->hi_open = false;
+    return tmp;
+}
+
 /* "> 0", ">= 1", "1 to 1024", "> 0 and <= 10"; doc: with ≥ and ≤. */
 void range_text(const struct key *k, bool doc, char *buf, size_t n)
 {
+    struct key tmp;
+    k = bounded(k, &tmp);
     char lo[32], hi[32];
     const char *ge = doc ? "≥" : ">=", *le = doc ? "≤" : "<=";
     format_bound(k, k->lo, lo, sizeof lo);
@@ -212,11 +227,15 @@ typedef const char *(*setter_fn)(const struct key *k, const struct ynode *v, voi
 static const char *set_string(const struct key *k, const struct ynode *v, void *field,
                               char *what, size_t n)
 {
-    (void)what, (void)n;
     if (v->type != YNODE_SCALAR)
         return "a string";
     if ((k->flags & K_NONEMPTY) && !v->len)
         return "a non-empty string";
+    if (k->has_hi && (double)v->len > k->hi) {
+        snprintf(what, n, "a %s of at most %.0f bytes (this one has %zu)",
+                 k->type == KT_ID ? "node id" : "string", k->hi, v->len);
+        return what;
+    }
     char **p = field;
     free(*p);
     *p = xstrdup(v->text);
@@ -266,10 +285,12 @@ static const char *set_number(const struct key *k, const struct ynode *v, void *
 static const char *set_duration(const struct key *k, const struct ynode *v, void *field,
                                 char *what, size_t n)
 {
+    struct key tmp;
+    k = bounded(k, &tmp);
     int64_t ns;
     if (v->type != YNODE_SCALAR || parse_duration(v->text, &ns))
         return expect_form(k, what, n);
-    if (!in_range(k, (double)ns))
+    if (ns > MAX_DURATION_NS || !in_range(k, (double)ns)) /* exact at the bound */
         return expect_range(k, what, n);
     *(int64_t *)field = ns;
     return NULL;

@@ -242,20 +242,26 @@ static void check_events(struct loader *L, struct ev_ref *order, size_t *n_order
             continue;
         }
         if (ev->kind == EV_SPLIT_BRAIN && good(L, &ev->instances)) {
+            /* O(entries): instance numbers were bound as 0 to MAX_INSTANCES - 1 */
+            uint64_t seen[MAX_INSTANCES / 64] = {0};
             for (size_t j = 0; j < ev->n_instances; j++) {
+                uint32_t x = ev->instances[j];
+                bool out_of_range = good(L, &s->clients.instances) && x >= s->clients.instances;
+                bool twice = x < MAX_INSTANCES && (seen[x / 64] >> (x % 64) & 1);
+                if (x < MAX_INSTANCES)
+                    seen[x / 64] |= (uint64_t)1 << (x % 64);
+                if (!out_of_range && !twice)
+                    continue;
                 snprintf(path, sizeof path, "events.%zu.split_brain.instances.%zu", i, j);
-                if (good(L, &s->clients.instances) && ev->instances[j] >= s->clients.instances) {
+                if (out_of_range) {
                     got_at(L, path, "", got, sizeof got);
                     report_path(L, path,
                                 "expected an instance number from 0 to %u (clients.instances "
                                 "is %u), got %s", s->clients.instances - 1,
                                 s->clients.instances, got);
                 }
-                for (size_t k = 0; k < j; k++)
-                    if (ev->instances[k] == ev->instances[j]) {
-                        report_path(L, path, "instance %u is listed twice", ev->instances[j]);
-                        break;
-                    }
+                if (twice)
+                    report_path(L, path, "instance %u is listed twice", x);
             }
         }
         order[n++] = (struct ev_ref){ev->at_ns, i};
@@ -326,8 +332,13 @@ void finish(struct loader *L)
     struct scenario *s = L->s;
     size_t n_order = 0;
 
-    if (!s->name)
+    if (!s->name) {
         s->name = default_name(L->file);
+        if (strlen(s->name) > MAX_NAME_BYTES)
+            report(L, L->root, "name",
+                   "the file's name makes a name of %zu bytes, more than %d; give the scenario "
+                   "a shorter name: (or rename the file)", strlen(s->name), MAX_NAME_BYTES);
+    }
     check_times(L);
     check_hot_keys_file(L);
     size_t errs = L->n_errs;

@@ -62,9 +62,13 @@ static void md_range(FILE *f, const struct key *k)
     case KT_STRING:
         if (k->flags & K_NONEMPTY)
             fputs("non-empty", f);
+        if (k->has_hi)
+            fprintf(f, "%sat most %.0f bytes", k->flags & K_NONEMPTY ? ", " : "", k->hi);
         break;
     case KT_ID:
         fputs("no whitespace or commas", f);
+        if (k->has_hi)
+            fprintf(f, ", at most %.0f bytes", k->hi);
         break;
     default:
         break;

@@ -36,13 +36,25 @@
 #include <stdint.h>
 
 #include "sim/scenario.h"
+#include "sim/u64map.h"
 #include "sim/util.h"
 #include "sim/yamltree.h"
 
 #define MAX_TICKS       10000000   /* duration / tick */
 #define MAX_NODES       10000      /* entries of nodes */
 #define MAX_EVENTS      10000      /* entries of events */
+#define MAX_INSTANCES   4096       /* client instances */
 #define SHARE_EPS       1e-9       /* slack when summing hot key shares */
+#define MAX_ERRORS      100        /* reported (the first by position); the rest are counted */
+/* Free text that reaches file names, rows and hashes is bounded (bytes). */
+#define MAX_NAME_BYTES  100        /* name: results/<name>.db stays a short file name */
+#define MAX_DESCRIPTION_BYTES 10000
+#define MAX_ID_BYTES    255        /* node ids and addresses (a DNS name is at most 253) */
+/* Every duration is at most 300000h (about 34 years, 1.08e18 ns, below 2^60):
+ * a single value is far from the clock's range (2^63 ns), and what values
+ * add up to is the run cost estimate's to judge (sim/estimate.h). A key's
+ * own upper bound, if lower, applies instead. */
+#define MAX_DURATION_NS (300000LL * 3600 * NS_PER_S)
 
 /* ---- the loader's context ----------------------------------------------- */
 
@@ -57,10 +69,11 @@ struct loader {
     struct scenario *s;
     struct ynode *root;
     struct strbuf path;  /* dotted path of what is being bound */
-    struct err *errs;
-    size_t n_errs, cap_errs;
-    const void **bad;    /* fields whose value was rejected or is missing */
-    size_t n_bad, cap_bad;
+    size_t n_errs;       /* errors reported so far */
+    struct err *errs;    /* the first of them by position: at least the first
+                            MAX_ERRORS, at most 2 × MAX_ERRORS kept */
+    size_t n_kept;
+    struct u64map bad;   /* fields whose value was rejected or is missing (by address) */
 };
 
 /* ---- schema tables ------------------------------------------------------- */
@@ -85,7 +98,8 @@ struct key {
     size_t present_offset;      /* K_OPTIONAL: the bool set when the key is given */
     const char *def;            /* the default as YAML text; NULL if none */
     const char *def_doc;        /* the default as the docs show it when def is NULL */
-    double lo, hi;              /* range; lists: number of entries */
+    double lo, hi;              /* range; lists: number of entries; strings: bytes (hi);
+                                   durations: hi is at most MAX_DURATION_NS, given or not */
     bool lo_open, hi_open, has_hi;
     unsigned flags;
     const char *const *names;   /* KT_ENUM: the names, by enum value, NULL-terminated */
@@ -118,6 +132,7 @@ struct section {
 #define ABOVE(x)           .lo = (x), .lo_open = true
 #define BETWEEN(a, b)      .lo = (a), .hi = (b), .has_hi = true
 #define ABOVE_UPTO(a, b)   .lo = (a), .lo_open = true, .hi = (b), .has_hi = true
+#define MAX_BYTES(n)       .hi = (n), .has_hi = true
 #define SECTION(t, keys_, st) .title = (t), .keys = (keys_), .n_keys = ARRAY_LEN(keys_), \
                               .size = sizeof(st)
 
@@ -129,6 +144,8 @@ const struct key *event_kind_key(enum event_kind k);
 
 /* ---- scenario_report.c: the error collector ------------------------------ */
 
+/* Orders errors by position (line, column), then as reported. */
+int err_cmp(const void *a, const void *b);
 /* An error about node `at` (its position, or its --set argument). */
 void report(struct loader *L, const struct ynode *at, const char *path, const char *fmt, ...)
     PRINTF_LIKE(4, 5);

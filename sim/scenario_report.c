@@ -27,13 +27,30 @@ static int set_index(const struct loader *L, const char *arg)
     return 0;
 }
 
+int err_cmp(const void *a, const void *b)
+{
+    const struct err *x = a, *y = b;
+    if (x->line != y->line)
+        return x->line < y->line ? -1 : 1;
+    if (x->col != y->col)
+        return x->col < y->col ? -1 : 1;
+    return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* Keeps the first MAX_ERRORS errors by position, whatever the count: when
+ * 2 × MAX_ERRORS are kept, the later half by position goes (only counted),
+ * so memory stays bounded and the cost is O(log MAX_ERRORS) per error. */
 static void add_err(struct loader *L, int line, int col, char *msg)
 {
-    if (L->n_errs == L->cap_errs) {
-        L->cap_errs = L->cap_errs ? 2 * L->cap_errs : 16;
-        L->errs = xrealloc(L->errs, L->cap_errs * sizeof(*L->errs));
+    if (!L->errs)
+        L->errs = xcalloc(2 * MAX_ERRORS, sizeof(*L->errs));
+    if (L->n_kept == 2 * MAX_ERRORS) {
+        qsort(L->errs, L->n_kept, sizeof(*L->errs), err_cmp);
+        for (size_t i = MAX_ERRORS; i < L->n_kept; i++)
+            free(L->errs[i].msg);
+        L->n_kept = MAX_ERRORS;
     }
-    L->errs[L->n_errs] = (struct err){line, col, L->n_errs, msg};
+    L->errs[L->n_kept++] = (struct err){line, col, L->n_errs, msg};
     L->n_errs++;
 }
 
@@ -61,21 +78,15 @@ void report(struct loader *L, const struct ynode *at, const char *path, const ch
     add_err(L, line, col, sb_steal(&sb));
 }
 
+/* The set of bad fields is only looked up, never walked: O(1) expected. */
 void mark_bad(struct loader *L, const void *field)
 {
-    if (L->n_bad == L->cap_bad) {
-        L->cap_bad = L->cap_bad ? 2 * L->cap_bad : 16;
-        L->bad = xrealloc(L->bad, L->cap_bad * sizeof(*L->bad));
-    }
-    L->bad[L->n_bad++] = field;
+    u64map_put(&L->bad, (uint64_t)(uintptr_t)field, 1);
 }
 
 bool good(const struct loader *L, const void *field)
 {
-    for (size_t i = 0; i < L->n_bad; i++)
-        if (L->bad[i] == field)
-            return false;
-    return true;
+    return !u64map_get(&L->bad, (uint64_t)(uintptr_t)field);
 }
 
 size_t path_push(struct loader *L, const char *key)

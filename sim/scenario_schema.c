@@ -107,10 +107,10 @@ const struct section cache_section = {
 /* -- nodes -- */
 #define NC struct node_cfg
 static const struct key node_keys[] = {
-    {"id", KT_ID, F(NC, id), .flags = K_REQUIRED,
+    {"id", KT_ID, F(NC, id), .flags = K_REQUIRED, MAX_BYTES(MAX_ID_BYTES),
      .doc = "Unique name of the node; no whitespace or commas. Placement hashes it "
             "(unless `routing.node_key` is `address`)."},
-    {"address", KT_STRING, F(NC, address), .def_doc = "the id",
+    {"address", KT_STRING, F(NC, address), .def_doc = "the id", MAX_BYTES(MAX_ID_BYTES),
      .doc = "Address such as `10.0.0.1:11211`; hashed instead of the id with "
             "`node_key: address` (then addresses must be unique)."},
     {"weight", KT_NUMBER, F(NC, weight), .def = "1", ABOVE_UPTO(0, PLACE_MAX_WEIGHT),
@@ -126,7 +126,7 @@ static const struct section node_section = {
 /* -- workload -- */
 #define HC struct hot_key_cfg
 static const struct key hot_key_keys[] = {
-    {"key", KT_STRING, F(HC, key), .flags = K_REQUIRED | K_NONEMPTY,
+    {"key", KT_STRING, F(HC, key), .flags = K_REQUIRED | K_NONEMPTY, MAX_BYTES(KEY_MAX_BYTES),
      .doc = "The key, as the workload names keys (such as `key-000042`)."},
     {"share", KT_NUMBER, F(HC, share), .flags = K_REQUIRED, ABOVE_UPTO(0, 1),
      .doc = "Fraction of all requests that go to this key."},
@@ -221,7 +221,7 @@ static const struct section db_section = {
 /* -- clients -- */
 #define LC struct client_cfg
 static const struct key client_keys[] = {
-    {"instances", KT_UINT, F(LC, instances), .def = "4", BETWEEN(1, 4096),
+    {"instances", KT_UINT, F(LC, instances), .def = "4", BETWEEN(1, MAX_INSTANCES),
      .doc = "Client instances (numbered from 0); each has its own ring view and health state."},
     {"timeout", KT_DURATION, F(LC, timeout_ns), .def = "100ms", ABOVE(0),
      .doc = "A cache response later than this is a timeout."},
@@ -343,16 +343,18 @@ static const struct section drain_section = {
            "recently used first, at `rate` keys a second; then it leaves (a new epoch)."};
 
 static const struct key add_node_keys[] = {
-    {"id", KT_ID, F(EC, node), .flags = K_REQUIRED,
+    {"id", KT_ID, F(EC, node), .flags = K_REQUIRED, MAX_BYTES(MAX_ID_BYTES),
      .doc = "The new node; must not be in the cluster at that time (a removed id may return)."},
-    {"address", KT_STRING, F(EC, address), .def_doc = "the id", .doc = "Its address."},
+    {"address", KT_STRING, F(EC, address), .def_doc = "the id", MAX_BYTES(MAX_ID_BYTES),
+     .doc = "Its address."},
     {"weight", KT_NUMBER, F(EC, weight), .def = "1", ABOVE_UPTO(0, PLACE_MAX_WEIGHT),
      .doc = "Its weight."},
     {"warm", KT_MAP, F(EC, warm), .sub = &warm_section, .flags = K_OMIT_ZERO,
      .def_doc = "none: it joins cold", .doc = "Warm it before it enters the ring (table below)."},
 };
 static const struct key node_id_keys[] = {
-    {"id", KT_ID, F(EC, node), .flags = K_REQUIRED, .doc = "A node in the cluster at that time."},
+    {"id", KT_ID, F(EC, node), .flags = K_REQUIRED, MAX_BYTES(MAX_ID_BYTES),
+     .doc = "A node in the cluster at that time."},
 };
 static const struct key remove_node_keys[] = {
     {"id", KT_ID, F(EC, node), .flags = K_REQUIRED, .doc = "A node in the cluster at that time."},
@@ -394,7 +396,8 @@ static const struct key set_routing_keys[] = {
 #undef PRESENT
 #undef RCH
 static const struct key slow_node_keys[] = {
-    {"id", KT_ID, F(EC, node), .flags = K_REQUIRED, .doc = "A node in the cluster at that time."},
+    {"id", KT_ID, F(EC, node), .flags = K_REQUIRED, MAX_BYTES(MAX_ID_BYTES),
+     .doc = "A node in the cluster at that time."},
     {"factor", KT_NUMBER, F(EC, factor), .def = "1", BETWEEN(1, 1000000),
      .doc = "Service time multiplier."},
     {"latency", KT_DURATION, F(EC, latency_ns), .def = "0s", AT_LEAST(0),
@@ -403,22 +406,25 @@ static const struct key slow_node_keys[] = {
      .doc = "How long the slowness lasts."},
 };
 static const struct key instance_item = {
-    "instance", KT_UINT, .offset = 0, .size = sizeof(uint32_t), BETWEEN(0, 4095),
+    "instance", KT_UINT, .offset = 0, .size = sizeof(uint32_t), BETWEEN(0, MAX_INSTANCES - 1),
     .doc = "A client instance number."};
 static const struct key split_brain_keys[] = {
     {"instances", KT_LIST, F(EC, instances), .count_offset = offsetof(EC, n_instances),
-     .item = &instance_item, .flags = K_REQUIRED, BETWEEN(1, 4096),
+     .item = &instance_item, .flags = K_REQUIRED, BETWEEN(1, MAX_INSTANCES),
      .range_doc = "distinct, each < `clients.instances`",
      .doc = "Client instances frozen on their current ring epoch, such as `[0, 1]`."},
     {"for", KT_DURATION, F(EC, for_ns), .flags = K_REQUIRED, ABOVE(0),
      .doc = "How long they stay frozen."},
 };
 static const struct key set_address_keys[] = {
-    {"id", KT_ID, F(EC, node), .flags = K_REQUIRED, .doc = "A node in the cluster at that time."},
-    {"address", KT_STRING, F(EC, address), .flags = K_REQUIRED, .doc = "Its new address."},
+    {"id", KT_ID, F(EC, node), .flags = K_REQUIRED, MAX_BYTES(MAX_ID_BYTES),
+     .doc = "A node in the cluster at that time."},
+    {"address", KT_STRING, F(EC, address), .flags = K_REQUIRED, MAX_BYTES(MAX_ID_BYTES),
+     .doc = "Its new address."},
 };
 static const struct key hot_key_event_keys[] = {
-    {"key", KT_STRING, F(EC, key), .flags = K_REQUIRED | K_NONEMPTY, .doc = "The key."},
+    {"key", KT_STRING, F(EC, key), .flags = K_REQUIRED | K_NONEMPTY, MAX_BYTES(KEY_MAX_BYTES),
+     .doc = "The key."},
     {"share", KT_NUMBER, F(EC, share), .flags = K_REQUIRED, ABOVE_UPTO(0, 1),
      .doc = "Fraction of all requests; replaces the key's share in `workload.hot_keys` "
             "while the event lasts."},
@@ -514,9 +520,10 @@ const struct key *event_kind_key(enum event_kind k)
 #define SC struct scenario
 static const struct key top_keys[] = {
     {"name", KT_STRING, F(SC, name), .def_doc = "file name without `.yaml`", .check = check_name,
-     .range_doc = "non-empty, no `/`",
+     MAX_BYTES(MAX_NAME_BYTES), .range_doc = "non-empty, no `/`, at most 100 bytes",
      .doc = "Names the results (`results/<name>.db`)."},
-    {"description", KT_STRING, F(SC, description), .def = "", .doc = "Free text."},
+    {"description", KT_STRING, F(SC, description), .def = "",
+     MAX_BYTES(MAX_DESCRIPTION_BYTES), .doc = "Free text."},
     {"seed", KT_UINT, F(SC, seed), .def = "1", AT_LEAST(0), .check = check_seed,
      .range_doc = "0 to 2^63 − 1",
      .doc = "Seed of every random stream; `--seed N` overrides it."},
@@ -559,6 +566,7 @@ const char *event_kind_name(enum event_kind k)
 /* The key pattern rule of the placement library (key_format_init): exactly
  * one integer conversion, at most KEY_FORMAT_MAX_LEN characters. */
 _Static_assert(KEY_FORMAT_MAX_LEN == 200, "the key_format docs say 200 characters");
+_Static_assert(MAX_NAME_BYTES == 100, "the name docs say 100 bytes");
 static const char *check_key_format(const void *field, char *buf, size_t n)
 {
     const char *f = *(char *const *)field;

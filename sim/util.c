@@ -168,10 +168,25 @@ size_t utf8_char_len(const unsigned char *s)
     return need + 1;
 }
 
+size_t utf8_char_len_n(const unsigned char *s, size_t avail)
+{
+    unsigned char b[5] = {0}; /* NUL after the avail bytes: a cut character is not one */
+    if (!avail)
+        return 0;
+    memcpy(b, s, MIN(avail, 4));
+    return utf8_char_len(b);
+}
+
 void sb_json_str(struct strbuf *sb, const char *s)
 {
+    sb_json_strn(sb, s, strlen(s));
+}
+
+void sb_json_strn(struct strbuf *sb, const char *s, size_t len)
+{
+    const unsigned char *end = (const unsigned char *)s + len;
     sb_putc(sb, '"');
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+    for (const unsigned char *p = (const unsigned char *)s; p < end; p++) {
         switch (*p) {
         case '"': sb_puts(sb, "\\\""); break;
         case '\\': sb_puts(sb, "\\\\"); break;
@@ -184,7 +199,7 @@ void sb_json_str(struct strbuf *sb, const char *s)
             } else if (*p < 0x80) {
                 sb_putc(sb, (char)*p);
             } else {
-                size_t n = utf8_char_len(p);
+                size_t n = utf8_char_len_n(p, (size_t)(end - p));
                 if (n) {
                     sb_add(sb, (const char *)p, n);
                     p += n - 1;

@@ -60,11 +60,16 @@ void sb_vprintf(struct strbuf *sb, const char *fmt, va_list ap);
  * byte that is not part of valid UTF-8 becomes \ufffd (U+FFFD), so the
  * result is always valid UTF-8 JSON. */
 void sb_json_str(struct strbuf *sb, const char *s);
+/* The same for len bytes that may hold NUL bytes (written as \u0000). */
+void sb_json_strn(struct strbuf *sb, const char *s, size_t len);
 /* Length (1 to 4) of the valid UTF-8 character s starts with, or 0 when s
  * starts with a byte that is not one (a stray continuation byte, an overlong
  * form, a surrogate, a code point above U+10FFFF, a truncated sequence).
  * s[0] must not be NUL. */
 size_t utf8_char_len(const unsigned char *s);
+/* The same for a character that must end within avail bytes (s need not be
+ * NUL-terminated); 0 when avail is 0. */
+size_t utf8_char_len_n(const unsigned char *s, size_t avail);
 char *sb_steal(struct strbuf *sb); /* returns the buffer (caller frees), resets sb */
 
 /* Index of name in names[0..n), or -1. */

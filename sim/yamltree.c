@@ -11,13 +11,26 @@
  *
  * A mapping keeps its entries in file order as a flat array
  * [key0, value0, key1, value1, ...]; duplicate keys are kept (the loader
- * reports them, with both positions).
+ * reports them, with both positions). A mapping of YNODE_INDEX_MIN entries
+ * or more also keeps an index from each key text to its first entry, so
+ * finding a key (and so telling a duplicate) is O(1) expected and loading
+ * a mapping of n keys is O(n), not O(n^2):
+ *
+ *   kids   [k0 v0 k1 v1 k2 v2 ...]          index  [0 3 0 1 0 0 2 0]
+ *                                                     (entry + 1 by hash of
+ *                                                      the key; 0 empty)
+ *
+ * The index is only looked up, never walked, so its order (a hash's) never
+ * reaches anything the loader does.
  */
 #include "sim/yamltree.h"
 
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "models/placement/hash.h"
 
 /* ---- nodes ------------------------------------------------------------- */
 
@@ -46,8 +59,42 @@ void ynode_destroy(struct ynode *n)
     for (size_t i = 0; i < n->n; i++)
         ynode_destroy(n->kids[i]);
     free(n->kids);
+    free(n->index);
     free(n->text);
     free(n);
+}
+
+/* ---- the key index of a mapping -------------------------------------------- */
+
+/* The slot of key in m's index: the one holding its first entry, or the
+ * empty slot where that entry goes. */
+static size_t index_slot(const struct ynode *m, const char *key)
+{
+    size_t mask = m->index_cap - 1, h = (size_t)fnv1a_64(key, strlen(key)) & mask;
+    while (m->index[h] && strcmp(ynode_map_key(m, m->index[h] - 1)->text, key))
+        h = (h + 1) & mask;
+    return h;
+}
+
+/* Adds entry e (its key is in place); a key already indexed keeps its
+ * first entry. */
+static void index_add(struct ynode *m, size_t e)
+{
+    size_t h = index_slot(m, ynode_map_key(m, e)->text);
+    if (!m->index[h])
+        m->index[h] = (uint32_t)(e + 1);
+}
+
+/* (Re)builds the index for entries [0, entries), with room for twice as many. O(entries). */
+static void index_build(struct ynode *m, size_t entries)
+{
+    free(m->index);
+    m->index_cap = 4 * YNODE_INDEX_MIN;
+    while (m->index_cap < 4 * entries)
+        m->index_cap *= 2;
+    m->index = xcalloc(m->index_cap, sizeof *m->index);
+    for (size_t e = 0; e < entries; e++)
+        index_add(m, e);
 }
 
 void ynode_append(struct ynode *coll, struct ynode *kid)
@@ -57,6 +104,16 @@ void ynode_append(struct ynode *coll, struct ynode *kid)
         coll->kids = xrealloc(coll->kids, coll->cap * sizeof(*coll->kids));
     }
     coll->kids[coll->n++] = kid;
+    if (coll->type != YNODE_MAP || coll->n % 2 == 0)
+        return; /* not a mapping's key */
+    assert(kid->type == YNODE_SCALAR && kid->text); /* the parser refuses other keys */
+    size_t entries = coll->n / 2 + 1; /* with this one */
+    if (coll->n / 2 >= UINT32_MAX - 1)
+        return; /* past what the index numbers: searched linearly (a 16 MiB file has fewer) */
+    if (coll->index && 2 * entries < coll->index_cap)
+        index_add(coll, entries - 1);
+    else if (entries >= YNODE_INDEX_MIN)
+        index_build(coll, entries);
 }
 
 void ynode_set_text(struct ynode *n, const char *text, bool plain)
@@ -82,24 +139,30 @@ bool ynode_is_null(const struct ynode *n)
             !strcmp(n->text, "Null") || !strcmp(n->text, "NULL"));
 }
 
-struct ynode *ynode_map_get_key(const struct ynode *m, const char *key)
+size_t ynode_map_find(const struct ynode *m, const char *key)
 {
     if (!m || m->type != YNODE_MAP)
-        return NULL;
-    for (size_t i = 0; i < ynode_map_len(m); i++)
+        return SIZE_MAX;
+    if (m->index && m->n / 2 < UINT32_MAX - 1) {
+        uint32_t e = m->index[index_slot(m, key)];
+        return e ? e - 1 : SIZE_MAX;
+    }
+    for (size_t i = 0; i < ynode_map_len(m); i++) /* a small mapping */
         if (!strcmp(ynode_map_key(m, i)->text, key))
-            return ynode_map_key(m, i);
-    return NULL;
+            return i;
+    return SIZE_MAX;
+}
+
+struct ynode *ynode_map_get_key(const struct ynode *m, const char *key)
+{
+    size_t e = ynode_map_find(m, key);
+    return e == SIZE_MAX ? NULL : ynode_map_key(m, e);
 }
 
 struct ynode *ynode_map_get(const struct ynode *m, const char *key)
 {
-    if (!m || m->type != YNODE_MAP)
-        return NULL;
-    for (size_t i = 0; i < ynode_map_len(m); i++)
-        if (!strcmp(ynode_map_key(m, i)->text, key))
-            return ynode_map_value(m, i);
-    return NULL;
+    size_t e = ynode_map_find(m, key);
+    return e == SIZE_MAX ? NULL : ynode_map_value(m, e);
 }
 
 /* ---- parser ------------------------------------------------------------ */
@@ -247,13 +310,14 @@ static struct ynode *parse_node(struct yparser *P, yaml_event_t *ev)
         struct ynode *kid = parse_node(P, &kev);
         if (!kid)
             goto err;
+        if (is_map && kid->type != YNODE_SCALAR) { /* before it joins the mapping's index */
+            fail(P, kid->line, kid->col, "%s", "mapping keys must be plain words, not collections");
+            ynode_destroy(kid);
+            goto err;
+        }
         ynode_append(n, kid);
         if (!is_map)
             continue;
-        if (kid->type != YNODE_SCALAR) {
-            fail(P, kid->line, kid->col, "%s", "mapping keys must be plain words, not collections");
-            goto err;
-        }
         yaml_event_t vev;
         if (next_event(P, &vev))
             goto err;

@@ -19,6 +19,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include <yaml.h>
 
@@ -37,11 +38,22 @@ struct ynode {
     bool plain;           /* scalar: written without quotes or block indicators */
     struct ynode **kids;  /* sequence: items; mapping: key, value, key, value, ... */
     size_t n, cap;
+    /* mapping of YNODE_INDEX_MIN entries or more: the first entry of each
+     * key text, by hash (open addressing, linear probing; entry + 1, 0 is
+     * empty; index_cap a power of two, more than twice the entries) */
+    uint32_t *index;
+    size_t index_cap;
 };
+
+/* Mappings with fewer entries are searched linearly. */
+#define YNODE_INDEX_MIN 8
 
 struct ynode *ynode_create(enum ynode_type type, int line, int col);
 struct ynode *ynode_create_scalar(const char *text, size_t len, bool plain, int line, int col);
 void ynode_destroy(struct ynode *n);   /* the node and everything under it; NULL is fine */
+/* Appends an item to a sequence, or a key then its value to a mapping (a
+ * mapping's key must be a scalar, whose text is not changed afterwards: the
+ * mapping's index holds it). O(1) amortized. */
 void ynode_append(struct ynode *coll, struct ynode *kid);
 /* Replaces a scalar's text. */
 void ynode_set_text(struct ynode *n, const char *text, bool plain);
@@ -53,6 +65,9 @@ bool ynode_is_null(const struct ynode *n);
 static inline size_t ynode_map_len(const struct ynode *m) { return m->n / 2; }
 static inline struct ynode *ynode_map_key(const struct ynode *m, size_t i) { return m->kids[2 * i]; }
 static inline struct ynode *ynode_map_value(const struct ynode *m, size_t i) { return m->kids[2 * i + 1]; }
+/* The index of the first entry with this key, or SIZE_MAX (also when m is
+ * NULL or not a mapping). O(1) expected, whatever the mapping's size. */
+size_t ynode_map_find(const struct ynode *m, const char *key);
 /* The value of the first entry with this key, or NULL (also when m is NULL or not a mapping). */
 struct ynode *ynode_map_get(const struct ynode *m, const char *key);
 /* The key node of the first entry with this key, or NULL. */

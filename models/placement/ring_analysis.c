@@ -17,8 +17,10 @@
  * continuum for ring-like algorithms, table entries for maglev and slots,
  * weight shares for rendezvous, 1/n for mod and jump.
  *
- * ring_analyze runs five steps: check_input, build_placements (one
- * numbering, two placements), place_keys, fill_figures, least_movement.
+ * ring_analyze runs six steps: check_input, build_placements (one
+ * numbering, two placements), place_keys, fill_figures, least_movement, and
+ * look_up (keys asked for by name, each positioned and looked up on both
+ * placements as place_keys does).
  */
 #include "models/placement/ring_analysis.h"
 
@@ -214,12 +216,16 @@ static uint32_t find_id(const struct id_slot *s, size_t n, const char *id)
     return PLACE_NONE;
 }
 
-/* Exact share of the hash space of each node of pl, into share[node]. */
-static void space_shares(const struct placement *pl, double *share)
+/* Exact share of the hash space of each node of pl, into share[node], and
+ * what the placement gives each node (points, table entries or slots) into
+ * points[node]. */
+static void space_shares(const struct placement *pl, double *share, uint64_t *points)
 {
     size_t n = pl->n_members;
-    for (size_t m = 0; m < n; m++)
+    for (size_t m = 0; m < n; m++) {
         share[pl->members[m].node] = 0;
+        points[pl->members[m].node] = 0;
+    }
     if (!n)
         return;
     const struct continuum *c = place_continuum(pl);
@@ -227,6 +233,8 @@ static void space_shares(const struct placement *pl, double *share)
     if (c) {
         unsigned bits = place_position_bits(p);
         double space = ldexp(1.0, (int)bits);
+        for (size_t i = 0; i < c->n; i++)
+            points[c->node[i]]++;
         if (c->n == 0)
             return;
         if (c->n == 1 || c->pos[0] == c->pos[c->n - 1]) {
@@ -245,8 +253,10 @@ static void space_shares(const struct placement *pl, double *share)
         uint64_t size = p->algo == PLACE_MAGLEV ? p->maglev_size : PLACE_SLOT_COUNT;
         for (uint64_t e = 0; e < size; e++) { /* O(M) lookups */
             uint32_t o = placement_lookup(pl, e);
-            if (o != PLACE_NONE)
+            if (o != PLACE_NONE) {
                 share[o] += 1.0 / (double)size;
+                points[o]++;
+            }
         }
         return;
     }
@@ -457,16 +467,21 @@ static void fill_figures(struct analysis *a)
     size_t n_nodes = out->n_nodes;
     double *sb_share = xcalloc(n_nodes, sizeof *sb_share);
     double *sa_share = xcalloc(n_nodes, sizeof *sa_share);
+    uint64_t *pb = xcalloc(n_nodes, sizeof *pb), *pa = xcalloc(n_nodes, sizeof *pa);
     for (size_t i = 0; i < n_nodes; i++) {
         out->nodes[i].keys_before = a->kb[i];
         out->nodes[i].keys_after = a->ka[i];
     }
-    space_shares(a->pb, sb_share);
-    space_shares(a->pa, sa_share);
+    space_shares(a->pb, sb_share, pb);
+    space_shares(a->pa, sa_share, pa);
     for (size_t i = 0; i < n_nodes; i++) {
         out->nodes[i].space_before = sb_share[i];
         out->nodes[i].space_after = sa_share[i];
+        out->nodes[i].points_before = out->nodes[i].in_before ? pb[i] : 0;
+        out->nodes[i].points_after = out->nodes[i].in_after ? pa[i] : 0;
     }
+    free(pb);
+    free(pa);
     fill_side(&out->before, a->pb, a->kb, sb_share, a->in->key_count, a->cap_b);
     fill_side(&out->after, a->pa, a->ka, sa_share, a->in->key_count, a->cap_a);
     free(sb_share);
@@ -495,6 +510,22 @@ static double least_movement(const struct ring_result *out, place_algo algo)
     return ideal;
 }
 
+/* Step 6: the keys asked for by name, positioned and looked up on both
+ * placements (bounded: the uncapped owner). O(n_lookup × (hash + lookup)). */
+static void look_up(struct analysis *a)
+{
+    const struct ring_input *in = a->in;
+    struct ring_result *out = a->out;
+    out->n_lookups = in->n_lookup;
+    out->lookups = in->n_lookup ? xcalloc(in->n_lookup, sizeof *out->lookups) : NULL;
+    for (size_t i = 0; i < in->n_lookup; i++) {
+        struct ring_lookup *l = &out->lookups[i];
+        l->position = placement_key_position(&in->params, in->lookup[i].bytes, in->lookup[i].len);
+        l->owner_before = placement_lookup(a->pb, l->position);
+        l->owner_after = placement_lookup(a->pa, l->position);
+    }
+}
+
 int ring_analyze(const struct ring_input *in, struct ring_result *out, char *err, size_t errlen)
 {
     struct analysis a = {.in = in, .out = out};
@@ -513,6 +544,7 @@ int ring_analyze(const struct ring_input *in, struct ring_result *out, char *err
     place_keys(&a);
     fill_figures(&a);
     out->moved_ideal = least_movement(out, in->params.algo);
+    look_up(&a);
     rc = 0;
 out:
     if (rc)
@@ -530,5 +562,6 @@ void ring_result_deinit(struct ring_result *r)
     for (size_t i = 0; r->nodes && i < r->n_nodes; i++)
         free(r->nodes[i].id);
     free(r->nodes);
+    free(r->lookups);
     memset(r, 0, sizeof *r);
 }

@@ -25,6 +25,7 @@
 
 #define KEY_FORMAT_MAX_LEN   200 /* characters in the pattern: a key stays well under 512 bytes */
 #define KEY_FORMAT_MAX_WIDTH 64  /* field width and precision */
+#define KEY_MAX_BYTES        1024 /* a key named by hand: a scenario's hot keys, ring --key */
 
 /* A validated pattern: literal prefix, one integer conversion, literal suffix
  * ("%%" already turned into "%"). The conversion is printed with the "ll"
@@ -55,6 +56,12 @@ size_t key_format_render(const struct key_format *kf, uint64_t i, char *buf, siz
  * and slots ignore weights). */
 bool place_algo_uses_weights(place_algo a);
 
+/* A key looked up by name (ring --key): any bytes, NUL included. */
+struct ring_key {
+    const char *bytes;
+    size_t len;
+};
+
 struct ring_input {
     struct place_params params;
     const struct place_member *before; /* node indexes are ignored */
@@ -63,6 +70,8 @@ struct ring_input {
     size_t n_after;
     const char *key_format;            /* default "key-%06d" when NULL */
     uint64_t key_start, key_count;     /* keys start .. start+count-1; count >= 1 */
+    const struct ring_key *lookup;     /* keys to look up one by one (may be NULL) */
+    size_t n_lookup;
 };
 
 struct ring_node_stat {
@@ -71,6 +80,21 @@ struct ring_node_stat {
     double weight_before, weight_after; /* as given; 0 when absent */
     uint64_t keys_before, keys_after;
     double space_before, space_after; /* share of the hash space; 0 when absent */
+    /* what the placement gives the node: points on the continuum (ring,
+     * bounded: max(1, llround(vnodes x weight)); ketama: 4 per digest),
+     * table entries (maglev) or slots (slots); 0 for the others and when
+     * absent */
+    uint64_t points_before, points_after;
+};
+
+/* Where one looked-up key goes: its position (placement_key_position: the
+ * slot for slots, 32 bits for ketama), and its owner before and after, as
+ * indexes into ring_result.nodes (owner_after = owner_before without an
+ * after membership). bounded: the key's owner on the ring before any cap
+ * (which node takes it depends on the loads at that moment). */
+struct ring_lookup {
+    uint64_t position;
+    uint32_t owner_before, owner_after;
 };
 
 /* Figures for one membership. */
@@ -104,11 +128,14 @@ struct ring_result {
     uint64_t moved, moved_from_removed, moved_to_new, moved_between_old;
     double moved_ideal;       /* least fraction that must move: sum of fair-share drops */
     struct ring_side before, after;
+    struct ring_lookup *lookups; /* one per input.lookup key, in order; owned */
+    size_t n_lookups;
 };
 
 /* Runs the analysis. Returns 0, or -1 with a message in err ("after: node
- * \"A\" appears twice", "key format ..."). Cost: O(count × (hash + lookup))
- * plus building both placements; memory O(nodes + points), not O(count). */
+ * \"A\" appears twice", "key format ..."). Cost: O((count + n_lookup) ×
+ * (hash + lookup)) plus building both placements; memory O(nodes + points
+ * + n_lookup), not O(count). */
 int ring_analyze(const struct ring_input *in, struct ring_result *out, char *err, size_t errlen);
 void ring_result_deinit(struct ring_result *r);
 

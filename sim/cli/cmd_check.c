@@ -1,34 +1,58 @@
 /*
- * cmd_check.c — `ringsim check SCENARIO.yaml [--set PATH=VALUE]... [--seed N]`:
- * loads and validates a scenario, nothing else. Prints "ok: NAME" and exits
+ * cmd_check.c — `ringsim check SCENARIO.yaml [--set PATH=VALUE]... [--seed N]
+ * [--force]`: loads and validates a scenario, then judges what a run of it
+ * would cost (sim/estimate.h), and runs nothing. Prints "ok: NAME" and exits
  * 0, or prints every error (one per line) on stderr and exits 2.
+ *
+ * The cost is judged against this machine's memory and without a disk
+ * limit (check writes nothing): a run that cannot
+ * be simulated (time past the clock's range, more memory than the machine
+ * has) is refused even with --force; one that would only take hours or
+ * write tens of gigabytes is refused unless --force.
  *
  * `--schema` (for developers) prints the schema reference that
  * scenarios/README.md quotes between its schema markers.
  */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "sim/cli/cli.h"
+#include "sim/estimate.h"
 #include "sim/scenario.h"
+
+#define USAGE "usage: ringsim check SCENARIO.yaml [--set PATH=VALUE]... [--seed N] [--force]"
 
 static void usage(FILE *f)
 {
-    fputs("usage: ringsim check SCENARIO.yaml [--set PATH=VALUE]... [--seed N]\n"
+    fputs(USAGE "\n"
           "\n"
-          "Loads and validates a scenario without running it. Prints \"ok: NAME\" and exits 0,\n"
-          "or prints every error as FILE:LINE:COL: PATH: message and exits 2.\n"
+          "Loads and validates a scenario without running it, then estimates what a run would\n"
+          "cost (memory, events, rows, the latest simulated time). Prints \"ok: NAME\" and\n"
+          "exits 0, or prints every error as FILE:LINE:COL: PATH: message, or what makes it\n"
+          "impossible or too big to run as FILE: cannot run: ... (with the estimate and the\n"
+          "key to change), and exits 2.\n"
           "\n"
           "  --set PATH=VALUE  override one value by its dotted path (repeatable), e.g.\n"
           "                    routing.vnodes=512, health.cooldown=60s, nodes.1.weight=2\n"
           "  --seed N          the same as --set seed=N\n"
+          "  --force           accept a run that would only be slow or large (more than 2e10\n"
+          "                    events, or 2e8 rows); never one past the clock's range (2^62 ns,\n"
+          "                    about 146 years) or this machine's memory\n"
           "  --schema          print the schema reference (scenarios/README.md) and exit\n"
           "  -h, --help        this text\n"
           "\n"
-          "example:\n"
-          "  ringsim check scenarios/scale-out.yaml --set routing.vnodes=512\n"
+          "examples:\n"
+          "  ringsim check scenarios/scale_out_3_to_4.yaml --set routing.vnodes=512\n"
+          "      prints ok: scale-out-3-to-4\n"
+          "  ringsim check scenarios/scale_out_3_to_4.yaml --set duration=300000h --set tick=1h\n"
+          "      refused: about 4e13 events, hours of simulation (--force would accept it)\n"
+          "  ringsim check scenarios/scale_out_3_to_4.yaml --set cache.service_time=100000h\n"
+          "      refused even with --force: a full node queue would pass the clock's range\n"
           "\n"
+          "Exit codes: 0 valid and runnable, 2 bad usage, an invalid scenario, or a run that\n"
+          "cannot (or, without --force, should not) be made.\n"
           "The schema (every key, its default and range) is in scenarios/README.md.\n",
           f);
 }
@@ -36,9 +60,26 @@ static void usage(FILE *f)
 static int usage_error(const char *msg, const char *arg)
 {
     fprintf(stderr, "ringsim check: %s%s%s\n", msg, arg ? " " : "", arg ? arg : "");
-    fputs("usage: ringsim check SCENARIO.yaml [--set PATH=VALUE]... [--seed N]"
-          "  (ringsim check --help)\n", stderr);
+    fputs(USAGE "  (ringsim check --help)\n", stderr);
     return EXIT_USAGE;
+}
+
+/* The run cost: 0, or -1 after printing "FILE: cannot run: ..." once per
+ * problem (each message of run_cost_judge is one line). */
+static int judge_cost(const char *file, const struct scenario *s, bool force)
+{
+    struct run_cost c;
+    struct strbuf msg;
+    run_cost_estimate(s, &c);
+    sb_init(&msg);
+    enum run_cost_verdict v = run_cost_judge(&c, force, machine_memory_bytes(), 0, &msg);
+    for (const char *p = msg.buf; v != COST_OK && *p;) {
+        size_t len = strcspn(p, "\n");
+        fprintf(stderr, "%s: cannot run: %.*s\n", file, (int)len, p);
+        p += len + (p[len] == '\n');
+    }
+    sb_deinit(&msg);
+    return v == COST_OK ? 0 : -1;
 }
 
 int cmd_check(int argc, char **argv)
@@ -47,6 +88,7 @@ int cmd_check(int argc, char **argv)
     struct override *sets = xcalloc((size_t)argc, sizeof(*sets));
     size_t n_sets = 0;
     struct diag d;
+    bool force = false;
     int rc = EXIT_USAGE;
 
     diag_init(&d);
@@ -57,6 +99,10 @@ int cmd_check(int argc, char **argv)
             usage(stdout);
             rc = EXIT_OK;
             goto out;
+        }
+        if (!strcmp(a, "--force")) {
+            force = true;
+            continue;
         }
         if (!strcmp(a, "--schema")) {
             scenario_schema_markdown(stdout);
@@ -101,9 +147,11 @@ int cmd_check(int argc, char **argv)
         diag_print(&d, stderr);
         goto out;
     }
-    printf("ok: %s\n", s->name);
+    if (judge_cost(file, s, force) == 0) {
+        printf("ok: %s\n", s->name);
+        rc = EXIT_OK;
+    }
     scenario_destroy(s);
-    rc = EXIT_OK;
 out:
     for (size_t i = 0; i < n_sets; i++)
         override_deinit(&sets[i]);

@@ -23,6 +23,7 @@
  * one column, and the JSON still has "after" (equal to "before"), "moved": 0
  * and "to": null, so scripts can read the same keys either way.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,18 +36,22 @@
 #include "sim/util.h"
 
 #define RING_MAX_COUNT 1000000000ULL
+#define RING_MAX_LOOKUPS 1000000   /* keys looked up by name, all sources together */
 
 static const char usage_text[] =
     "usage: ringsim ring [--algo A] [--hash H] [--vnodes N] [--nodes A,B,C] [--to A,B,C,D]\n"
     "                    [--keys FORMAT] [--start N] [--count N] [--weights A=2,...]\n"
     "                    [--load-factor C] [--point-format F] [--node-key id|address]\n"
-    "                    [--table-size M] [--json]\n"
+    "                    [--table-size M] [--key K]... [--keys-file FILE|-] [--json]\n"
     "\n"
     "Static placement analysis: places --count keys named by the printf pattern --keys\n"
     "on the membership --nodes and, with --to, on a second membership, then prints keys\n"
     "per node before and after, keys moved (to new nodes, from removed nodes, and between\n"
-    "old nodes), max/avg and max/min load, the exact balance of the hash space, and the\n"
-    "theoretical spread of a node's share. Placement never depends on a seed.\n"
+    "old nodes), max/avg and max/min load, the exact balance of the hash space, the\n"
+    "theoretical spread of a node's share, and the points (table entries, slots) each node\n"
+    "gets. With --key or --keys-file it also says where each of those keys lives: its\n"
+    "position, its owner, and with --to its owner after the change. Placement never depends\n"
+    "on a seed.\n"
     "\n"
     "  --algo A          mod|ring|ketama|jump|rendezvous|maglev|bounded|slots (default ring)\n"
     "  --hash H          sha256|md5|crc32|xxh64|murmur3|fnv1a (default sha256); the key hash\n"
@@ -71,6 +76,14 @@ static const char usage_text[] =
     "                    defaults to the id when an entry has no @ADDRESS)\n"
     "  --table-size M    maglev: prime table size, at most 16777213 and at least the nodes\n"
     "                    (default 65537)\n"
+    "  --key K           look up key K (repeatable): its position (slot, for slots), its\n"
+    "                    owner, and with --to its owner after; K is taken as given, at most\n"
+    "                    1024 bytes\n"
+    "  --keys-file FILE  look up every line of FILE (- for standard input) as a key: any\n"
+    "                    bytes but a newline (a carriage return is part of the key, an empty\n"
+    "                    line is the empty key), at most 1024 bytes a line; with --key, at\n"
+    "                    most 1000000 keys in all, in the order given; bounded: the owner is\n"
+    "                    the key's ring owner before any cap\n"
     "  --json            print one JSON object instead of the table\n"
     "\n"
     "The flags are checked as a scenario is (`ringsim check`): each membership is the\n"
@@ -84,9 +97,13 @@ static const char usage_text[] =
     "--to), moved, moved_between_old, moved_to_new, moved_from_removed, moved_fraction,\n"
     "moved_ideal_fraction, max_over_avg_before/after, max_over_min_before/after (null if a\n"
     "node has no key), max_over_fair_before/after, space_before/after, space_max_over_avg_\n"
-    "before/after, theory {before, after}. Strings are UTF-8: non-ASCII text is written as\n"
-    "it is, control characters as \\u00XX, and a byte that is not valid UTF-8 (which the\n"
-    "flags cannot hold) as \\ufffd, U+FFFD.\n"
+    "before/after, theory {before, after}; with --key or --keys-file, lookups: one\n"
+    "{\"key\", \"position\", \"owner\", \"slot\" (null but for slots), \"owner_after\" (null\n"
+    "without --to)} per key, in the order given. Strings are UTF-8: non-ASCII text is written\n"
+    "as it is, control characters as \\u00XX, and a byte that is not valid UTF-8 (which only\n"
+    "a key looked up can hold) as \\ufffd, U+FFFD; such a key also has \"key_hex\", its exact\n"
+    "bytes in hexadecimal. The table writes a key's control characters and bytes that are\n"
+    "not UTF-8 as \\xNN, a backslash as \\\\, and the empty key as \"\".\n"
     "\n"
     "Examples:\n"
     "  ringsim ring --vnodes 512 --nodes A,B,C --to A,B,C,D\n"
@@ -102,6 +119,11 @@ static const char usage_text[] =
     "      bounded loads: no node above ceil(1.1 x count / 4) keys\n"
     "  ringsim ring --weights C=2 --nodes A,B,C --keys 'user:%x' --count 50000\n"
     "      a double-weight node, keys user:0 .. user:c34f\n"
+    "  ringsim ring --vnodes 512 --nodes A,B,C --to A,B,C,D --key user:42 --key user:43\n"
+    "      where user:42 and user:43 live, and where they go when D joins\n"
+    "  grep -o 'user:[0-9]*' slow.log | sort -u | ringsim ring --algo slots \\\n"
+    "      --nodes A,B,C --keys-file - --json\n"
+    "      the slot and owner of every key in a log, as JSON\n"
     "\n"
     "Exit codes: 0 success, 2 bad usage (the message names the flag).\n"
     "Conventions of every algorithm and hash: models/README.md.\n";
@@ -109,7 +131,8 @@ static const char usage_text[] =
 /* The flags that take a value; `key` is the scenario key a flag sets, NULL
  * for the flags of ring alone. */
 enum ring_flag { F_ALGO, F_HASH, F_VNODES, F_POINT_FORMAT, F_NODE_KEY, F_LOAD_FACTOR,
-                 F_TABLE_SIZE, F_KEYS, F_NODES, F_TO, F_WEIGHTS, F_START, F_COUNT, F_N };
+                 F_TABLE_SIZE, F_KEYS, F_NODES, F_TO, F_WEIGHTS, F_START, F_COUNT, F_KEY,
+                 F_KEYS_FILE, F_N };
 
 static const struct {
     const char *flag;
@@ -128,6 +151,8 @@ static const struct {
     [F_WEIGHTS] = {"--weights", NULL},
     [F_START] = {"--start", NULL},
     [F_COUNT] = {"--count", NULL},
+    [F_KEY] = {"--key", NULL},
+    [F_KEYS_FILE] = {"--keys-file", NULL},
 };
 
 /* One entry of --nodes or --to: ID, or ID@ADDRESS. */
@@ -146,8 +171,27 @@ struct ring_membership {
     struct place_member *members; /* views of sc's nodes (strings owned by sc) */
 };
 
+/* The keys to look up (--key, --keys-file), in the order given: their
+ * bytes one after the other in one buffer (each followed by a NUL), so a
+ * million keys are one allocation that grows, not a million. */
+struct lookup_keys {
+    struct strbuf bytes;
+    size_t *off, *len;
+    size_t n, cap;
+    struct ring_key *keys;      /* filled once every key is read */
+};
+
+/* One --key or --keys-file, in argument order. */
+struct key_source {
+    enum ring_flag flag;
+    const char *value;
+};
+
 struct ring_opts {
-    const char *value[F_N];     /* as given; NULL when not given */
+    const char *value[F_N];     /* as given; NULL when not given (--key, --keys-file: the last) */
+    struct key_source *sources; /* every --key and --keys-file */
+    size_t n_sources;
+    struct lookup_keys lookup;
     bool json;
     uint64_t start, count;
     struct ring_membership before, after;
@@ -452,6 +496,111 @@ static int load_side(const struct ring_opts *o, struct ring_membership *side, bo
     return 0;
 }
 
+/* ---- keys to look up -------------------------------------------------------- */
+
+static void lookup_keys_deinit(struct lookup_keys *k)
+{
+    if (k->bytes.buf)
+        sb_deinit(&k->bytes);
+    free(k->off);
+    free(k->len);
+    free(k->keys);
+    memset(k, 0, sizeof *k);
+}
+
+/* Adds one key; EXIT_USAGE past RING_MAX_LOOKUPS (where names the source). */
+static int add_key(struct lookup_keys *k, const char *bytes, size_t len, const char *where)
+{
+    if (k->n == RING_MAX_LOOKUPS)
+        return usage_error("%s: more than %d keys to look up (--key and --keys-file together); "
+                           "look up at most %d at a time",
+                           where, RING_MAX_LOOKUPS, RING_MAX_LOOKUPS);
+    if (k->n == k->cap) {
+        k->cap = k->cap ? 2 * k->cap : 64;
+        k->off = xrealloc(k->off, k->cap * sizeof *k->off);
+        k->len = xrealloc(k->len, k->cap * sizeof *k->len);
+    }
+    k->off[k->n] = k->bytes.len;
+    k->len[k->n++] = len;
+    sb_add(&k->bytes, bytes, len);
+    sb_putc(&k->bytes, '\0');
+    return 0;
+}
+
+/* Reads one key per line from name ("-": standard input): a line is every
+ * byte up to a newline, NUL bytes and carriage returns included; a last line
+ * without its newline is a key too, an empty line is the empty key. Lines
+ * are bounded (KEY_MAX_BYTES), so reading stops on a file with no newlines.
+ * Returns 0 or EXIT_USAGE. */
+static int read_keys_file(const char *name, struct lookup_keys *k)
+{
+    bool is_stdin = !strcmp(name, "-");
+    FILE *f = is_stdin ? stdin : fopen(name, "rb");
+    char where[256], key[KEY_MAX_BYTES];
+    size_t len = 0, line = 1;
+    bool pending = false;
+    int c, rc = 0;
+    if (!f)
+        return usage_error("--keys-file %s: cannot read: %s", name, strerror(errno));
+    while (rc == 0 && (c = getc_unlocked(f)) != EOF) {
+        if (c == '\n') {
+            snprintf(where, sizeof where, "--keys-file %s:%zu", name, line);
+            rc = add_key(k, key, len, where);
+            len = 0;
+            line++;
+            pending = false;
+        } else if (len == sizeof key) {
+            rc = usage_error("--keys-file %s:%zu: a key of more than %d bytes (one key per "
+                             "line, at most %d bytes each)",
+                             name, line, KEY_MAX_BYTES, KEY_MAX_BYTES);
+        } else {
+            key[len++] = (char)c;
+            pending = true;
+        }
+    }
+    if (rc == 0 && ferror(f))
+        rc = usage_error("--keys-file %s: cannot read: %s", name, strerror(errno));
+    if (rc == 0 && pending) {
+        snprintf(where, sizeof where, "--keys-file %s:%zu", name, line);
+        rc = add_key(k, key, len, where);
+    }
+    if (!is_stdin)
+        fclose(f);
+    return rc;
+}
+
+/* Every --key and --keys-file, in the order given. Returns 0 or EXIT_USAGE. */
+static int read_lookup_keys(struct ring_opts *o)
+{
+    struct lookup_keys *k = &o->lookup;
+    bool stdin_read = false;
+    int rc = 0;
+    sb_init(&k->bytes);
+    for (size_t i = 0; i < o->n_sources && rc == 0; i++) {
+        const struct key_source *src = &o->sources[i];
+        if (src->flag == F_KEY) {
+            size_t len = strlen(src->value);
+            if (len > KEY_MAX_BYTES)
+                return usage_error("--key: a key of %zu bytes, more than the %d a key may have",
+                                   len, KEY_MAX_BYTES);
+            rc = add_key(k, src->value, len, "--key");
+            continue;
+        }
+        if (!strcmp(src->value, "-")) {
+            if (stdin_read)
+                return usage_error("--keys-file -: standard input can be read only once");
+            stdin_read = true;
+        }
+        rc = read_keys_file(src->value, k);
+    }
+    if (rc == 0 && k->n) {
+        k->keys = xcalloc(k->n, sizeof *k->keys);
+        for (size_t i = 0; i < k->n; i++)
+            k->keys[i] = (struct ring_key){k->bytes.buf + k->off[i], k->len[i]};
+    }
+    return rc;
+}
+
 /* ---- arguments ------------------------------------------------------------ */
 
 static void notes(const struct ring_opts *o)
@@ -520,6 +669,11 @@ static int read_flags(int argc, char **argv, struct ring_opts *o, bool *help)
             o->value[f] = argv[++i];
         else
             return usage_error("%s needs a value", FLAGS[f].flag);
+        if (f == F_KEY || f == F_KEYS_FILE) {
+            if (!o->sources)
+                o->sources = xcalloc((size_t)argc, sizeof *o->sources);
+            o->sources[o->n_sources++] = (struct key_source){f, o->value[f]};
+        }
     }
     return 0;
 }
@@ -559,6 +713,8 @@ static int analyze_and_print(const struct ring_opts *o)
         .key_format = rp->keys,
         .key_start = rp->start,
         .key_count = rp->count,
+        .lookup = o->lookup.keys,
+        .n_lookup = o->lookup.n,
     };
     struct ring_result r;
     char err[512];
@@ -571,9 +727,9 @@ static int analyze_and_print(const struct ring_opts *o)
         return usage_error("%s", err);
     }
     if (o->json)
-        ring_print_json(rp, &r);
+        ring_print_json(rp, &r, o->lookup.keys);
     else
-        ring_print_table(rp, &r);
+        ring_print_table(rp, &r, o->lookup.keys);
     ring_result_deinit(&r);
     if (fflush(stdout) != 0) {
         perror("ringsim ring: stdout");
@@ -596,6 +752,8 @@ int cmd_ring(int argc, char **argv)
         rc = load_side(&o, &o.before, false);
     if (rc == 0 && o.has_to)
         rc = load_side(&o, &o.after, true);
+    if (rc == 0)
+        rc = read_lookup_keys(&o);
     if (rc == 0) {
         struct ring_report *rp = &o.report;
         scenario_place_params(o.before.sc, &rp->params);
@@ -607,11 +765,14 @@ int cmd_ring(int argc, char **argv)
         rp->has_to = o.has_to;
         rp->ma = o.has_to ? o.after.members : NULL;
         rp->n_after = o.has_to ? o.after.sc->n_nodes : 0;
+        rp->lookups = o.n_sources > 0;
         notes(&o);
         rc = analyze_and_print(&o);
     }
 out:
     side_deinit(&o.before);
     side_deinit(&o.after);
+    lookup_keys_deinit(&o.lookup);
+    free(o.sources);
     return rc;
 }

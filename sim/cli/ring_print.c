@@ -6,7 +6,11 @@
  * Invariants: the output depends only on its inputs (no clock, no
  * addresses); the JSON is one line, its strings escaped by sb_json_str (UTF-8
  * kept, control characters as \u00XX, bytes that are not UTF-8 as \ufffd);
- * the keys and their order are fixed (tests/cli/ring.sh checks them).
+ * the keys and their order are fixed (tests/cli/ring.sh checks them). A
+ * looked-up key is any bytes: JSON writes it as above, and adds "key_hex"
+ * (its exact bytes) when it is not valid UTF-8; the table writes it with
+ * \\, \xNN for control characters and bytes that are not UTF-8, and the
+ * empty key as "".
  */
 #include <math.h>
 #include <stdio.h>
@@ -188,16 +192,61 @@ static void json_figures(struct strbuf *sb, const struct ring_result *r)
     json_theory(sb, &r->before);
     sb_puts(sb, ",\"after\":");
     json_theory(sb, &r->after);
-    sb_puts(sb, "}}\n");
+    sb_putc(sb, '}');
 }
 
-void ring_print_json(const struct ring_report *o, const struct ring_result *r)
+static bool valid_utf8(const struct ring_key *k)
+{
+    const unsigned char *p = (const unsigned char *)k->bytes, *end = p + k->len;
+    for (size_t n; p < end; p += n)
+        if (!(n = utf8_char_len_n(p, (size_t)(end - p))))
+            return false;
+    return true;
+}
+
+/* ,"lookups":[...]: each key, its position, and its owners. */
+static void json_lookups(struct strbuf *sb, const struct ring_report *o,
+                         const struct ring_result *r, const struct ring_key *keys)
+{
+    sb_puts(sb, ",\"lookups\":[");
+    for (size_t i = 0; i < r->n_lookups; i++) {
+        const struct ring_lookup *l = &r->lookups[i];
+        sb_puts(sb, i ? ",{\"key\":" : "{\"key\":");
+        sb_json_strn(sb, keys[i].bytes, keys[i].len);
+        if (!valid_utf8(&keys[i])) {
+            sb_puts(sb, ",\"key_hex\":\"");
+            for (size_t b = 0; b < keys[i].len; b++)
+                sb_printf(sb, "%02x", (unsigned char)keys[i].bytes[b]);
+            sb_putc(sb, '"');
+        }
+        sb_printf(sb, ",\"position\":%llu,\"owner\":", (unsigned long long)l->position);
+        sb_json_str(sb, r->nodes[l->owner_before].id);
+        sb_puts(sb, ",\"slot\":");
+        if (o->params.algo == PLACE_SLOTS)
+            sb_printf(sb, "%llu", (unsigned long long)l->position);
+        else
+            sb_puts(sb, "null");
+        sb_puts(sb, ",\"owner_after\":");
+        if (o->has_to)
+            sb_json_str(sb, r->nodes[l->owner_after].id);
+        else
+            sb_puts(sb, "null");
+        sb_putc(sb, '}');
+    }
+    sb_putc(sb, ']');
+}
+
+void ring_print_json(const struct ring_report *o, const struct ring_result *r,
+                     const struct ring_key *keys)
 {
     struct strbuf sb;
     sb_init(&sb);
     json_params(&sb, o);
     json_memberships(&sb, o, r);
     json_figures(&sb, r);
+    if (o->lookups)
+        json_lookups(&sb, o, r, keys);
+    sb_puts(&sb, "}\n");
     fputs(sb.buf, stdout);
     sb_deinit(&sb);
 }
@@ -257,19 +306,56 @@ static void print_heading(const struct ring_report *o, const struct ring_result 
     printf("\nkeys: %s .. %s (%llu)\n\n", kfirst, klast, (unsigned long long)r->count);
 }
 
-/* One row per node: keys before (and after, and the change). */
-static void print_counts(const struct ring_result *r)
+/* What the placement gives a node, as the table's column calls it; NULL
+ * for the algorithms that give nothing countable (mod, jump, rendezvous). */
+static const char *points_label(place_algo a)
+{
+    switch (a) {
+    case PLACE_RING:
+    case PLACE_BOUNDED:
+    case PLACE_KETAMA: return "points";
+    case PLACE_MAGLEV: return "entries";
+    case PLACE_SLOTS: return "slots";
+    default: return NULL;
+    }
+}
+
+/* A node's points (entries, slots): "512", or "5462 -> 4096" when a change
+ * changes them. */
+static void format_points(const struct ring_node_stat *n, char *buf, size_t len)
+{
+    if (n->in_before && n->in_after && n->points_before != n->points_after)
+        snprintf(buf, len, "%llu -> %llu", (unsigned long long)n->points_before,
+                 (unsigned long long)n->points_after);
+    else
+        snprintf(buf, len, "%llu",
+                 (unsigned long long)(n->in_before ? n->points_before : n->points_after));
+}
+
+/* One row per node: keys before (and after, and the change), and the points
+ * (entries, slots) the placement gives it, as the weights round. */
+static void print_counts(const struct ring_report *o, const struct ring_result *r)
 {
     bool to = r->has_after;
-    int w = 4;
-    for (size_t i = 0; i < r->n_nodes; i++)
+    const char *plabel = points_label(o->params.algo);
+    char pts[48];
+    int w = 4, pw = plabel ? (int)strlen(plabel) : 0;
+    for (size_t i = 0; i < r->n_nodes; i++) {
         w = MAX(w, (int)strlen(r->nodes[i].id));
+        if (plabel) {
+            format_points(&r->nodes[i], pts, sizeof pts);
+            pw = MAX(pw, (int)strlen(pts));
+        }
+    }
     w = MIN(w, 40);
     if (to)
-        printf("  %-*s %10s %8s %10s %8s %10s\n", w, "node", "before", "%", "after", "%",
+        printf("  %-*s %10s %8s %10s %8s %10s", w, "node", "before", "%", "after", "%",
                "change");
     else
-        printf("  %-*s %10s %8s\n", w, "node", "keys", "%");
+        printf("  %-*s %10s %8s", w, "node", "keys", "%");
+    if (plabel)
+        printf(" %*s", pw + 2, plabel);
+    printf("\n");
     for (size_t i = 0; i < r->n_nodes; i++) {
         const struct ring_node_stat *n = &r->nodes[i];
         char b[32] = "-", bp[32] = "-", a[32] = "-", ap[32] = "-", ch[32];
@@ -284,9 +370,14 @@ static void print_counts(const struct ring_result *r)
         long long d = (long long)n->keys_after - (long long)n->keys_before;
         snprintf(ch, sizeof ch, "%+lld", d);
         if (to)
-            printf("  %-*.*s %10s %8s %10s %8s %10s\n", w, w, n->id, b, bp, a, ap, ch);
+            printf("  %-*.*s %10s %8s %10s %8s %10s", w, w, n->id, b, bp, a, ap, ch);
         else
-            printf("  %-*.*s %10s %8s\n", w, w, n->id, b, bp);
+            printf("  %-*.*s %10s %8s", w, w, n->id, b, bp);
+        if (plabel) {
+            format_points(n, pts, sizeof pts);
+            printf(" %*s", pw + 2, pts);
+        }
+        printf("\n");
     }
     printf("\n");
 }
@@ -382,12 +473,79 @@ static void print_theory(const struct place_params *p, const struct ring_result 
     print_row2("key sampling noise", b, a, to, "(relative std of a count: sqrt((N-1)/count))");
 }
 
-void ring_print_table(const struct ring_report *o, const struct ring_result *r)
+/* A key as the table shows it: valid UTF-8 as it is, a backslash as \\,
+ * control characters and bytes that are not UTF-8 as \xNN. Returns its
+ * width in characters. */
+static size_t escape_key(const struct ring_key *k, struct strbuf *sb)
+{
+    const unsigned char *p = (const unsigned char *)k->bytes, *end = p + k->len;
+    size_t width = 0;
+    if (!k->len) {
+        sb_puts(sb, "\"\""); /* the empty key, visibly */
+        return 2;
+    }
+    while (p < end) {
+        size_t n = utf8_char_len_n(p, (size_t)(end - p));
+        if (*p == '\\') {
+            sb_puts(sb, "\\\\");
+            width += 2;
+        } else if (!n || *p < 0x20 || *p == 0x7f) {
+            sb_printf(sb, "\\x%02x", *p);
+            width += 4;
+            n = 1;
+        } else {
+            sb_add(sb, (const char *)p, n);
+            width++;
+        }
+        p += n;
+    }
+    return width;
+}
+
+/* One row per key looked up: its position (its slot, for slots), its owner,
+ * and with --to its owner after the change. */
+static void print_lookups(const struct ring_report *o, const struct ring_result *r,
+                          const struct ring_key *keys)
+{
+    bool slots = o->params.algo == PLACE_SLOTS, to = r->has_after;
+    size_t kw = 3, ow = 5;
+    struct strbuf sb;
+    sb_init(&sb);
+    for (size_t i = 0; i < r->n_lookups; i++) {
+        sb_reset(&sb);
+        kw = MAX(kw, escape_key(&keys[i], &sb));
+        ow = MAX(ow, strlen(r->nodes[r->lookups[i].owner_before].id));
+    }
+    kw = MIN(kw, 40);
+    ow = MIN(ow, 24);
+    printf("\n  %-*s %*s  %-*s%s\n", (int)kw, "key", slots ? 5 : 20, slots ? "slot" : "position",
+           (int)ow, "owner", to ? "  after" : "");
+    if (!r->n_lookups)
+        printf("  (no keys)\n");
+    for (size_t i = 0; i < r->n_lookups; i++) {
+        const struct ring_lookup *l = &r->lookups[i];
+        sb_reset(&sb);
+        size_t width = escape_key(&keys[i], &sb);
+        const char *ob = r->nodes[l->owner_before].id, *oa = r->nodes[l->owner_after].id;
+        printf("  %s%*s %*llu  ", sb.buf, (int)(kw > width ? kw - width : 0), "", slots ? 5 : 20,
+               (unsigned long long)l->position);
+        if (to)
+            printf("%-*s  %s%s\n", (int)ow, ob, oa, l->owner_before != l->owner_after ? "   (moves)" : "");
+        else
+            printf("%s\n", ob);
+    }
+    sb_deinit(&sb);
+}
+
+void ring_print_table(const struct ring_report *o, const struct ring_result *r,
+                      const struct ring_key *keys)
 {
     print_heading(o, r);
-    print_counts(r);
+    print_counts(o, r);
     if (r->has_after)
         print_moves(r);
     print_balance(o, r);
     print_theory(&o->params, r);
+    if (o->lookups)
+        print_lookups(o, r, keys);
 }

@@ -20,12 +20,15 @@ struct ring_report {
     const struct place_member *mb, *ma; /* before and after, in the order given */
     size_t n_before, n_after;
     bool has_to;                  /* false: after is before, "to" is null */
+    bool lookups;                 /* --key or --keys-file given: print the lookups */
 };
 
-/* The aligned table on stdout. */
-void ring_print_table(const struct ring_report *o, const struct ring_result *r);
+/* The aligned table on stdout. keys: the keys looked up (r->n_lookups of them). */
+void ring_print_table(const struct ring_report *o, const struct ring_result *r,
+                      const struct ring_key *keys);
 /* One JSON object on one line on stdout (the keys are listed in the usage text). */
-void ring_print_json(const struct ring_report *o, const struct ring_result *r);
+void ring_print_json(const struct ring_report *o, const struct ring_result *r,
+                     const struct ring_key *keys);
 
 /* Whether the algorithm places points per vnode (ring, bounded). */
 bool ring_uses_vnodes(place_algo a);

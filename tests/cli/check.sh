@@ -55,6 +55,40 @@ expect_exit 2 "a missing file exits 2" "$RINGSIM" check "$T/nope.yaml"
 expect_eq "$(cat "$T/err")" "$T/nope.yaml: cannot read: No such file or directory" \
     "missing file: FILE: cannot read: reason"
 
+# --- files that cannot be a scenario: refused at once, whatever they are ----------------
+mkfifo "$T/fifo.yaml"
+expect_exit 2 "a FIFO is refused at once (no writer: open would block)" \
+    timeout 10 "$RINGSIM" check "$T/fifo.yaml"
+expect_eq "$(cat "$T/err")" "$T/fifo.yaml: cannot read: not a regular file (a FIFO)" \
+    "a FIFO: FILE: cannot read: not a regular file"
+expect_exit 2 "a directory exits 2" "$RINGSIM" check tests/data
+expect_eq "$(cat "$T/err")" "tests/data: cannot read: not a regular file (a directory)" \
+    "a directory: not a regular file"
+expect_exit 2 "a character device exits 2" timeout 10 "$RINGSIM" check /dev/zero
+expect_eq "$(cat "$T/err")" "/dev/zero: cannot read: not a regular file (a character device)" \
+    "/dev/zero: not a regular file (not read forever)"
+# 16 MiB exactly is a scenario (a node and one long comment); one byte more is not
+{ printf 'nodes: [{id: A}]\n#'; head -c $((16777216 - 19)) /dev/zero | tr '\0' x; echo; } \
+    >"$T/16mib.yaml"
+expect_eq "$(wc -c <"$T/16mib.yaml")" "16777216" "the test file is 16 MiB"
+expect_exit 0 "a file of exactly 16 MiB is read" "$RINGSIM" check "$T/16mib.yaml"
+printf ' ' >>"$T/16mib.yaml"
+expect_exit 2 "16 MiB and one byte: exit 2" "$RINGSIM" check "$T/16mib.yaml"
+expect_eq "$(cat "$T/err")" \
+    "$T/16mib.yaml: too large: more than 16 MiB (16777216 bytes), the most a scenario may have" \
+    "16 MiB + 1: too large, and the limit"
+
+# --- free text that names files and fills rows is bounded ------------------------------
+{ printf 'name: '; head -c 1000000 /dev/zero | tr '\0' n; printf '\nnodes: [{id: A}]\n'; } \
+    >"$T/longname.yaml"
+expect_exit 2 "a name of a million bytes exits 2" "$RINGSIM" check "$T/longname.yaml"
+expect_match "^$T/longname.yaml:1:7: name: expected a string of at most 100 bytes \(this one has 1000000\), got \"n{79}\.\.\.\"$" \
+    "$T/err" "a long name: where, the bound, and the value cut short"
+expect_exit 2 "--set of a long node id exits 2" "$RINGSIM" check tests/data/minimal.yaml \
+    --set "nodes.0.id=$(head -c 256 /dev/zero | tr '\0' i)"
+expect_match 'nodes.0.id: expected a node id of at most 255 bytes \(this one has 256\)' \
+    "$T/err" "a long node id by --set"
+
 # --- keys that would do nothing, and placements a run could not build, are refused ----
 cat >"$T/prewarm.yaml" <<'EOF'
 nodes: [{id: A}]
@@ -80,6 +114,55 @@ expect_exit 2 "bounded load_factor 5000 exits 2" "$RINGSIM" check tests/data/min
     --set routing.algorithm=bounded --set routing.load_factor=5000
 expect_match 'routing.load_factor: expected a number > 1 and <= 1000, got "5000"' "$T/err" \
     "load_factor 5000: the library's limit"
+
+# --- what cannot be run: the run cost estimate after a successful load -----------------
+# A duration past 300000h is the binder's error, at its position
+printf 'nodes: [{id: A}]\nhealth:\n  retry_after: 300001h\n' >"$T/long-duration.yaml"
+expect_exit 2 "a duration past 300000h exits 2" "$RINGSIM" check "$T/long-duration.yaml"
+expect_eq "$(cat "$T/err")" \
+    "$T/long-duration.yaml:3:16: health.retry_after: expected a duration > 0 and <= 300000h, got \"300001h\"" \
+    "a duration past the bound: file:line:col and the bound"
+# Durations in range whose combination passes the clock's range (these aborted runs)
+printf 'nodes: [{id: A}]\ncache: {service_time: 100000h, max_queue: 1000}\n' >"$T/overflow1.yaml"
+expect_exit 2 "a node queue past the clock's range exits 2" "$RINGSIM" check "$T/overflow1.yaml"
+expect_match "^$T/overflow1.yaml: cannot run: simulated time could reach .* lower cache.service_time" \
+    "$T/err" "clock overflow: names cache.service_time"
+expect_eq "$(wc -c <"$T/out")" "0" "clock overflow: no ok line"
+expect_exit 2 "--force does not make it runnable" "$RINGSIM" check "$T/overflow1.yaml" --force
+printf 'nodes: [{id: A}]\ndatabase: {workers: 1, service_time: 1000h}\n' >"$T/overflow2.yaml"
+expect_exit 2 "a database queue past the clock's range exits 2" "$RINGSIM" check "$T/overflow2.yaml"
+expect_match "^$T/overflow2.yaml: cannot run: simulated time could reach .* lower database.service_time" \
+    "$T/err" "clock overflow: names database.service_time"
+# More memory than any machine this runs on has
+expect_exit 2 "qps 1e15 exits 2" "$RINGSIM" check tests/data/minimal.yaml --set workload.qps=1e15
+expect_match "^tests/data/minimal.yaml: cannot run: the run would need about .* of memory, more than this machine's .*; lower workload.qps" \
+    "$T/err" "qps 1e15: memory, and the key"
+mem_kb=$(awk '/^MemTotal:/ {print $2}' /proc/meminfo 2>/dev/null)
+if [ -n "$mem_kb" ] && [ "$mem_kb" -lt 26000000 ]; then # 28 GB of key records
+    expect_exit 2 "a billion keys exits 2" "$RINGSIM" check tests/data/minimal.yaml \
+        --set workload.keys=1000000000
+    expect_match "cannot run: the run would need about .* of memory, .*; lower workload.keys" \
+        "$T/err" "a billion keys: names workload.keys"
+else
+    _n=$((_n + 1)); echo "ok $_n - a billion keys # SKIP this machine has the memory for it"
+fi
+# Slow or large: refused unless --force
+cat >"$T/probe.yaml" <<'EOF'
+health: {mode: central, probe_interval: 1ns}
+nodes: [{id: A}, {id: B}, {id: C}]
+EOF
+expect_exit 2 "probing every nanosecond exits 2" "$RINGSIM" check "$T/probe.yaml"
+expect_match "^$T/probe.yaml: cannot run: about .* events .*most of them health probes.*health.probe_interval, or pass --force" \
+    "$T/err" "probe_interval 1ns: the events, the key and --force"
+expect_exit 0 "probe_interval 1ns with --force exits 0" "$RINGSIM" check "$T/probe.yaml" --force
+expect_eq "$(cat "$T/out")" "ok: probe" "--force: ok: NAME"
+{ printf 'duration: 10000000s\nworkload: {qps: 1e-9}\nnodes:\n'
+  i=0; while [ $i -lt 100 ]; do printf '  - {id: n%d}\n' $i; i=$((i + 1)); done; } >"$T/sparse.yaml"
+expect_exit 2 "10^7 ticks of 100 nodes exits 2" "$RINGSIM" check "$T/sparse.yaml"
+expect_match "^$T/sparse.yaml: cannot run: the results would take about .* rows\); raise tick" \
+    "$T/err" "a billion rows: names tick"
+expect_exit 0 "with --force exits 0" "$RINGSIM" check "$T/sparse.yaml" --force
+expect_eq "$(cat "$T/out")" "ok: sparse" "sparse with --force: ok: NAME"
 
 # --- --set and --seed ----------------------------------------------------------
 expect_exit 0 "--set of a valid value" "$RINGSIM" check tests/data/minimal.yaml \
@@ -116,7 +199,7 @@ expect_exit 2 "two files: exit 2" "$RINGSIM" check tests/data/minimal.yaml tests
 expect_exit 2 "--set without a value: exit 2" "$RINGSIM" check tests/data/minimal.yaml --set
 expect_exit 0 "--help exits 0" "$RINGSIM" check --help
 expect_match '^usage: ringsim check SCENARIO.yaml' "$T/out" "--help: usage"
-expect_match 'example:' "$T/out" "--help: an example"
+expect_match 'examples?:' "$T/out" "--help: an example"
 expect_match 'ringsim check scenarios/.*--set routing.vnodes=' "$T/out" "--help: example with --set"
 
 # --- the schema reference --------------------------------------------------------

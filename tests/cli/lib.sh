@@ -28,8 +28,8 @@ expect_exit() {
         ok 0 "$name"
     else
         ok 1 "$name (exit $got, wanted $want)"
-        sed 's/^/#   out: /' "$T/out" | head -10
-        sed 's/^/#   err: /' "$T/err" | head -10
+        sed 's/^/#   out: /' "$T/out" | head -10 | cut -c 1-300
+        sed 's/^/#   err: /' "$T/err" | head -10 | cut -c 1-300
     fi
 }
 
@@ -38,7 +38,7 @@ expect_match() {
         ok 0 "$3"
     else
         ok 1 "$3 (no /$1/ in $2)"
-        sed 's/^/#   /' "$2" | head -10
+        sed 's/^/#   /' "$2" | head -10 | cut -c 1-300
     fi
 }
 

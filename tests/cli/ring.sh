@@ -28,8 +28,8 @@ expect_match '"moved":75273,' "$T/out" "mod moves 75273"
 
 expect_exit 0 "default table" $R --vnodes 512 --nodes A,B,C --to A,B,C,D
 cp "$T/out" "$T/table"
-expect_match '^  A +33873 +33\.87% +25451 +25\.45% +-8422$' "$T/table" "table row A"
-expect_match '^  D +- +- +24729 +24\.73% +\+24729$' "$T/table" "table row D (new node)"
+expect_match '^  A +33873 +33\.87% +25451 +25\.45% +-8422 +512$' "$T/table" "table row A (and its 512 points)"
+expect_match '^  D +- +- +24729 +24\.73% +\+24729 +512$' "$T/table" "table row D (new node)"
 expect_match '^  moved +24729 +24\.73%' "$T/table" "table: moved with percent"
 expect_match 'between old nodes +0 ' "$T/table" "table: moved between old nodes"
 expect_match '^  max/avg +1\.0162 +1\.0251' "$T/table" "table: max/avg"
@@ -54,6 +54,117 @@ expect_exit 2 "a key pattern with a byte that is not UTF-8 is refused (as in a s
 expect_eq "$(wc -c <"$T/out" | tr -d ' ')" 0 "not UTF-8: no JSON written"
 expect_match '^ringsim ring: --keys: the value is not valid UTF-8$' "$T/err" "not UTF-8: says so"
 
+# --- keys looked up by name: where a key lives, and where it goes -------------------
+# A reference ring built in python from the convention alone (sha256 of "%s#%d", the
+# first 8 digest bytes big-endian, points sorted by (position, id), a key's owner the
+# first point at or after it), against ring's answers for a few keys.
+if command -v python3 >/dev/null 2>&1; then
+    expect_exit 0 "--key: JSON lookups" $R --vnodes 512 --nodes A,B,C --to A,B,C,D \
+        --key user:42 --key key-000001 --key '' --key 'a b\c' --json
+    python3 - "$T/out" >"$T/ref" 2>&1 <<'EOF'
+import bisect, hashlib, json, sys
+def pos(b): return int.from_bytes(hashlib.sha256(b).digest()[:8], 'big')
+def ring(ids): return sorted((pos(('%s#%d' % (n, i)).encode()), n) for n in ids for i in range(512))
+def owner(r, p):
+    i = bisect.bisect_left(r, (p, ''))
+    return r[i % len(r)][1]
+before, after = ring('ABC'), ring('ABCD')
+d = json.load(open(sys.argv[1]))
+bad = 0
+for l in d['lookups']:
+    p = pos(l['key'].encode())
+    want = (p, owner(before, p), None, owner(after, p))
+    got = (l['position'], l['owner'], l['slot'], l['owner_after'])
+    if got != want:
+        bad += 1
+        print('key %r: got %s, wanted %s' % (l['key'], got, want))
+print('keys', [l['key'] for l in d['lookups']], 'bad', bad)
+EOF
+    expect_match "^keys \['user:42', 'key-000001', '', 'a b\\\\\\\\c'\] bad 0$" "$T/ref" \
+        "four keys: position, owner and owner after as the convention gives them"
+    expect_match '"lookups":\[\{"key":"user:42","position":[0-9]+,"owner":"[ABC]","slot":null,"owner_after":"[ABCD]"\},' \
+        "$T/out" "lookups: key, position, owner, slot (null), owner_after, in this order"
+    # every analysed key, one per line: the counts and the move are the known answers
+    awk 'BEGIN { for (i = 0; i < 100000; i++) printf "key-%06d\n", i }' >"$T/keys.txt"
+    expect_exit 0 "--keys-file of the 100000 analysed keys" $R --vnodes 512 --nodes A,B,C \
+        --to A,B,C,D --keys-file "$T/keys.txt" --json
+    python3 -c '
+import json, sys
+from collections import Counter
+d = json.load(open(sys.argv[1]))
+l = d["lookups"]
+b = Counter(x["owner"] for x in l)
+print(len(l), b["A"], b["B"], b["C"], sum(x["owner"] != x["owner_after"] for x in l),
+      set(x["owner_after"] for x in l if x["owner"] != x["owner_after"]))' "$T/out" >"$T/counts"
+    expect_eq "$(cat "$T/counts")" "100000 33873 33307 32820 24729 {'D'}" \
+        "lookups of every key: 33873/33307/32820 before, 24729 move, all to D"
+else
+    for i in 1 2 3 4 5; do echo "ok $((_n + 1)) - lookups against a reference # SKIP no python3"; _n=$((_n + 1)); done
+fi
+expect_exit 0 "--key in the table" $R --vnodes 512 --nodes A,B,C --to A,B,C,D --key key-000001 --key user:42
+expect_match '^  key +position +owner +after$' "$T/out" "table: the lookups' heading"
+expect_match '^  key-000001 +[0-9]+  C +D   \(moves\)$' "$T/out" "table: key-000001 moves from C to D"
+expect_match '^  user:42 +[0-9]+  C +C$' "$T/out" "table: user:42 stays on C"
+expect_exit 0 "--key without --to" $R --key user:42 --json
+expect_match '"lookups":\[\{"key":"user:42","position":[0-9]+,"owner":"[ABC]","slot":null,"owner_after":null\}\]\}$' \
+    "$T/out" "without --to: owner_after is null, lookups end the object"
+expect_exit 0 "slots: the slot" $R --algo slots --key foo --key '{user:42}.name' --json
+expect_match '"key":"foo","position":12182,"owner":"C","slot":12182,' "$T/out" \
+    "slots: foo is slot 12182 (as Redis's CLUSTER KEYSLOT), owned by C"
+expect_exit 0 "slots: table" $R --algo slots --nodes A,B,C --to A,B,C,D --count 1000 --key foo
+expect_match '^  key +slot +owner +after$' "$T/out" "slots: the table says slot"
+expect_match '^  foo +12182  C +D   \(moves\)$' "$T/out" "slots: foo moves to D when it joins"
+expect_match '^  A +[0-9]+ .* 5461 -> 4096$' "$T/out" "slots: each node's slots, before and after"
+expect_exit 0 "ketama: points as the weights round" $R --algo ketama --weights A=2 --nodes A,B,C --to A,B --count 100
+expect_match '^  A .* 240 -> 212$' "$T/out" "ketama: 4 x floor(2/4 x 40 x 3) points, then 4 x floor(2/3 x 40 x 2)"
+expect_exit 0 "ring: weights round" $R --vnodes 10 --weights A=1.25,B=0.04 --nodes A,B,C --count 100
+expect_match '^  A .* 13$' "$T/out" "ring: llround(10 x 1.25) = 13 points"
+expect_match '^  B .* 1$' "$T/out" "ring: at least one point"
+# keys are bytes: a NUL is not possible in argv, but invalid UTF-8, CR and empty lines are
+printf 'a\r\n\n\377b\nlast' >"$T/odd.txt"
+expect_exit 0 "odd keys from a file" $R --keys-file "$T/odd.txt" --json
+if command -v python3 >/dev/null 2>&1; then
+    python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+print(ascii([(l["key"], l.get("key_hex")) for l in d["lookups"]]))' "$T/out" >"$T/odd" 2>&1
+    expect_eq "$(cat "$T/odd")" "[('a\r', None), ('', None), ('\ufffdb', 'ff62'), ('last', None)]" \
+        "a CR is part of the key, an empty line the empty key, invalid UTF-8 has key_hex"
+else
+    echo "ok $((_n + 1)) - odd keys # SKIP no python3"; _n=$((_n + 1))
+fi
+expect_exit 0 "odd keys in the table" $R --keys-file "$T/odd.txt"
+expect_match '^  a\\x0d +[0-9]+  [ABC]$' "$T/out" "table: a CR as \\x0d"
+expect_match '^  "" +[0-9]+  [ABC]$' "$T/out" "table: the empty key as \"\""
+expect_match '^  \\xffb +[0-9]+  [ABC]$' "$T/out" "table: a byte that is not UTF-8 as \\xff"
+printf 'k1\nk2\n' | $R --keys-file - --key k3 --keys-file "$T/odd.txt" --count 10 --json >"$T/o" 2>"$T/e"
+expect_match '"lookups":\[\{"key":"k1".*\{"key":"k2".*\{"key":"k3".*\{"key":"a\\r"' "$T/o" \
+    "keys from stdin, --key and a file, in the order given"
+# bounds: key length, line length, key count; a file with no newline stops at the first line
+bad_lookup() { # bad_lookup "name" REGEX args...
+    name=$1 re=$2
+    shift 2
+    expect_exit 2 "$name" timeout 60 $R --count 10 "$@"
+    expect_match "$re" "$T/err" "$name: message"
+}
+bad_lookup "--key of 1025 bytes" '^ringsim ring: --key: a key of 1025 bytes, more than the 1024 a key may have$' \
+    --key "$(head -c 1025 /dev/zero | tr '\0' k)"
+head -c 1024 /dev/zero | tr '\0' k >"$T/long.txt"
+expect_exit 0 "a line of 1024 bytes is a key" $R --count 10 --keys-file "$T/long.txt"
+{ echo short; head -c 1025 /dev/zero | tr '\0' k; echo; } >"$T/long.txt"
+bad_lookup "a line of 1025 bytes" "^ringsim ring: --keys-file $T/long.txt:2: a key of more than 1024 bytes" \
+    --keys-file "$T/long.txt"
+bad_lookup "/dev/zero (no newline)" '^ringsim ring: --keys-file /dev/zero:1: a key of more than 1024 bytes' \
+    --keys-file /dev/zero
+awk 'BEGIN { for (i = 0; i <= 1000000; i++) print i }' >"$T/many.txt"
+bad_lookup "1000001 keys" "^ringsim ring: --keys-file $T/many.txt:1000001: more than 1000000 keys to look up" \
+    --keys-file "$T/many.txt"
+bad_lookup "a missing keys file" "^ringsim ring: --keys-file $T/none.txt: cannot read: No such file" \
+    --keys-file "$T/none.txt"
+bad_lookup "standard input twice" '^ringsim ring: --keys-file -: standard input can be read only once' \
+    --keys-file - --keys-file -
+bad_lookup "--key without a value" '^ringsim ring: --key needs a value' --key
+
 # --- defaults and no --to ----------------------------------------------------
 expect_exit 0 "defaults" $R --json
 expect_match '"algo":"ring","hash":"sha256","vnodes":160,' "$T/out" "defaults: ring sha256 160"
@@ -64,7 +175,7 @@ before=$(sed 's/.*"before":\({[^}]*}\).*/\1/' "$T/out")
 after=$(sed 's/.*"after":\({[^}]*}\).*/\1/' "$T/out")
 expect_eq "$after" "$before" "no --to: after equals before"
 expect_exit 0 "table without --to" $R --count 1000
-expect_match '^  node +keys +%$' "$T/out" "table without --to has one column"
+expect_match '^  node +keys +% +points$' "$T/out" "table without --to has one column of keys"
 
 # --- every algorithm runs, and the consistent ones move only what they must --
 for a in mod ring ketama jump rendezvous maglev bounded slots; do

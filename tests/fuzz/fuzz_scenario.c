@@ -7,21 +7,17 @@
  * effective YAML must load again to the same effective YAML (the round trip
  * `ringsim run` relies on to replay a run from its database).
  *
- * Not part of `make test`. How to run it is below, in line comments (the
- * shell globs would end a block comment).
+ * What it exercises: the loader (sim/scenario*.c, sim/yamltree.c with its
+ * key index, which hashes with models/placement/hash.c), the set of bad
+ * fields (sim/u64map.c), the unit parsers (sim/util.c) and the placement
+ * library's checks on every membership (models/placement/). `make fuzz`
+ * builds it against libringsim.a with ASan and UBSan and runs it from
+ * tests/fuzz/corpus/scenario; `make test` replays that corpus and the crash
+ * reproducers of tests/fuzz/regress/scenario through tests/fuzz/driver.c.
+ * Inputs that start with "#set " lines exercise the overrides; a corpus
+ * entry such as `printf '#set nodes.1.weight=2\n' | cat - tests/data/full.yaml`
+ * helps it find them.
  */
-// To run, from the repository's top directory (a few minutes is plenty):
-//
-//   mkdir -p build/fuzz/corpus && cp tests/data/*.yaml build/fuzz/corpus/
-//   SRCS="$(echo sim/scenario*.c) sim/yamltree.c sim/util.c $(echo models/placement/*.c)"
-//   PKGS="yaml-0.1 libcrypto zlib libxxhash"
-//   clang -g -O1 -std=c11 -D_DEFAULT_SOURCE -D_POSIX_C_SOURCE=200809L -I. -fsanitize=fuzzer,address,undefined $(pkg-config --cflags $PKGS) tests/fuzz/fuzz_scenario.c $SRCS $(pkg-config --libs $PKGS) -lm -o build/fuzz/fuzz_scenario
-//   build/fuzz/fuzz_scenario -max_total_time=300 -max_len=4096 build/fuzz/corpus
-//
-// Inputs that start with "#set " lines exercise the overrides; a corpus entry
-// such as `printf '#set nodes.1.weight=2\n' | cat - tests/data/full.yaml`
-// helps it find them.
-
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+#include <openssl/sha.h>
 
 #include "models/placement/ring_analysis.h"
 #include "sim/util.h"
@@ -139,6 +140,168 @@ static void test_known_answers(void **state)
     assert_int_equal(r.moved, 75273);
     assert_true(r.before.space_max_over_avg == 1.0);
     ring_result_deinit(&r);
+}
+
+/* ---- keys looked up by name: against a ring built here from the convention
+ * alone (sha256, "%s#%d", first 8 digest bytes big-endian, points sorted by
+ * (position, id), a key's owner the first point at or after it) ---------- */
+
+struct ref_point {
+    uint64_t pos;
+    const char *id;
+};
+
+static uint64_t sha256_pos(const void *data, size_t len)
+{
+    unsigned char d[SHA256_DIGEST_LENGTH];
+    SHA256(data, len, d);
+    uint64_t p = 0;
+    for (int i = 0; i < 8; i++)
+        p = p << 8 | d[i];
+    return p;
+}
+
+static int ref_point_cmp(const void *a, const void *b)
+{
+    const struct ref_point *x = a, *y = b;
+    if (x->pos != y->pos)
+        return x->pos < y->pos ? -1 : 1;
+    return strcmp(x->id, y->id);
+}
+
+/* The 512-vnode sha256 ring of ids[0..n), sorted; caller frees. */
+static struct ref_point *ref_ring(const char *const *ids, size_t n)
+{
+    struct ref_point *r = calloc(n * 512, sizeof *r);
+    assert_non_null(r);
+    for (size_t i = 0; i < n; i++)
+        for (int v = 0; v < 512; v++) {
+            char name[32];
+            int len = snprintf(name, sizeof name, "%s#%d", ids[i], v);
+            r[i * 512 + (size_t)v] = (struct ref_point){sha256_pos(name, (size_t)len), ids[i]};
+        }
+    qsort(r, n * 512, sizeof *r, ref_point_cmp);
+    return r;
+}
+
+static const char *ref_owner(const struct ref_point *r, size_t n, uint64_t pos)
+{
+    for (size_t i = 0; i < n; i++) /* a linear scan: plainly the first point at or after */
+        if (r[i].pos >= pos)
+            return r[i].id;
+    return r[0].id;
+}
+
+static void test_lookups_known_answers(void **state)
+{
+    (void)state;
+    static const char *const abc[] = {"A", "B", "C"}, *const abcd[] = {"A", "B", "C", "D"};
+    struct ref_point *rb = ref_ring(abc, 3), *ra = ref_ring(abcd, 4);
+    /* keys of every kind: the known-answer pattern, a user key, the empty key,
+     * a NUL inside, bytes that are not UTF-8, a long key */
+    static char longkey[KEY_MAX_BYTES];
+    memset(longkey, 'x', sizeof longkey);
+    struct ring_key keys[64] = {{"user:42", 7}, {"", 0}, {"a\0b", 3}, {"\xff\xfe", 2},
+                                {longkey, sizeof longkey}};
+    char names[64][16];
+    size_t n = 5;
+    for (; n < ARRAY_LEN(keys); n++) {
+        snprintf(names[n], sizeof names[n], "key-%06zu", n * 1000);
+        keys[n] = (struct ring_key){names[n], strlen(names[n])};
+    }
+    struct ring_input in = input(PLACE_RING, ABC, 3, ABCD, 4);
+    in.params.vnodes = 512;
+    in.key_count = 1000;
+    in.lookup = keys;
+    in.n_lookup = n;
+    struct ring_result r;
+    char err[256];
+    assert_int_equal(ring_analyze(&in, &r, err, sizeof err), 0);
+    assert_int_equal(r.n_lookups, n);
+    size_t moved = 0;
+    for (size_t i = 0; i < n; i++) {
+        const struct ring_lookup *l = &r.lookups[i];
+        uint64_t pos = sha256_pos(keys[i].bytes, keys[i].len);
+        assert_true(l->position == pos);
+        assert_string_equal(r.nodes[l->owner_before].id, ref_owner(rb, 3 * 512, pos));
+        assert_string_equal(r.nodes[l->owner_after].id, ref_owner(ra, 4 * 512, pos));
+        /* a join moves keys only to the new node */
+        if (l->owner_before != l->owner_after) {
+            assert_string_equal(r.nodes[l->owner_after].id, "D");
+            moved++;
+        }
+    }
+    assert_true(moved > 0 && moved < n); /* a quarter, about: some move, not all */
+    /* user:42, computed by hand from the convention above */
+    assert_string_equal(r.nodes[r.lookups[0].owner_before].id, ref_owner(rb, 3 * 512,
+                                                                         sha256_pos("user:42", 7)));
+    ring_result_deinit(&r);
+    free(rb);
+    free(ra);
+}
+
+/* Looking up every analysed key one by one gives the analysis's own counts:
+ * 33873/33307/32820 before, 24729 moved (the known answers). */
+static void test_lookups_agree_with_counts(void **state)
+{
+    (void)state;
+    size_t n = 100000;
+    struct ring_key *keys = calloc(n, sizeof *keys);
+    char (*names)[16] = calloc(n, sizeof *names);
+    assert_true(keys && names);
+    for (size_t i = 0; i < n; i++) {
+        snprintf(names[i], sizeof names[i], "key-%06zu", i);
+        keys[i] = (struct ring_key){names[i], 10};
+    }
+    struct ring_input in = input(PLACE_RING, ABC, 3, ABCD, 4);
+    in.params.vnodes = 512;
+    in.lookup = keys;
+    in.n_lookup = n;
+    struct ring_result r;
+    char err[256];
+    assert_int_equal(ring_analyze(&in, &r, err, sizeof err), 0);
+    uint64_t before[4] = {0}, after[4] = {0}, moved = 0;
+    for (size_t i = 0; i < n; i++) {
+        before[r.lookups[i].owner_before]++;
+        after[r.lookups[i].owner_after]++;
+        moved += r.lookups[i].owner_before != r.lookups[i].owner_after;
+    }
+    assert_int_equal(before[0], 33873);
+    assert_int_equal(before[1], 33307);
+    assert_int_equal(before[2], 32820);
+    assert_int_equal(after[3], 24729);
+    assert_int_equal(moved, 24729);
+    for (size_t i = 0; i < 4; i++) {
+        assert_int_equal(before[i], r.nodes[i].keys_before);
+        assert_int_equal(after[i], r.nodes[i].keys_after);
+    }
+    /* 512 points each, the points that weights round to */
+    for (size_t i = 0; i < 4; i++)
+        assert_int_equal(r.nodes[i].points_after, 512);
+    assert_int_equal(r.nodes[3].points_before, 0);
+    ring_result_deinit(&r);
+
+    /* slots: the position is the slot (CRC16-XMODEM & 16383, hash tags honoured) */
+    in = input(PLACE_SLOTS, ABC, 3, ABCD, 4);
+    struct ring_key tagged[] = {{"{user42}.a", 10}, {"{user42}.b", 10}, {"foo", 3}};
+    in.key_count = 100;
+    in.lookup = tagged;
+    in.n_lookup = 3;
+    assert_int_equal(ring_analyze(&in, &r, err, sizeof err), 0);
+    assert_true(r.lookups[0].position == r.lookups[1].position);
+    assert_true(r.lookups[2].position == 12182); /* Redis: CLUSTER KEYSLOT foo */
+    assert_true(r.lookups[0].position < 16384);
+    for (size_t i = 0; i < 4; i++)
+        assert_int_equal(r.nodes[i].points_after, 4096);
+    uint64_t slots = 0;
+    for (size_t i = 0; i < 3; i++) {
+        assert_true(r.nodes[i].points_before == 5461 || r.nodes[i].points_before == 5462);
+        slots += r.nodes[i].points_before;
+    }
+    assert_int_equal(slots, 16384);
+    ring_result_deinit(&r);
+    free(keys);
+    free(names);
 }
 
 static void test_no_change(void **state)
@@ -274,6 +437,8 @@ int main(void)
         cmocka_unit_test(test_key_format_render_lengths),
         cmocka_unit_test(test_key_format_errors),
         cmocka_unit_test(test_known_answers),
+        cmocka_unit_test(test_lookups_known_answers),
+        cmocka_unit_test(test_lookups_agree_with_counts),
         cmocka_unit_test(test_no_change),
         cmocka_unit_test(test_removal_and_replacement),
         cmocka_unit_test(test_bounded_caps),

@@ -8,6 +8,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <math.h>
 #include <cmocka.h>
 
 #include "sim/scenario.h"
@@ -342,6 +344,83 @@ static void test_strings_and_enums(void **state)
     scenario_destroy(s);
 }
 
+/* A string of n copies of c (caller frees). */
+static char *repeat(char c, size_t n)
+{
+    char *s = malloc(n + 1);
+    assert_non_null(s);
+    memset(s, c, n);
+    s[n] = '\0';
+    return s;
+}
+
+/* Free text that reaches file names and rows is bounded: name 100 bytes,
+ * description 10000, node ids and addresses 255, keys 1024. */
+static void test_string_bounds(void **state)
+{
+    (void)state;
+    char *at_limit = repeat('n', 100), *over = repeat('n', 101), *text, want[512];
+    text = xasprintf("name: %s\n" NODES, at_limit);
+    struct scenario *s = load_ok(text);
+    assert_int_equal(strlen(s->name), 100);
+    scenario_destroy(s);
+    free(text);
+    text = xasprintf("name: %s\n" NODES, over);
+    snprintf(want, sizeof want, "x.yaml:1:7: name: expected a string of at most 100 bytes (this "
+             "one has 101), got \"%.79s...\"", over);
+    expect_error(text, want);
+    free(text);
+    /* the name made from the file's name is bounded too */
+    struct diag d;
+    diag_init(&d);
+    char *file = xasprintf("dir/%s.yaml", over);
+    assert_null(scenario_load_string(file, NODES, strlen(NODES), NULL, 0, &d));
+    snprintf(want, sizeof want, "%s:1:1: name: the file's name makes a name of 101 bytes, more "
+             "than 100; give the scenario a shorter name: (or rename the file)", file);
+    assert_int_equal(d.n, 1);
+    assert_string_equal(d.msgs[0], want);
+    diag_deinit(&d);
+    free(file);
+    free(at_limit);
+    free(over);
+
+    struct {
+        const char *yaml_fmt, *path;
+        size_t limit;
+    } cases[] = {
+        {"description: %s\n" NODES, "description", 10000},
+        {"nodes: [{id: %s}]\n", "nodes.0.id", 255},
+        {"nodes: [{id: A, address: %s}]\n", "nodes.0.address", 255},
+        {"workload: {hot_keys: [{key: %s, share: 0.1}]}\n" NODES, "workload.hot_keys.0.key", 1024},
+        {"nodes: [{id: A}]\nevents: [{at: 1s, add_node: {id: %s}}]\n",
+         "events.0.add_node.id", 255},
+        {"nodes: [{id: A}]\nevents: [{at: 1s, set_address: {id: A, address: %s}}]\n",
+         "events.0.set_address.address", 255},
+        {"nodes: [{id: A}]\nevents: [{at: 1s, hot_key: {key: %s, share: 0.1}}]\n",
+         "events.0.hot_key.key", 1024},
+    };
+    for (size_t i = 0; i < ARRAY_LEN(cases); i++) {
+        char *ok = repeat('k', cases[i].limit), *big = repeat('k', cases[i].limit + 1);
+        text = xasprintf(cases[i].yaml_fmt, ok);
+        scenario_destroy(load_ok(text));
+        free(text);
+        text = xasprintf(cases[i].yaml_fmt, big);
+        diag_init(&d);
+        assert_null(scenario_load_string("x.yaml", text, strlen(text), NULL, 0, &d));
+        snprintf(want, sizeof want, ": %s: expected a %s of at most %zu bytes (this one has %zu)",
+                 cases[i].path, strstr(cases[i].path, ".id") ? "node id" : "string",
+                 cases[i].limit, cases[i].limit + 1);
+        if (d.n != 1 || !strstr(d.msgs[0], want)) {
+            diag_print(&d, stderr);
+            fail_msg("wanted a message with: %s", want);
+        }
+        diag_deinit(&d);
+        free(text);
+        free(ok);
+        free(big);
+    }
+}
+
 static void test_null_sections(void **state)
 {
     (void)state;
@@ -444,8 +523,8 @@ static void test_error_units(void **state)
     (void)state;
     expect_error("tick: 5\n" NODES,
                  "x.yaml:1:7: tick: expected a duration such as 20us, 1.5s or 2m, got \"5\"");
-    expect_error("duration: 0s\n" NODES, "x.yaml:1:11: duration: expected a duration > 0, "
-                                         "got \"0s\"");
+    expect_error("duration: 0s\n" NODES,
+                 "x.yaml:1:11: duration: expected a duration > 0 and <= 300000h, got \"0s\"");
     expect_error("cache: {service_time: 10 ms}\n" NODES,
                  "x.yaml:1:23: cache.service_time: expected a duration such as 20us, 1.5s or "
                  "2m, got \"10 ms\"");
@@ -463,6 +542,36 @@ static void test_error_units(void **state)
     expect_error("routing: {hash: SHA256}\n" NODES,
                  "x.yaml:1:17: routing.hash: expected one of: sha256, md5, crc32, xxh64, "
                  "murmur3, fnv1a, got \"SHA256\"");
+}
+
+/* Every duration is at most 300000h, whatever the key; exactly 300000h is
+ * accepted (one nanosecond more is not: the bound is compared exactly). */
+static void test_duration_bound(void **state)
+{
+    (void)state;
+    static const char *const keys[] = {
+        "duration", "tick", "warmup", "workload.ttl", "cache.service_time", "cache.rtt",
+        "database.service_time", "clients.timeout", "clients.fallback_window",
+        "health.retry_after", "health.cooldown", "health.probe_interval",
+        "health.propagation_delay", "health.gutter_ttl", "nodes.0.service_time", "nodes.0.rtt",
+        "events.0.at", "events.0.slow_node.latency", "events.0.slow_node.for"};
+    const char *text = NODES "events: [{at: 1s, slow_node: {id: A, factor: 2, for: 1s}}]\n";
+    for (size_t i = 0; i < ARRAY_LEN(keys); i++) {
+        char set[128], want[256];
+        snprintf(set, sizeof set, "%s=1080000000000000001ns", keys[i]);
+        bool positive = strstr(keys[i], "service_time") || strstr(keys[i], "for") ||
+                        strstr(keys[i], "timeout") || strstr(keys[i], "retry") ||
+                        strstr(keys[i], "probe") || strstr(keys[i], "gutter") ||
+                        !strcmp(keys[i], "duration") || !strcmp(keys[i], "tick");
+        snprintf(want, sizeof want, "--set %s: %s: expected a duration %s 300000h, got "
+                 "\"1080000000000000001ns\"", set, keys[i],
+                 positive ? "> 0 and <=" : "from 0 to");
+        expect_error_sets(text, (const char *const[]){set, NULL}, want);
+    }
+    struct scenario *s = load_ok_sets(text, (const char *const[]){"health.retry_after=300000h",
+                                                                  NULL});
+    assert_true(s->health.retry_after_ns == 300000LL * 3600 * 1000000000LL);
+    scenario_destroy(s);
 }
 
 static void test_error_quoted_numbers(void **state)
@@ -562,6 +671,11 @@ static void test_error_yaml(void **state)
                  "x.yaml:1:7: tags are not supported (found tag:yaml.org,2002:int)");
     expect_error("? [a]\n: 1\n" NODES,
                  "x.yaml:1:3: mapping keys must be plain words, not collections");
+    /* ... also after 8 keys, when the mapping has an index (found by fuzzing) */
+    expect_error("a: 1\nb: 1\nc: 1\nd: 1\ne: 1\nf: 1\ng: 1\nh: 1\n? [a]\n: 1\n" NODES,
+                 "x.yaml:9:3: mapping keys must be plain words, not collections");
+    expect_error("workload: {a: 1, b: 1, c: 1, d: 1, e: 1, f: 1, g: 1, h: 1, {x: 1}: 1}\n" NODES,
+                 "x.yaml:1:60: mapping keys must be plain words, not collections");
     expect_error("name: \"a\\0b\"\n" NODES,
                  "x.yaml:1:7: NUL characters are not allowed in values");
     expect_error("name: \"\xff\"\n" NODES, "x.yaml:1:8: YAML syntax error: invalid leading "
@@ -607,6 +721,80 @@ static void test_error_limit(void **state)
     sb_deinit(&sb);
 }
 
+/* Seconds (monotonic clock) to load a mapping of n unknown keys: the load
+ * fails with the first MAX_ERRORS messages and a count of the rest. */
+static double load_keys_seconds(size_t n)
+{
+    struct strbuf sb;
+    struct diag d;
+    struct timespec t0, t1;
+    char want[64];
+    sb_init(&sb);
+    sb_puts(&sb, "nodes: [{id: A}]\nworkload:\n");
+    for (size_t i = 0; i < n; i++)
+        sb_printf(&sb, "  k%zu: 1\n", i);
+    diag_init(&d);
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    struct scenario *s = scenario_load_string("x.yaml", sb.buf, sb.len, NULL, 0, &d);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    assert_null(s);
+    assert_int_equal(d.n, 101);
+    assert_non_null(strstr(d.msgs[0], "x.yaml:3:3: workload.k0: unknown key"));
+    snprintf(want, sizeof want, "x.yaml: %zu more errors not shown", n - 100);
+    assert_string_equal(d.msgs[100], want);
+    diag_deinit(&d);
+    sb_deinit(&sb);
+    return (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+}
+
+/* Loading is linear in the keys of a mapping: ten times the keys take
+ * about ten times as long (a duplicate-key check by linear search made it
+ * quadratic: 16 s for 50,000 keys). The bound leaves room for a noisy
+ * machine and a slow build; the quadratic loader is a hundred times over. */
+static void test_many_keys_linear(void **state)
+{
+    (void)state;
+    double small = 1e9;
+    for (int i = 0; i < 3; i++)
+        small = fmin(small, load_keys_seconds(20000));
+    double big = load_keys_seconds(200000);
+    if (big > 1.0 && big > 30 * small)
+        fail_msg("200000 keys took %.2f s, 20000 keys %.3f s: not linear", big, small);
+}
+
+/* Mappings large enough to be indexed: duplicates are found against the
+ * first entry, and --set replaces an existing key or adds a new one. */
+static void test_indexed_mappings(void **state)
+{
+    (void)state;
+    struct strbuf sb;
+    sb_init(&sb);
+    sb_puts(&sb, NODES "workload:\n");
+    for (int i = 0; i < 40; i++)
+        sb_printf(&sb, "  k%d: 1\n", i);
+    sb_puts(&sb, "  k3: 2\n  k39: 2\n");
+    struct diag d;
+    struct scenario *s = load_sets(sb.buf, &d, NULL);
+    assert_null(s);
+    assert_true(has_msg(&d, "x.yaml:43:3: workload.k3: duplicate key (first at line 6)"));
+    assert_true(has_msg(&d, "x.yaml:44:3: workload.k39: duplicate key (first at line 42)"));
+    assert_int_equal(d.n, 42); /* 40 unknown keys, 2 duplicates */
+    diag_deinit(&d);
+    sb_deinit(&sb);
+
+    const char *all = NODES "workload: {keys: 10, key_format: \"k%d\", popularity: zipf, "
+                      "zipf_s: 1, qps: 100, write_ratio: 0, value_bytes: 10, ttl: 0s, "
+                      "hot_keys: []}\n";
+    s = load_ok_sets(all, (const char *const[]){"workload.qps=5", "workload.keys=7", NULL});
+    assert_true(s->workload.qps == 5);
+    assert_int_equal(s->workload.keys, 7);
+    scenario_destroy(s);
+    expect_error_sets(all, (const char *const[]){"workload.keyz=1", NULL},
+                      "--set workload.keyz=1: workload.keyz: unknown key (expected one of: keys, "
+                      "key_format, popularity, zipf_s, qps, write_ratio, value_bytes, ttl, "
+                      "hot_keys); did you mean keys?");
+}
+
 static void test_error_files(void **state)
 {
     (void)state;
@@ -618,7 +806,7 @@ static void test_error_files(void **state)
                                    "directory");
     diag_deinit(&d);
     assert_null(scenario_load("tests/data", NULL, 0, &d));
-    assert_string_equal(d.msgs[0], "tests/data: cannot read: Is a directory");
+    assert_string_equal(d.msgs[0], "tests/data: cannot read: not a regular file (a directory)");
     diag_deinit(&d);
 }
 
@@ -773,7 +961,7 @@ static void test_error_long_values(void **state)
     /* a long value is cut in the message, between characters */
     char text[600], want[600], got[200];
     strcpy(text, "name: a/");
-    for (int i = 0; i < 100; i++)
+    for (int i = 0; i < 45; i++) /* 92 bytes: under the 100 a name may have */
         strcat(text, "\xc3\xa9"); /* é, two bytes */
     strcat(text, "\n" NODES);
     strcpy(got, "a/");
@@ -971,7 +1159,7 @@ static void test_events_entries(void **state)
                  "x.yaml:3:41: events.0.slow_node.factor: expected a number from 1 to 1000000, "
                  "got \"0.5\"");
     expect_error(NODES "events:\n  - {at: 5s, slow_node: {id: A, factor: 2, for: 0s}}\n",
-                 "x.yaml:3:49: events.0.slow_node.for: expected a duration > 0, got \"0s\"");
+                 "x.yaml:3:49: events.0.slow_node.for: expected a duration > 0 and <= 300000h, got \"0s\"");
     expect_error(NODES "events:\n  - {at: 5s, crash_node: {id: A, for: 1s}}\n",
                  "x.yaml:3:34: events.0.crash_node.for: unknown key (expected one of: id)");
     expect_error(NODES "events:\n  - {at: 5s, split_brain: {instances: [0]}}\n",
@@ -1173,7 +1361,7 @@ static void test_set_errors(void **state)
     /* an --set value is checked like the file's, and its errors come first */
     static const char *const want[] = {
         "--set seed=x: seed: expected a non-negative integer, got \"x\"",
-        "--set tick=0s: tick: expected a duration > 0, got \"0s\"",
+        "--set tick=0s: tick: expected a duration > 0 and <= 300000h, got \"0s\"",
         "x.yaml:1:1: nodes: required key is missing", NULL};
     struct diag d;
     struct scenario *s = load_sets("name: a\n", &d, SETS("seed=x", "tick=0s"));
@@ -1442,16 +1630,20 @@ int main(void)
         cmocka_unit_test(test_place_params_and_names),
         cmocka_unit_test(test_units),
         cmocka_unit_test(test_strings_and_enums),
+        cmocka_unit_test(test_string_bounds),
         cmocka_unit_test(test_null_sections),
         cmocka_unit_test(test_key_formats),
         cmocka_unit_test(test_error_type_and_range),
         cmocka_unit_test(test_error_units),
+        cmocka_unit_test(test_duration_bound),
         cmocka_unit_test(test_error_quoted_numbers),
         cmocka_unit_test(test_error_collections),
         cmocka_unit_test(test_error_keys),
         cmocka_unit_test(test_error_yaml),
         cmocka_unit_test(test_all_errors_sorted),
         cmocka_unit_test(test_error_limit),
+        cmocka_unit_test(test_many_keys_linear),
+        cmocka_unit_test(test_indexed_mappings),
         cmocka_unit_test(test_error_files),
         cmocka_unit_test(test_error_cross_fields),
         cmocka_unit_test(test_error_placement_over_time),

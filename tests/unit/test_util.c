@@ -132,6 +132,21 @@ static void test_strbuf_json(void **state)
     assert_int_equal(utf8_char_len(ok), 3);
     assert_int_equal(utf8_char_len(bad), 0);
     assert_int_equal(utf8_char_len(over), 0);
+    /* bounded: a character must end within the bytes given */
+    assert_int_equal(utf8_char_len_n(ok, 3), 3);
+    assert_int_equal(utf8_char_len_n(ok, 2), 0);
+    assert_int_equal(utf8_char_len_n(ok, 0), 0);
+    assert_int_equal(utf8_char_len_n((const unsigned char *)"a", 1), 1);
+    /* with a length: NUL bytes are \u0000, a character cut by the length is not one */
+    sb_reset(&sb);
+    sb_json_strn(&sb, "a\0b\xe2\x82\xac", 6);
+    assert_string_equal(sb.buf, "\"a\\u0000b\xe2\x82\xac\"");
+    sb_reset(&sb);
+    sb_json_strn(&sb, "x\xe2\x82\xac", 3);
+    assert_string_equal(sb.buf, "\"x\\ufffd\\ufffd\"");
+    sb_reset(&sb);
+    sb_json_strn(&sb, "", 0);
+    assert_string_equal(sb.buf, "\"\"");
     sb_reset(&sb);
     for (int i = 0; i < 1000; i++)
         sb_printf(&sb, "%d,", i);
