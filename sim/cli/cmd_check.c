@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "sim/cli/cli.h"
+#include "sim/cli/cmdline.h"
 #include "sim/estimate.h"
 #include "sim/scenario.h"
 
@@ -62,24 +63,6 @@ static int usage_error(const char *msg, const char *arg)
     fprintf(stderr, "ringsim check: %s%s%s\n", msg, arg ? " " : "", arg ? arg : "");
     fputs(USAGE "  (ringsim check --help)\n", stderr);
     return EXIT_USAGE;
-}
-
-/* The run cost: 0, or -1 after printing "FILE: cannot run: ..." once per
- * problem (each message of run_cost_judge is one line). */
-static int judge_cost(const char *file, const struct scenario *s, bool force)
-{
-    struct run_cost c;
-    struct strbuf msg;
-    run_cost_estimate(s, &c);
-    sb_init(&msg);
-    enum run_cost_verdict v = run_cost_judge(&c, force, machine_memory_bytes(), 0, &msg);
-    for (const char *p = msg.buf; v != COST_OK && *p;) {
-        size_t len = strcspn(p, "\n");
-        fprintf(stderr, "%s: cannot run: %.*s\n", file, (int)len, p);
-        p += len + (p[len] == '\n');
-    }
-    sb_deinit(&msg);
-    return v == COST_OK ? 0 : -1;
 }
 
 int cmd_check(int argc, char **argv)
@@ -147,7 +130,7 @@ int cmd_check(int argc, char **argv)
         diag_print(&d, stderr);
         goto out;
     }
-    if (judge_cost(file, s, force) == 0) {
+    if (judge_run_cost(file, s, force, NULL) == 0) {
         printf("ok: %s\n", s->name);
         rc = EXIT_OK;
     }

@@ -27,6 +27,7 @@ static void on_signal(int sig)
 
 static const char run_usage[] =
     "usage: ringsim run SCENARIO.yaml [-o OUT.db] [--seed N] [--set PATH=VALUE]... [--quiet]\n"
+    "                   [--force]\n"
     "\n"
     "Runs a scenario and records every tick into a SQLite database.\n"
     "\n"
@@ -37,13 +38,17 @@ static const char run_usage[] =
     "                     --set routing.vnodes=32 --set health.cooldown=60s --set nodes.1.weight=2\n"
     "  --quiet            print nothing but errors (no progress bar, no summary)\n"
     "  --no-progress      no progress bar even on a terminal\n"
+    "  --force            run even what the cost estimate calls slow or large (hours of\n"
+    "                     simulation, tens of gigabytes of results); never what cannot\n"
+    "                     be simulated (time past the clock's range, more memory than\n"
+    "                     the machine has)\n"
     "  --metrics          print the results database reference (output/README.md) and exit\n"
     "\n"
     "Prints the summary (the `summary` table's numbers) on stdout and a progress bar on\n"
     "stderr when stderr is a terminal. While the run is recorded its status is 'running'.\n"
     "Ctrl-C (or SIGTERM, SIGHUP) stops it: what was recorded is kept, with status\n"
     "'interrupted'. Exit: 0 complete, 1 failed or interrupted, 2 bad usage or invalid\n"
-    "scenario.\n"
+    "scenario, or one the cost estimate refuses (`ringsim check` prints the estimate).\n"
     "\n"
     "examples:\n"
     "  ringsim run scenarios/scale_out_3_to_4.yaml\n"
@@ -159,14 +164,19 @@ static int simulate(const struct scenario *sc, struct results *res, const char *
     prog.last = prog.t0;
     struct run_options opt = {&interrupted, show_progress, &prog, false};
     struct sink sink = results_sink(res);
-    struct sim *s = sim_create(sc, &sink, &opt, err, sizeof err);
-    if (!s) {
-        fprintf(stderr, "ringsim run: %s: %s\n", sc->name, err);
-        results_finish_run(res, NULL, "failed", since(&prog.t0), err, err, sizeof err);
-        return EXIT_RUN_FAILED;
-    }
+    /* caught from before the setup: placing a large keyspace takes a while */
     struct stop_signals sig;
     stop_signals_catch(&sig, on_signal);
+    struct sim *s = sim_create(sc, &sink, &opt, err, sizeof err);
+    if (!s) {
+        stop_signals_restore(&sig);
+        const char *st = interrupted ? "interrupted" : "failed";
+        fprintf(stderr, "ringsim run: %s: %s%s\n", sc->name, err,
+                interrupted ? " (nothing was simulated; the run is recorded as interrupted)" : "");
+        results_finish_run(res, NULL, st, since(&prog.t0), interrupted ? NULL : err, err,
+                           sizeof err);
+        return EXIT_RUN_FAILED;
+    }
     enum run_status st = sim_run(s);
     stop_signals_restore(&sig);
     double wall = since(&prog.t0);
@@ -232,9 +242,10 @@ int cmd_run(int argc, char **argv)
         return rc;
     }
     struct scenario *sc = scenario_load(cli.scenario, cli.sets, cli.n_sets, &d);
-    if (!sc) {
+    if (!sc || judge_run_cost(cli.scenario, sc, cli.force, cli.out)) {
         diag_print(&d, stderr);
         diag_deinit(&d);
+        scenario_destroy(sc);
         run_cli_deinit(&cli);
         return EXIT_USAGE;
     }

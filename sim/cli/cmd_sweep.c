@@ -58,6 +58,7 @@ static const char sweep_usage[] =
     "                     of each together: the shards share the work even when there\n"
     "                     are fewer combinations than shards\n"
     "  --set PATH=VALUE   a fixed override for every run\n"
+    "  --force            run combinations the cost estimate calls slow or large\n"
     "\n"
     "Prints one line per run and, at the end, a table of the summary averaged over seeds.\n"
     "Exits 1 when any run did not complete, naming it; a run's part file (OUT.db.part-*)\n"
@@ -262,6 +263,9 @@ static int validate(struct sweep *sw)
         struct scenario *sc = load_run(sw, g * sw->seeds, &d);
         if (!sc && !d.n)
             diag_add(&d, "%s: combination %zu does not load", sw->cli.scenario, g);
+        if (sc && judge_run_cost(sw->cli.scenario, sc, sw->cli.force, NULL))
+            diag_add(&d, "%s: combination %zu would not run (--force for what is only slow)",
+                     sw->cli.scenario, g);
         scenario_destroy(sc);
     }
     int rc = d.n ? -1 : 0;

@@ -3,11 +3,15 @@
  */
 #include "sim/cli/cmdline.h"
 
+#include "sim/estimate.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/statvfs.h>
 
 #include "sim/cli/cli.h"
+#include "sim/estimate.h"
 
 static int add_set(struct run_cli *c, const char *arg, struct diag *d)
 {
@@ -115,6 +119,8 @@ int run_cli_parse(struct run_cli *c, int argc, char **argv, const char *usage, b
             c->quiet = true;
         } else if (!strcmp(a, "--no-progress")) {
             c->progress = false;
+        } else if (!strcmp(a, "--force")) {
+            c->force = true;
         } else if (!is_run && (took = sweep_option(c, argv[0], a, next, usage)) != 0) {
             if (took < 0)
                 goto usage_error;
@@ -184,4 +190,34 @@ int make_parent_dirs(const char *path, const char *cmd)
         fprintf(stderr, "ringsim %s: %s\n", cmd, err);
     free(dir);
     return rc;
+}
+
+/* Bytes free on the file system of path's folder (0 if unknown). */
+static double free_bytes(const char *path)
+{
+    char *dir = xstrdup(path);
+    char *slash = strrchr(dir, '/');
+    if (slash)
+        *(slash == dir ? slash + 1 : slash) = '\0';
+    struct statvfs v;
+    double avail = statvfs(slash ? dir : ".", &v) ? 0 : (double)v.f_bavail * (double)v.f_frsize;
+    free(dir);
+    return avail;
+}
+
+int judge_run_cost(const char *file, const struct scenario *s, bool force, const char *out_path)
+{
+    struct run_cost c;
+    struct strbuf msg;
+    run_cost_estimate(s, &c);
+    sb_init(&msg);
+    double disk = out_path ? free_bytes(out_path) : 0;
+    enum run_cost_verdict v = run_cost_judge(&c, force, machine_memory_bytes(), disk, &msg);
+    for (const char *p = msg.buf; v != COST_OK && *p;) {
+        size_t len = strcspn(p, "\n");
+        fprintf(stderr, "%s: cannot run: %.*s\n", file, (int)len, p);
+        p += len + (p[len] == '\n');
+    }
+    sb_deinit(&msg);
+    return v == COST_OK ? 0 : -1;
 }

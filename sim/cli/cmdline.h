@@ -18,6 +18,7 @@ struct run_cli {
     size_t n_sets;
     bool quiet;
     bool progress;
+    bool force;           /* --force: run what is merely slow or large */
     /* sweep only */
     const char **vary;    /* "PATH=V1,V2,..." as given */
     size_t n_vary;
@@ -44,6 +45,12 @@ void stop_signals_restore(const struct stop_signals *st);
 /* Creates the folders leading to path (mkdir -p of its parent), so -o may
  * name a new folder. 0, or -1 after "ringsim CMD: what" on stderr. */
 int make_parent_dirs(const char *path, const char *cmd);
+
+/* The run's cost (sim/estimate.h) judged for this machine: memory, and the
+ * free space where out_path (NULL: none) goes. 0, or -1 after one
+ * "FILE: cannot run: ..." line per problem on stderr. force: accept what
+ * is merely slow or large. */
+int judge_run_cost(const char *file, const struct scenario *s, bool force, const char *out_path);
 
 /* Runs a loaded scenario into out_path (NULL: results/<name>.db). */
 int run_scenario(const struct scenario *sc, const char *out_path, const struct run_cli *cli,

@@ -253,20 +253,29 @@ expect_eq "$(sqlite3 "$T/hup.db" 'SELECT status FROM runs')" interrupted "SIGHUP
 mkdir -p "$T/full"
 if unshare -rm sh -c "mount -t tmpfs -o size=384k tmpfs '$T/full'" 2>/dev/null; then
     unshare -rm sh -c "mount -t tmpfs -o size=384k tmpfs '$T/full' &&
-        '$RINGSIM' run '$T/long.yaml' -o '$T/full/x.db' --quiet 2>'$T/full.err';
+        '$RINGSIM' run '$T/long.yaml' -o '$T/full/x.db' --quiet --force 2>'$T/full.err';
         echo \$? >'$T/full.rc';
         sqlite3 '$T/full/x.db' 'SELECT status, error FROM runs' >'$T/full.rows' 2>&1"
     expect_match "^failed\|cannot .*: the disk is full \(.*x.db: database or disk is full\)" \
         "$T/full.rows" "out of disk space: status failed, and its error says the disk is full"
     expect_match "the run failed: cannot .*: the disk is full" "$T/full.err" "and so does the message"
 else
-    sh -c "trap '' XFSZ; ulimit -f 320; exec '$RINGSIM' run '$T/long.yaml' -o '$T/full/x.db' --quiet" \
+    sh -c "trap '' XFSZ; ulimit -f 320; exec '$RINGSIM' run '$T/long.yaml' -o '$T/full/x.db' --quiet --force" \
         2>"$T/full.err"
     echo $? >"$T/full.rc"
     expect_match "the file size limit is reached \(.*x.db: " "$T/full.err" \
         "at the file size limit: the message says so (no tmpfs could be mounted)"
 fi
 expect_eq "$(cat "$T/full.rc")" 1 "out of space: the run exits 1"
+# and without --force the estimate refuses it beforehand, naming the space
+if unshare -rm true 2>/dev/null; then
+    unshare -rm sh -c "mount -t tmpfs -o size=384k tmpfs '$T/full' &&
+        '$RINGSIM' run '$T/long.yaml' -o '$T/full/y.db' --quiet 2>'$T/full2.err';
+        echo \$? >'$T/full2.rc'"
+    expect_eq "$(cat "$T/full2.rc")" 2 "a run bigger than the free space is refused beforehand"
+    expect_match "cannot run: the results would take .* free where they go" "$T/full2.err" \
+        "saying how much it would take and how much is free"
+fi
 
 # -o '' would record nowhere: refused
 expect_exit 2 "run -o '' is refused" "$RINGSIM" run "$S" -o ''

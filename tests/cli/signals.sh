@@ -1,0 +1,52 @@
+#!/bin/sh
+# Ctrl-C and SIGTERM end a run promptly wherever it is: in a sparse run
+# that only closes ticks, and in a long setup. What was recorded stays, with
+# status interrupted.
+. "$(dirname "$0")/lib.sh"
+cd "$T" || exit 1
+
+# waits up to $2 seconds for pid $1; sets rc to its exit code, or "hung"
+wait_for() {
+    i=0
+    while [ -r "/proc/$1/status" ] && ! grep -q '^State:.*Z' "/proc/$1/status"; do
+        i=$((i + 1))
+        [ $i -gt $(($2 * 10)) ] && { kill -9 "$1"; wait "$1"; rc=hung; return; }
+        sleep 0.1
+    done
+    wait "$1"
+    rc=$?
+}
+
+{ echo "name: sparse"; echo "duration: 10000000s"; echo "workload: {qps: 1e-9}"
+  echo "health: {mode: off}"; echo "nodes:"
+  i=0; while [ $i -lt 100 ]; do echo "  - {id: n$i}"; i=$((i + 1)); done; } >sparse.yaml
+
+"$RINGSIM" run sparse.yaml -o sparse.db --quiet --force 2>sparse.err &
+pid=$!
+sleep 1.5
+kill -INT $pid
+wait_for $pid 10
+expect_eq "$rc" 1 "Ctrl-C ends a sparse run of 10^7 s within seconds (exit 1)"
+expect_eq "$(sqlite3 sparse.db 'SELECT status FROM runs')" interrupted "its status is interrupted"
+ticks=$(sqlite3 sparse.db 'SELECT count(*) FROM ticks')
+[ "$ticks" -gt 0 ] && [ "$ticks" -lt 10000000 ]
+ok $? "the ticks closed before the signal are kept ($ticks)"
+
+"$RINGSIM" run sparse.yaml -o sparse.db --quiet --force 2>term.err &
+pid=$!
+sleep 1.5
+kill -TERM $pid
+wait_for $pid 10
+expect_eq "$rc" 1 "SIGTERM too"
+
+# a setup that takes seconds: 20 million keys to place
+printf 'name: big\nworkload: {keys: 20000000}\nnodes: [{id: A}]\n' >big.yaml
+"$RINGSIM" run big.yaml -o big.db --quiet --force 2>big.err &
+pid=$!
+sleep 1
+kill -INT $pid
+wait_for $pid 10
+expect_eq "$rc" 1 "Ctrl-C during the setup ends it too (exit 1)"
+expect_match "interrupted while" big.err "saying it was interrupted in the setup"
+expect_eq "$(sqlite3 big.db 'SELECT status FROM runs')" interrupted "recorded as interrupted"
+finish
