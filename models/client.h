@@ -37,11 +37,8 @@ struct tick_acc {
     struct lhist client_lat;
 };
 
-struct traces;
-
 struct clients {
     struct tick_acc tk;
-    struct traces *traces;   /* sampled request traces (client_trace.c), or NULL */
     uint32_t next_lease;     /* lease tokens: 1, 2, ... */
     int64_t stale_logged;    /* stale overwrites recorded one by one in events */
     struct rng propagation;  /* central mode: each instance's adoption delay */

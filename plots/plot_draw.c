@@ -55,23 +55,6 @@ static char *default_dir(const char *db)
     return xasprintf("results/plots/%.*s", (int)n, base);
 }
 
-int plot_write_file(const char *dir, const char *name, const char *text, size_t len, char *err,
-                    size_t errlen)
-{
-    char *path = xasprintf("%s/%s", dir, name);
-    FILE *f = fopen(path, "w");
-    int rc = 0;
-    if (!f || fwrite(text, 1, len, f) != len) {
-        snprintf(err, errlen, "%s: cannot write: %s", path, strerror(errno));
-        rc = -1;
-    }
-    if (f && fclose(f) && !rc) {
-        snprintf(err, errlen, "%s: cannot write: %s", path, strerror(errno));
-        rc = -1;
-    }
-    free(path);
-    return rc;
-}
 
 static bool file_nonempty(const char *path)
 {

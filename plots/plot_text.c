@@ -336,3 +336,21 @@ char *event_label(const char *kind, const char *node, const char *detail)
     }
     return NULL;
 }
+
+int plot_write_file(const char *dir, const char *name, const char *text, size_t len, char *err,
+                    size_t errlen)
+{
+    char *path = xasprintf("%s/%s", dir, name);
+    FILE *f = fopen(path, "w");
+    int rc = 0;
+    if (!f || fwrite(text, 1, len, f) != len) {
+        snprintf(err, errlen, "%s: cannot write: %s", path, strerror(errno));
+        rc = -1;
+    }
+    if (f && fclose(f) && !rc) {
+        snprintf(err, errlen, "%s: cannot write: %s", path, strerror(errno));
+        rc = -1;
+    }
+    free(path);
+    return rc;
+}

@@ -25,6 +25,7 @@
 #include "models/membership.h"
 #include "models/net.h"
 #include "models/node.h"
+#include "models/trace.h"
 #include "models/transfer.h"
 #include "models/workload.h"
 #include "sim/run_internal.h"
@@ -183,7 +184,8 @@ struct sim *sim_create(const struct scenario *sc, const struct sink *sink,
     }
     if (membership_create(s, err, errlen))
         goto fail;
-    if (net_create(s) || transfers_create(s) || clients_create(s) || health_create(s)) {
+    if (net_create(s) || transfers_create(s) || traces_create(s) || clients_create(s)
+        || health_create(s)) {
         snprintf(err, errlen, "%s", s->eng.error[0] ? s->eng.error : "cannot set up the clients");
         goto fail;
     }
@@ -208,6 +210,7 @@ void sim_destroy(struct sim *s)
         clients_destroy(s); /* views go back to the membership */
     health_destroy(s);
     transfers_destroy(s);
+    traces_destroy(s);
     net_destroy(s);
     membership_destroy(s);
     nodes_destroy(s);

@@ -4,7 +4,7 @@
  *
  * The loader is one pipeline split by job:
  *
- *   scenario.c         load entry points: read the file, run the pipeline,
+ *   scenario_load.c    load entry points: read the file, run the pipeline,
  *                      sort and hand over the errors, destroy
  *   scenario_set.c     --set: parse PATH=VALUE, apply it to the tree
  *   scenario_schema.c  the schema: one table per section (struct section of

@@ -143,6 +143,18 @@ static size_t member_join(struct members *m, const char *id, const char *addr, d
     return (size_t)(x - m->v);
 }
 
+void scenario_place_params(const struct scenario *s, struct place_params *p)
+{
+    memset(p, 0, sizeof(*p));
+    p->algo = s->routing.algorithm;
+    p->hash = s->routing.hash;
+    p->vnodes = s->routing.vnodes;
+    p->point_format = s->routing.point_format;
+    p->node_key_address = s->routing.node_key_address;
+    p->load_factor = s->routing.load_factor;
+    p->maglev_size = s->routing.table_size;
+}
+
 /* ---- the placement library's checks ----------------------------------------- */
 
 /* The routing key a fault is about, or NULL when it is about the membership. */

@@ -107,6 +107,7 @@ struct clients;
 struct instance;
 struct net;
 struct transfers;
+struct traces;
 
 struct sim {
     struct engine eng;       /* engine.c: clock, events, requests, status */
@@ -127,6 +128,7 @@ struct sim {
     struct net *net;         /* net.c: message delivery, jitter, fencing counts */
     struct transfers *tr;    /* transfer.c: staged joins and drains */
     struct clients *cl;      /* client.c: tick accumulators, leases, adoption delays */
+    struct traces *traces;   /* trace.c: sampled request traces, or NULL */
     struct instance *inst;   /* client.c: the client instances */
     uint32_t n_inst;
 

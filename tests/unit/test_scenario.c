@@ -1,4 +1,4 @@
-/* Unit tests: the scenario loader (sim/scenario.c) — defaults, units, every
+/* Unit tests: the scenario loader (sim/scenario*.c) — defaults, units, every
  * class of error with its exact position, --set, events, round trips of the
  * effective YAML, and the schema reference in scenarios/README.md. */
 #include <setjmp.h>

@@ -1,5 +1,5 @@
 /*
- * scenario.c — the scenario loader's entry points: read a file (or take text
+ * scenario_load.c — the scenario loader's entry points: read a file (or take text
  * from memory), run the pipeline, hand over the errors, and destroy.
  *
  * Loading (each step in its own file, see sim/scenario_internal.h):
@@ -234,15 +234,4 @@ void scenario_destroy(struct scenario *s)
     free(s);
 }
 
-void scenario_place_params(const struct scenario *s, struct place_params *p)
-{
-    memset(p, 0, sizeof(*p));
-    p->algo = s->routing.algorithm;
-    p->hash = s->routing.hash;
-    p->vnodes = s->routing.vnodes;
-    p->point_format = s->routing.point_format;
-    p->node_key_address = s->routing.node_key_address;
-    p->load_factor = s->routing.load_factor;
-    p->maglev_size = s->routing.table_size;
-}
 

@@ -1,5 +1,5 @@
 /*
- * client_trace.c — sampled request traces (output.sample_requests).
+ * trace.c — sampled request traces (output.sample_requests).
  *
  * Each arrival draws, from a stream of its own ("sample"), whether it is
  * recorded, so sampling changes no other draw. A sampled operation keeps a
@@ -9,7 +9,13 @@
  * to the sink's `request` callback. An operation still in flight when the
  * run ends is not recorded.
  */
-#include "models/client_internal.h"
+#include "models/trace.h"
+
+#include "models/db.h"
+#include "models/membership.h"
+#include "models/node.h"
+#include "models/workload.h"
+#include "sim/u64map.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -42,13 +48,13 @@ int traces_create(struct sim *s)
     tr->fraction = f;
     tr->free_head = UINT32_MAX;
     u64map_init(&tr->by_req);
-    s->cl->traces = tr;
+    s->traces = tr;
     return rng_init(&tr->sample, s->sc->seed, "sample");
 }
 
 void traces_destroy(struct sim *s)
 {
-    struct traces *tr = s->cl->traces;
+    struct traces *tr = s->traces;
     if (!tr)
         return;
     rng_deinit(&tr->sample);
@@ -56,7 +62,7 @@ void traces_destroy(struct sim *s)
     free(tr->t);
     free(tr->next_free);
     free(tr);
-    s->cl->traces = NULL;
+    s->traces = NULL;
 }
 
 static uint32_t slot_alloc(struct traces *tr)
@@ -74,25 +80,25 @@ static uint32_t slot_alloc(struct traces *tr)
     return tr->n++;
 }
 
-void trace_arrival(struct sim *s, uint32_t r, bool is_write)
+void trace_arrival(struct sim *s, uint32_t r, bool is_write, uint32_t epoch,
+                   const struct view *view, const struct view *prev_view)
 {
-    struct traces *tr = s->cl->traces;
+    struct traces *tr = s->traces;
     if (!tr || rng_uniform(&tr->sample) >= tr->fraction)
         return;
-    struct req *q = R(s, r);
-    const struct instance *in = &s->inst[q->inst];
+    struct req *q = req_at(&s->eng, r);
     uint32_t i = slot_alloc(tr);
     struct trace *t = &tr->t[i];
     memset(t, 0, sizeof(*t));
     t->t0_ns = q->t0_ns;
     t->inst = q->inst;
     t->key = q->key;
-    t->epoch = in->epoch;
+    t->epoch = epoch;
     t->write = is_write;
-    t->owner = placement_lookup(in->view->pl, view_position(s, in->view, q->key));
+    t->owner = placement_lookup(view->pl, view_position(s, view, q->key));
     t->previous = PLACE_NONE;
-    if (in->prev_view) {
-        uint32_t p = placement_lookup(in->prev_view->pl, view_position(s, in->prev_view, q->key));
+    if (prev_view) {
+        uint32_t p = placement_lookup(prev_view->pl, view_position(s, prev_view, q->key));
         if (p != t->owner)
             t->previous = p;
     }
@@ -102,7 +108,7 @@ void trace_arrival(struct sim *s, uint32_t r, bool is_write)
 
 static struct trace *find(struct sim *s, uint32_t r, uint32_t *slot)
 {
-    struct traces *tr = s->cl->traces;
+    struct traces *tr = s->traces;
     uint64_t *v = tr ? u64map_get(&tr->by_req, r) : NULL;
     if (!v)
         return NULL;
@@ -134,8 +140,8 @@ void trace_answer(struct sim *s, uint32_t r, enum trace_source src, enum trace_o
     struct trace *t = find(s, r, &slot);
     if (!t)
         return;
-    struct traces *tr = s->cl->traces;
-    R(s, r)->flags &= (uint8_t)~RQF_SAMPLED; /* one row per operation */
+    struct traces *tr = s->traces;
+    req_at(&s->eng, r)->flags &= (uint8_t)~RQF_SAMPLED; /* one row per operation */
     if (s->sink.request) {
         char name[512];
         struct strbuf asked;
