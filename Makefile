@@ -26,6 +26,11 @@ DEBUG     ?= -g
 WARN      ?= -Wall -Wextra -Wshadow -Wmissing-prototypes -Wstrict-prototypes \
              -Wpointer-arith -Wvla -Wformat -Wformat-security -Wundef
 SAN       ?=
+# Link-time optimisation for ./ringsim: the per-request path crosses the
+# models' files (client -> net -> node -> fifo), and LTO inlines across
+# them. Objects stay "fat", so the test binaries link them without it.
+# LTO= turns it off (the sanitizer, valgrind and fuzz builds do).
+LTO       ?= -flto=auto -ffat-lto-objects
 PKGS      := gsl yaml-0.1 sqlite3 libcrypto zlib libxxhash
 
 # Recursive (=) so pkg-config runs only when a recipe needs it, after `deps`.
@@ -34,7 +39,7 @@ PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 TEST_CFLAGS = $(shell pkg-config --cflags cmocka 2>/dev/null)
 TEST_LIBS  = $(shell pkg-config --libs cmocka 2>/dev/null)
 
-ALL_CFLAGS = -std=c11 -D_DEFAULT_SOURCE -D_POSIX_C_SOURCE=200809L $(OPT) $(DEBUG) \
+ALL_CFLAGS = -std=c11 -D_DEFAULT_SOURCE -D_POSIX_C_SOURCE=200809L $(OPT) $(LTO) $(DEBUG) \
              $(WARN) $(SAN) -I. -MMD -MP -DRINGSIM_VERSION='"$(VERSION)"' \
              $(PKG_CFLAGS) $(CFLAGS)
 ALL_LDFLAGS = $(SAN) $(LDFLAGS)
@@ -94,7 +99,7 @@ $(LIB): $(LIB_OBJS)
 
 $(BUILD)/ringsim: $(CLI_OBJS) $(LIB)
 	$(say) LINK $@
-	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $(CLI_OBJS) $(LIB) $(ALL_LIBS)
+	$(Q)$(CC) $(ALL_LDFLAGS) $(if $(LTO),$(OPT) -flto=auto) -o $@ $(CLI_OBJS) $(LIB) $(ALL_LIBS)
 
 ifeq ($(BIN),./ringsim)
 $(BIN): $(BUILD)/ringsim
@@ -150,7 +155,7 @@ test-run: $(BIN) $(UNIT_BINS) $(FUZZ_REPLAY) $(MODEL_BINS)
 	@sh tests/run.sh --bin $(BIN) --unit $(BUILD)/tests/unit --unit $(BUILD)/tests/model $(TESTS)
 
 asan: deps
-	@$(MAKE) --no-print-directory BUILD=build/asan BIN=build/asan/ringsim \
+	@$(MAKE) --no-print-directory BUILD=build/asan BIN=build/asan/ringsim LTO= \
 	    OPT=-O1 SAN='-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all' \
 	    RINGSIM_SANITIZED=1 test-run
 
@@ -162,7 +167,7 @@ asan: deps
 VG = valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite
 VALGRIND_CLI ?= check.sh ring.sh
 valgrind: deps
-	@$(MAKE) --no-print-directory BUILD=build/valgrind BIN=build/valgrind/ringsim OPT=-O1 \
+	@$(MAKE) --no-print-directory BUILD=build/valgrind BIN=build/valgrind/ringsim OPT=-O1 LTO= \
 	    build/valgrind/ringsim unit-bins
 	@printf '#!/bin/sh\nexec %s "%s/build/valgrind/ringsim" "$$@"\n' '$(VG)' "$$(pwd)" \
 	    >build/valgrind/ringsim-vg && chmod +x build/valgrind/ringsim-vg
@@ -177,12 +182,12 @@ fuzz-bins: $(FUZZ_NAMES:%=$(BUILD)/fuzz/fuzz_%)
 
 fuzz:
 	@RINGSIM_EXTRA_PKGS="clang libclang-rt-14-dev" sh tests/deps.sh
-	@$(MAKE) --no-print-directory BUILD=build/fuzz CC=clang OPT=-O1 \
+	@$(MAKE) --no-print-directory BUILD=build/fuzz CC=clang OPT=-O1 LTO= \
 	    SAN='-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all' fuzz-bins
 	@sh tests/fuzz/run.sh $(FUZZ_SECONDS) $(FUZZ_NAMES)
 
 noopt:
-	@$(MAKE) --no-print-directory OPT=-O0
+	@$(MAKE) --no-print-directory OPT=-O0 LTO=
 
 bench: deps
 	@$(MAKE) --no-print-directory $(BIN) $(BENCH_BINS)

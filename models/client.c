@@ -562,7 +562,8 @@ static void write_committed(struct sim *s, uint32_t r)
     uint32_t v = db_write_done(s, q->t_db_ns, q->key);
     if (q->flags & RQF_SAMPLED)
         trace_answer(s, r, SRC_DB, OUT_WRITE, v, s->eng.now_ns - q->t0_ns);
-    transfers_on_write(s, q->key);
+    if (UNLIKELY(s->tr->n))
+        transfers_on_write(s, q->key);
     uint8_t flags = 0;
     struct instance *in = &s->inst[q->inst];
     uint32_t n = client_route(s, in, q->key, &flags);
@@ -755,8 +756,10 @@ void client_arrival(struct sim *s, int64_t t_ns, uint32_t inst, bool is_write, u
     q->node = q->fill_node = PLACE_NONE;
     q->lease = 0;
     q->next_waiter = NO_WAITER;
-    const struct instance *in = &s->inst[inst];
-    trace_arrival(s, r, is_write, in->epoch, in->view, in->prev_view);
+    if (UNLIKELY(s->traces)) {
+        const struct instance *in = &s->inst[inst];
+        trace_arrival(s, r, is_write, in->epoch, in->view, in->prev_view);
+    }
     if (is_write)
         client_start_write(s, r);
     else

@@ -45,10 +45,10 @@ int64_t net_reply_time(struct sim *s, const struct node *n, int64_t leaves_ns)
 
 /* Fencing at node nid for a message of r arriving at t: the owner to send
  * it to instead, with the node's epoch in *epoch, or PLACE_NONE. */
-static uint32_t fence(struct sim *s, const struct req *q, uint32_t nid, int64_t t, uint32_t *epoch)
+static uint32_t fence_slow(struct sim *s, const struct req *q, uint32_t nid, int64_t t,
+                           uint32_t *epoch)
 {
-    if (s->sc->routing.fencing == FENCE_NONE || s->nodes[nid].gutter || q->kind == RQ_COPY
-        || q->kind == RQ_COPY_READ)
+    if (s->nodes[nid].gutter || q->kind == RQ_COPY || q->kind == RQ_COPY_READ)
         return PLACE_NONE;
     uint32_t known = membership_known_epoch(s, t);
     if (known <= q->epoch)
@@ -58,6 +58,14 @@ static uint32_t fence(struct sim *s, const struct req *q, uint32_t nid, int64_t 
         return PLACE_NONE;
     *epoch = known;
     return owner;
+}
+
+static inline uint32_t fence(struct sim *s, const struct req *q, uint32_t nid, int64_t t,
+                             uint32_t *epoch)
+{
+    if (LIKELY(s->sc->routing.fencing == FENCE_NONE))
+        return PLACE_NONE;
+    return fence_slow(s, q, nid, t, epoch);
 }
 
 /* The node answers MOVED: the reply reaches the client after one way back. */
