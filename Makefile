@@ -109,7 +109,7 @@ endif
 $(BUILD)/tests/support/%.o: tests/support/%.c
 	$(say) CC $<
 	@mkdir -p $(dir $@)
-	$(Q)$(CC) $(ALL_CFLAGS) $(TEST_CFLAGS) -Itests/support -c -o $@ $<
+	$(Q)$(CC) $(ALL_CFLAGS) $(if $(LTO),-fno-lto) $(TEST_CFLAGS) -Itests/support -c -o $@ $<
 
 # unit tests (tests/unit: fast, no whole simulations) and model tests
 # (tests/model: whole simulations against closed forms and incidents)
@@ -117,7 +117,7 @@ define test_bin_rule
 $$(BUILD)/tests/$(1)/%: tests/$(1)/%.c $$(LIB) $$(TESTLIB_OBJS)
 	$$(say) CC $$<
 	@mkdir -p $$(dir $$@)
-	$$(Q)$$(CC) $$(ALL_CFLAGS) $$(TEST_CFLAGS) -Itests/support $$(ALL_LDFLAGS) -o $$@ $$< \
+	$$(Q)$$(CC) $$(ALL_CFLAGS) $$(if $$(LTO),-fno-lto) $$(TEST_CFLAGS) -Itests/support $$(ALL_LDFLAGS) -o $$@ $$< \
 	    $$(TESTLIB_OBJS) $$(LIB) $$(TEST_LIBS) $$(ALL_LIBS)
 endef
 $(eval $(call test_bin_rule,unit))
@@ -128,7 +128,7 @@ $(eval $(call test_bin_rule,model))
 $(BUILD)/tests/unit/test_fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/driver.c $(LIB)
 	$(say) CC $<
 	@mkdir -p $(dir $@)
-	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -DFUZZ_NAME='"$*"' -o $@ tests/fuzz/driver.c $< \
+	$(Q)$(CC) $(ALL_CFLAGS) $(if $(LTO),-fno-lto) $(ALL_LDFLAGS) -DFUZZ_NAME='"$*"' -o $@ tests/fuzz/driver.c $< \
 	    $(LIB) $(ALL_LIBS)
 
 # the harnesses with libFuzzer (make fuzz; BUILD=build/fuzz, CC=clang)

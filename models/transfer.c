@@ -9,7 +9,8 @@
  * `rate` keys a second: from the owner's cache (a read through the owner's
  * queue, then a set through the new node's; a key the owner no longer holds
  * is skipped) or from the database (`source: db`: a database read, which
- * costs the database's capacity like any other). The node enters the ring
+ * costs the database's capacity like any other; a read the full database
+ * refuses is tried again at the next step). The node enters the ring
  * (a new epoch) when the keys it holds carry `until_hit_rate` of the
  * request probability of the keys it will own — the share of its future
  * GETs that would hit — or when the list is done, or at `max_wait`.
@@ -252,22 +253,25 @@ void transfer_cancel(struct sim *s, uint32_t node)
     }
 }
 
-/* Starts copying the key at list entry i; false if there is nothing to copy. */
-static bool copy_one(struct sim *s, struct transfer *t, uint32_t i)
+enum copy_result { COPY_STARTED, COPY_NOTHING, COPY_REFUSED };
+
+/* Starts copying the key at list entry i: started, nothing to copy (the key
+ * is gone or does not move), or refused by a full database (to try again). */
+static enum copy_result copy_one(struct sim *s, struct transfer *t, uint32_t i)
 {
     uint32_t key = t->keys[i], src = t->from[i];
     uint32_t dest = destination(s, t, key);
     if (dest == PLACE_NONE || s->nodes[dest].state != NODE_UP)
-        return false;
+        return COPY_NOTHING;
     bool db = t->join && t->source == WARM_DB;
     int64_t done = 0;
     if (db) {
         if (db_submit(s, &done))
-            return false; /* the database is full: skipped */
+            return COPY_REFUSED; /* the database is full: this key again next step */
     } else {
         struct node *n = &s->nodes[src];
         if (n->state != NODE_UP || !store_get(&n->store, key, s->eng.now_ns, false))
-            return false; /* no longer there */
+            return COPY_NOTHING; /* no longer there */
     }
     uint32_t r = req_alloc(&s->eng);
     struct req *q = req_at(&s->eng, r);
@@ -286,7 +290,7 @@ static bool copy_one(struct sim *s, struct transfer *t, uint32_t i)
         net_send_op(s, r, src);
     }
     req_put(&s->eng, r);
-    return true;
+    return COPY_STARTED;
 }
 
 void transfer_step(struct sim *s, uint32_t id)
@@ -294,10 +298,13 @@ void transfer_step(struct sim *s, uint32_t id)
     struct transfer *t = &s->tr->t[id];
     if (!t->active)
         return;
-    while (t->next < t->n && !copy_one(s, t, t->next))
+    enum copy_result c = COPY_NOTHING;
+    while (t->next < t->n && (c = copy_one(s, t, t->next)) == COPY_NOTHING)
         t->next++;
-    if (t->next < t->n)
+    if (t->next < t->n && c == COPY_STARTED)
         t->next++;
+    else if (c == COPY_REFUSED)
+        t->refused++;
     if (t->join && t->next % PROGRESS_EVERY == 0 && hit_share(s, t) >= t->until_hit_rate) {
         finish(s, t, "reached until_hit_rate");
         return;
@@ -306,8 +313,8 @@ void transfer_step(struct sim *s, uint32_t id)
         finish(s, t, "every key copied");
         return;
     }
-    /* the k-th copy starts k / rate after the start */
-    int64_t at = t->start_ns + (int64_t)ceil((double)t->next * 1e9 / t->rate);
+    /* the k-th attempt starts k / rate after the start (refused ones count) */
+    int64_t at = t->start_ns + (int64_t)ceil((double)(t->next + t->refused) * 1e9 / t->rate);
     sim_schedule(s, MAX(at, s->eng.now_ns), EVK_TRANSFER_STEP, id, 0);
 }
 

@@ -30,6 +30,7 @@ struct transfer {
     uint32_t n, next;
     double future_mass;      /* join: request probability of the keys it will own */
     int64_t copies, db_reads;
+    int64_t refused;         /* attempts the full database refused (tried again) */
 };
 
 struct transfers {

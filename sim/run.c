@@ -268,7 +268,8 @@ enum run_status sim_run(struct sim *s)
         s->eng.now_ns = t;
         if (te <= ta) {
             struct event e;
-            eventq_pop(&s->eng.q, &e);
+            if (!eventq_pop(&s->eng.q, &e))
+                __builtin_unreachable(); /* te <= ta: the queue holds one */
             dispatch(s, &e);
         } else {
             arrival(s);

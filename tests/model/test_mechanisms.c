@@ -1,0 +1,291 @@
+/*
+ * Transition mechanisms, each against its stated expectation (the same
+ * requests with and without it: common random numbers):
+ *  - epoch fencing under a split brain: stale reads back to the no-split
+ *    baseline (within noise: 3 sqrt + 10), at the cost of redirects;
+ *  - a staged join warmed from the owners: the hit rate within a few points
+ *    of the baseline and the database peak far below the cold join's; warmed
+ *    from the database at a rate past its headroom: it is overloaded;
+ *  - a drain: the hit rate stays up where an instant removal drops it;
+ *  - a weight halved in four steps: the same keys move, in smaller waves;
+ *  - a hash change: about 1 - 1/N of the keys move (N equal nodes);
+ *  - an address change moves keys under node_key: address only;
+ *  - backfill_mode wait: fewer failed reads than fail, at a latency cost;
+ *  - network jitter: fills and write-throughs overtake each other (clobbers);
+ *  - sampled request traces: about the fraction asked, and they change
+ *    nothing else (the tick rows are identical).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "support_sink.h"
+
+#define NOISE(x) (3 * sqrt((double)(x)) + 10)
+
+static const char *split =
+    "name: fence\nduration: 40s\ntick: 1s\n"
+    "workload: {keys: 20000, qps: 20000, write_ratio: 0.05}\n"
+    "routing: {vnodes: 128}\n"
+    "nodes: [{id: A}, {id: B}, {id: C}]\n"
+    "clients: {instances: 4}\nhealth: {mode: off}\n"
+    "events:\n"
+    "  - {at: 9s, split_brain: {instances: [0, 1], for: 25s}}\n"
+    "  - {at: 10s, add_node: {id: D}}\n";
+
+static const char *no_split =
+    "name: fence\nduration: 40s\ntick: 1s\n"
+    "workload: {keys: 20000, qps: 20000, write_ratio: 0.05}\n"
+    "routing: {vnodes: 128}\n"
+    "nodes: [{id: A}, {id: B}, {id: C}]\n"
+    "clients: {instances: 4}\nhealth: {mode: off}\n"
+    "events:\n"
+    "  - {at: 10s, add_node: {id: D}}\n";
+
+static void test_fencing_under_split_brain(void **state)
+{
+    (void)state;
+    struct mem_run base, none, reject, forward;
+    mem_run_yaml(&base, no_split, NULL);
+    mem_run_yaml(&none, split, NULL);
+    const char *r[] = {"routing.fencing=reject", NULL};
+    const char *f[] = {"routing.fencing=forward", NULL};
+    mem_run_yaml(&reject, split, r);
+    mem_run_yaml(&forward, split, f);
+    /* the disease: frozen instances read copies the others' writes did not
+     * invalidate, and invalidate where the others no longer read */
+    assert_true(none.summary.stale_reads > 100 * (base.summary.stale_reads + 10));
+    /* the cure: every message on the old ring is redirected to the owner */
+    assert_true(fabs((double)(reject.summary.stale_reads - base.summary.stale_reads))
+                <= NOISE(base.summary.stale_reads));
+    assert_true(fabs((double)(forward.summary.stale_reads - base.summary.stale_reads))
+                <= NOISE(base.summary.stale_reads));
+    /* its cost: a redirect for each old-ring operation on a moved key */
+    assert_true(MEM_SUM(&reject, redirects, 10, 34) > 10000);
+    assert_true(MEM_SUM(&forward, redirects, 10, 34) > 10000);
+    assert_int_equal(MEM_SUM(&none, redirects, 0, 40), 0);
+    assert_int_equal(MEM_SUM(&reject, redirects, 0, 10), 0); /* nothing to fence before the join */
+    mem_run_free(&base);
+    mem_run_free(&none);
+    mem_run_free(&reject);
+    mem_run_free(&forward);
+}
+
+/* The 3 -> 4 cluster of the demo: 100,000 keys, 10,000 reads a second. */
+static const char *join =
+    "name: join\nduration: 120s\ntick: 1s\n"
+    "workload: {keys: 100000, qps: 10000}\n"
+    "routing: {vnodes: 512}\n"
+    "nodes: [{id: A}, {id: B}, {id: C}]\n"
+    "health: {mode: off}\n"
+    "events: [{at: 30s, add_node: {id: D}}]\n";
+
+static void test_staged_join(void **state)
+{
+    (void)state;
+    struct mem_run cold, warm, db;
+    mem_run_yaml(&cold, join, NULL);
+    const char *w[] = {"events.0.add_node.warm.rate=20000", NULL};
+    mem_run_yaml(&warm, join, w);
+    /* the database serves 16 / 2 ms = 8,000 reads a second: 20,000 is past it */
+    const char *d[] = {"events.0.add_node.warm.rate=20000", "events.0.add_node.warm.source=db",
+                       NULL};
+    mem_run_yaml(&db, join, d);
+    assert_true(cold.summary.min_hit_rate < 0.8);
+    assert_true(warm.summary.min_hit_rate > warm.summary.baseline_hit_rate - 0.03);
+    assert_true(warm.summary.peak_backend_qps * 5 < cold.summary.peak_backend_qps);
+    assert_true(MEM_SUM(&warm, warm_copies, 30, 40) > 20000); /* about its quarter of the keys */
+    assert_int_equal(MEM_SUM(&warm, warm_db_reads, 0, 120), 0);
+    /* from the database past its headroom: overloaded while it warms */
+    assert_true(db.summary.db_overload_s >= 1);
+    assert_true(db.summary.peak_db_util > 0.95);
+    assert_true(MEM_SUM(&db, warm_db_reads, 30, 40) > 20000);
+    mem_run_free(&cold);
+    mem_run_free(&warm);
+    mem_run_free(&db);
+}
+
+static const char *four =
+    "name: four\nduration: 100s\ntick: 1s\n"
+    "workload: {keys: 50000, qps: 10000, write_ratio: 0.02}\n"
+    "routing: {vnodes: 256}\n"
+    "nodes: [{id: A, address: \"10.0.0.1:1\"}, {id: B, address: \"10.0.0.2:1\"}, "
+    "{id: C, address: \"10.0.0.3:1\"}, {id: D, address: \"10.0.0.4:1\"}]\n"
+    "health: {mode: off}\n";
+
+static void run_four(struct mem_run *m, const char *events, const char *const *sets)
+{
+    char yaml[2048];
+    snprintf(yaml, sizeof yaml, "%sevents: [%s]\n", four, events);
+    mem_run_yaml(m, yaml, sets);
+}
+
+static void test_drain(void **state)
+{
+    (void)state;
+    struct mem_run now, drained;
+    run_four(&now, "{at: 30s, remove_node: {id: A}}", NULL);
+    run_four(&drained, "{at: 30s, remove_node: {id: A, drain: {rate: 20000}}}", NULL);
+    assert_true(now.summary.min_hit_rate < 0.8);
+    assert_true(drained.summary.min_hit_rate > 0.95);
+    assert_true(drained.summary.peak_backend_qps * 3 < now.summary.peak_backend_qps);
+    assert_int_equal(drained.summary.keys_moved, now.summary.keys_moved);
+    assert_true(mem_count_events(&drained, "drain_done") == 1);
+    mem_run_free(&now);
+    mem_run_free(&drained);
+}
+
+static void test_gradual_weight(void **state)
+{
+    (void)state;
+    struct mem_run one, steps;
+    run_four(&one, "{at: 30s, set_weight: {id: A, weight: 0.5}}", NULL);
+    run_four(&steps, "{at: 30s, set_weight: {id: A, weight: 0.5, steps: 4, every: 15s}}", NULL);
+    assert_int_equal(mem_count_events(&one, "epoch"), 1);
+    assert_int_equal(mem_count_events(&steps, "epoch"), 4);
+    /* a ring point set only shrinks: the keys a step moves are the ones the
+     * whole change moves, in four waves of about a quarter */
+    assert_true(llabs(steps.summary.keys_moved - one.summary.keys_moved)
+                < one.summary.keys_moved / 5);
+    assert_true(steps.summary.peak_backend_qps < one.summary.peak_backend_qps * 0.7);
+    assert_true(steps.summary.min_hit_rate > one.summary.min_hit_rate);
+    mem_run_free(&one);
+    mem_run_free(&steps);
+}
+
+static void test_protocol_changes(void **state)
+{
+    (void)state;
+    struct mem_run hash, by_id, by_address;
+    run_four(&hash, "{at: 30s, set_routing: {hash: xxh64}}", NULL);
+    /* a new hash places every key afresh: it stays with probability 1/N */
+    CHECK_NEAR((double)hash.summary.keys_moved / 50000, 0.75, 0.04, "share moved by a new hash");
+    assert_true(hash.summary.min_hit_rate < 0.4);
+    run_four(&by_id, "{at: 30s, set_address: {id: A, address: \"10.0.0.9:1\"}}", NULL);
+    const char *addr[] = {"routing.node_key=address", NULL};
+    run_four(&by_address, "{at: 30s, set_address: {id: A, address: \"10.0.0.9:1\"}}", addr);
+    assert_int_equal(by_id.summary.keys_moved, 0);
+    /* the node's points move: what it held leaves, what it now takes comes */
+    double moved = (double)by_address.summary.keys_moved / 50000;
+    assert_true(moved > 0.15 && moved < 0.45);
+    mem_run_free(&hash);
+    mem_run_free(&by_id);
+    mem_run_free(&by_address);
+}
+
+static void test_backfill_wait(void **state)
+{
+    (void)state;
+    struct mem_run fail, wait;
+    const char *f[] = {"clients.backfill_qps=200", NULL};
+    const char *w[] = {"clients.backfill_qps=200", "clients.backfill_mode=wait",
+                       "clients.backfill_wait=2s", NULL};
+    run_four(&fail, "{at: 30s, add_node: {id: E}}", f);
+    run_four(&wait, "{at: 30s, add_node: {id: E}}", w);
+    assert_true(fail.summary.errors > 1000);
+    assert_true(wait.summary.errors < fail.summary.errors * 0.85);
+    double p99_fail = 0, p99_wait = 0;
+    for (size_t i = 0; i < fail.n_ticks; i++)
+        p99_fail = fmax(p99_fail, fail.ticks[i].client_p99_ms);
+    for (size_t i = 0; i < wait.n_ticks; i++)
+        p99_wait = fmax(p99_wait, wait.ticks[i].client_p99_ms);
+    assert_true(p99_wait > 100 * p99_fail); /* reads wait for tokens, up to 2 s */
+    mem_run_free(&fail);
+    mem_run_free(&wait);
+}
+
+static void test_jitter_reorders(void **state)
+{
+    (void)state;
+    const char *yaml =
+        "name: jit\nduration: 15s\ntick: 1s\n"
+        "workload: {keys: 2000, popularity: zipf, zipf_s: 1.1, qps: 40000, write_ratio: 0.3}\n"
+        "nodes: [{id: A}, {id: B}]\n"
+        "cache: {service_time: 5us, rtt: 1ms}\n"
+        "clients: {write: write_through}\n"
+        "database: {workers: 128, service_time: 2ms}\n"
+        "health: {mode: off}\n";
+    struct mem_run still, jitter;
+    mem_run_yaml(&still, yaml, NULL);
+    const char *j[] = {"network.jitter=1ms", NULL};
+    mem_run_yaml(&jitter, yaml, j);
+    /* without jitter the write-throughs reach a node in commit order */
+    assert_int_equal(still.summary.clobbers, 0);
+    assert_true(jitter.summary.clobbers > 1000);
+    mem_run_free(&still);
+    mem_run_free(&jitter);
+}
+
+static int on_request(void *ctx, const struct request_row *r)
+{
+    long long *n = ctx;
+    n[0]++;
+    n[1] += !strcmp(r->outcome, "hit") && !strcmp(r->source, "node");
+    n[2] += r->node && strchr(r->node, ',') != NULL;
+    n[3] += r->version_seen != REQUEST_NULL && r->version_seen > r->db_version;
+    return 0;
+}
+
+static void test_request_traces(void **state)
+{
+    (void)state;
+    const char *f[] = {"routing.fencing=reject", NULL};
+    const char *sf[] = {"routing.fencing=reject", "output.sample_requests=0.01", NULL};
+    struct mem_run plain, sampled;
+    mem_run_yaml(&plain, split, f);
+    mem_run_yaml(&sampled, split, sf);
+    /* sampling draws from a stream of its own: the run is the same */
+    assert_int_equal(plain.n_ticks, sampled.n_ticks);
+    for (size_t i = 0; i < plain.n_ticks; i++)
+        assert_memory_equal(&plain.ticks[i], &sampled.ticks[i], sizeof(struct tick_row));
+    mem_run_free(&plain);
+    mem_run_free(&sampled);
+
+    /* the rows, through a sink of its own */
+    struct diag d;
+    diag_init(&d);
+    struct override o[2];
+    assert_int_equal(override_parse(sf[0], &o[0], &d), 0);
+    assert_int_equal(override_parse(sf[1], &o[1], &d), 0);
+    struct scenario *sc = scenario_load_string("t.yaml", split, strlen(split), o, 2, &d);
+    assert_non_null(sc);
+    long long n[4] = {0};
+    struct sink sink = {.ctx = n, .request = on_request};
+    char err[256];
+    struct sim *s = sim_create(sc, &sink, NULL, err, sizeof err);
+    assert_non_null(s);
+    assert_int_equal(sim_run(s), RUN_COMPLETE);
+    struct summary_row sum;
+    sim_summary(s, &sum);
+    double want = 0.01 * (double)sum.requests;
+    assert_true(fabs((double)n[0] - want) < 4 * sqrt(want)); /* binomial */
+    assert_true(n[1] > n[0] / 2);   /* most are hits answered by a node */
+    assert_true(n[2] > 10);         /* redirected ones list both nodes */
+    assert_int_equal(n[3], 0);      /* nobody sees a version the database has not */
+    sim_destroy(s);
+    scenario_destroy(sc);
+    override_deinit(&o[0]);
+    override_deinit(&o[1]);
+    diag_deinit(&d);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_fencing_under_split_brain),
+        cmocka_unit_test(test_staged_join),
+        cmocka_unit_test(test_drain),
+        cmocka_unit_test(test_gradual_weight),
+        cmocka_unit_test(test_protocol_changes),
+        cmocka_unit_test(test_backfill_wait),
+        cmocka_unit_test(test_jitter_reorders),
+        cmocka_unit_test(test_request_traces),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
