@@ -630,23 +630,60 @@ static int write_file(const char *dir, const char *name, const struct strbuf *sb
     return plot_write_file(dir, name, sb->buf, sb->len, err, errlen);
 }
 
+/* Columns of the ticks data file: name in the database, header, scale.
+ * Those a file made by an earlier ringsim lacks are written empty. */
+static const struct {
+    const char *col, *head;
+    double scale;
+} tick_cols[] = {
+    {"t_s", "t_s", 1},
+    {"hit_rate", "hit_rate_pct", 100},
+    {"backend_qps", "backend_qps", 1},
+    {"db_util", "db_util_pct", 100},
+    {"db_p99_ms", "db_p99_ms", 1},
+    {"client_p99_ms", "client_p99_ms", 1},
+    {"redirects", "redirects", 1},
+    {"warm_copies", "warm_copies", 1},
+    {"warm_db_reads", "warm_db_reads", 1},
+    {"fallback_reads", "fallback_reads", 1},
+    {"stale_reads", "stale_reads", 1},
+    {"stale_overwrites", "stale_overwrites", 1},
+};
+
+static bool has_tick_column(struct plot_set *ps, const char *col)
+{
+    char *sql = xasprintf("SELECT %s FROM ticks LIMIT 0", col);
+    sqlite3_stmt *st = NULL;
+    bool ok = sqlite3_prepare_v2(ps->db, sql, -1, &st, NULL) == SQLITE_OK;
+    sqlite3_finalize(st);
+    free(sql);
+    return ok;
+}
+
 static int write_ticks(struct plot_set *ps, const struct plot_run *r, struct strbuf *sb,
                        char *err, size_t errlen)
 {
-    sqlite3_stmt *st = prepare(ps, "SELECT t_s, hit_rate, backend_qps, db_util, db_p99_ms, "
-                                   "client_p99_ms FROM ticks WHERE run_id = ? ORDER BY t_s",
-                               err, errlen);
+    struct strbuf sql;
+    sb_init(&sql);
+    sb_puts(&sql, "SELECT ");
+    for (size_t c = 0; c < ARRAY_LEN(tick_cols); c++) {
+        sb_printf(&sql, "%s%s", c ? ", " : "",
+                  has_tick_column(ps, tick_cols[c].col) ? tick_cols[c].col : "NULL");
+        sb_printf(sb, "%s%s", c ? "\t" : "", tick_cols[c].head);
+    }
+    sb_puts(&sql, " FROM ticks WHERE run_id = ? ORDER BY t_s");
+    sb_putc(sb, '\n');
+    sqlite3_stmt *st = prepare(ps, sql.buf, err, errlen);
+    sb_deinit(&sql);
     if (!st)
         return -1;
     sqlite3_bind_int64(st, 1, r->id);
-    sb_puts(sb, "t_s\thit_rate_pct\tbackend_qps\tdb_util_pct\tdb_p99_ms\tclient_p99_ms\n");
-    static const double scale[] = {1, 100, 1, 100, 1, 1};
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        for (int c = 0; c < 6; c++) {
+        for (int c = 0; c < (int)ARRAY_LEN(tick_cols); c++) {
             if (c)
                 sb_putc(sb, '\t');
-            tsv_num(sb, st, c, scale[c]);
+            tsv_num(sb, st, c, tick_cols[c].scale);
         }
         sb_putc(sb, '\n');
     }

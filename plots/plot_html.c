@@ -29,6 +29,12 @@ const struct plot_chart plot_charts[] = {
     {"database", "Database utilization and latency",
      "Top: share of the database's worker time that was busy. Bottom: 99th percentile "
      "latency of database operations (queue + service); gaps are ticks without any."},
+    {"transitions", "Transitions",
+     "What a ring change costs and what its cures do, per second. Top: operations a node "
+     "answered MOVED or passed on (routing.fencing), and reads answered by a previous owner "
+     "(clients.fallback_to_previous_owner, dashed). Middle: keys a staged join or drain "
+     "copied (add_node warm, remove_node drain; dashed: read from the database). Bottom: "
+     "stale reads and stale overwrites (dashed) — the damage the cures exist to prevent."},
     {"nodes", "Requests per node",
      "GETs each cache node received per second, one panel per run. The strip under each "
      "panel shows every node's state over time: up, slow, crashed, ejected (by at least one "

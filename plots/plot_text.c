@@ -320,6 +320,11 @@ char *event_label(const char *kind, const char *node, const char *detail)
         {"set_address", "address", true},
         {"hot_key", "hot key", false},
         {"hot_key_end", "end hot key", false},
+        {"warm_done", "in ring", true},
+        {"drain_done", "out of ring", true},
+        {"set_weight", "weight", true},
+        {"set_vnodes", "vnodes", true},
+        {"set_routing", "routing", false},
     };
     for (size_t i = 0; i < ARRAY_LEN(words); i++) {
         if (strcmp(kind, words[i].kind))

@@ -7,7 +7,7 @@
 TOP=${RINGSIM_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
 export RINGSIM_PLOTS="$TOP/plots"
 unset RINGSIM_GNUPLOT
-charts="hit_rate backend_qps database nodes"
+charts="hit_rate backend_qps database transitions nodes"
 
 sum() { cksum <"$1"; }
 # is_png FILE: the PNG signature

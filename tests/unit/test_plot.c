@@ -246,6 +246,9 @@ static void test_event_label(void **state)
         const char *kind, *node, *detail, *want;
     } cases[] = {
         {"add_node", "D", "address 10.0.0.4:11211, weight 1", "add D"},
+        {"warm_done", "D", "23546 copies", "in ring D"},
+        {"drain_done", "A", "4282 copies", "out of ring A"},
+        {"set_routing", NULL, "hash=xxh64", "routing"},
         {"remove_node", "A", "", "remove A"},
         {"slow_node", "B", "service x20", "slow B"},
         {"slow_node_end", "B", "back to normal speed", "end slow B"},
