@@ -29,6 +29,7 @@
 #include "models/db.h"
 #include "models/health.h"
 #include "models/membership.h"
+#include "models/migrate.h"
 #include "models/net.h"
 #include "models/node.h"
 #include "models/trace.h"
@@ -491,6 +492,8 @@ void client_node_op_done(struct sim *s, uint32_t r, uint32_t b)
     struct node *n = &s->nodes[q->node];
     if (n->incarnation != q->incarnation)
         return; /* the node crashed or left: the operation was lost */
+    if (UNLIKELY(s->mg) && migrate_op(s, r))
+        return; /* ASK or MOVED: a slot being migrated, or handed over */
     if (q->kind == RQ_INVALIDATE) {
         store_delete(&n->store, q->key);
         u64map_del(&n->leases, q->key); /* voids an outstanding lease */
@@ -655,6 +658,9 @@ void client_get_done(struct sim *s, uint32_t r, uint32_t b)
                                  EVK_TIMEOUT);
         return;
     }
+    if (UNLIKELY(s->mg) && !(q->flags & RQF_LATE) && (uint8_t)b == q->attempt
+        && migrate_get(s, r))
+        return; /* ASK or MOVED: a slot being migrated, or handed over */
     struct item *it = node_serve_get(s, n, q->key);
     if ((q->flags & RQF_LATE) || (uint8_t)b != q->attempt)
         return; /* the client has given up (or will, before this reply arrives) */
@@ -822,4 +828,21 @@ const char *clients_check(const struct sim *s, int64_t *open_reads)
         if (membership_epoch((struct sim *)s, s->inst[j].epoch)->holders == 0)
             return "an instance holds an epoch whose holders count is zero";
     return NULL;
+}
+
+/* ---- slot migrations -------------------------------------------------------------------- */
+
+/* An ASK reply (a slot being migrated, models/migrate.c): the operation
+ * goes to the node named with ASKING, one more round trip; the instance
+ * keeps its epoch (the slot is still the source's). */
+void client_ask(struct sim *s, uint32_t r, uint32_t b)
+{
+    struct req *q = R(s, r);
+    if (q->kind == RQ_READ && !current(q, b))
+        return;
+    q->asking = ASKING_NEXT;
+    if (q->kind == RQ_READ)
+        client_send_get(s, r, q->redirect);
+    else
+        client_send_op(s, r, q->redirect, (enum req_kind)q->kind, q->version);
 }

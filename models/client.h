@@ -74,6 +74,10 @@ void client_unfreeze(struct sim *s, uint32_t inst, uint32_t by_event);
 /* The clients' part of a tick row, then their tick counters start afresh. */
 void clients_tick_close(struct sim *s, struct tick_row *row);
 
+/* EVK_ASK: a node answered ASK (slot migration); the operation goes to
+ * the node it names, with ASKING. */
+void client_ask(struct sim *s, uint32_t r, uint32_t b);
+
 /* Every read started has had at most one outcome, and reads + writes open
  * (in flight) agree with the counts (tests). open_reads: reads still
  * without an outcome. */

@@ -27,7 +27,15 @@
  * jump depends on it.
  *
  * keys_moved: at each publication, every key's owner under the new base
- * view is compared with the previous base view's (O(keys) lookups).
+ * view is compared with the previous base view's (O(keys) lookups) — but
+ * for an epoch made of slot moves only (a migration step), where only the
+ * moved slots' keys can change owner: O(moves) with the slot index.
+ *
+ * Slots (routing.algorithm slots): each epoch's table is built from the
+ * previous epoch's (placement history); a node added with take_slots:
+ * false joins holding none, and migrations hand slots over with
+ * membership_move_slots, applied on top of the publication's other
+ * changes (placement_slots_move).
  */
 #include "models/membership.h"
 
@@ -88,6 +96,7 @@ static struct placement *build_placement(struct sim *s, const struct epoch *e,
                                          const uint8_t *excluded, const struct placement *prev)
 {
     struct place_member *m = xcalloc(s->n_nodes + 1, sizeof(*m));
+    bool *empty = e->join_empty ? xcalloc(s->n_nodes + 1, sizeof(*empty)) : NULL;
     size_t n = 0;
     bool gutter_mode = s->sc->health.on_eject == EJECT_GUTTER;
     for (uint32_t i = 0; i < s->n_nodes; i++) {
@@ -101,11 +110,15 @@ static struct placement *build_placement(struct sim *s, const struct epoch *e,
         m[n].address = e->address[i];
         m[n].weight = e->weight[i];
         m[n].node = i;
+        if (empty)
+            empty[n] = e->join_empty[i];
         n++;
     }
     char err[256];
-    struct placement *pl = placement_create(&s->mb->gens[e->gen].pp, m, n, prev, err, sizeof err);
+    struct placement *pl =
+        placement_create_joining(&s->mb->gens[e->gen].pp, m, n, prev, empty, err, sizeof err);
     free(m);
+    free(empty);
     if (!pl)
         sim_fail(s, "cannot build the ring for epoch %u: %s", e->id, err);
     return pl;
@@ -210,6 +223,10 @@ static struct epoch *new_epoch(struct sim *s)
     e->address = xcalloc(s->n_nodes + 1, sizeof(*e->address));
     memcpy(e->member, m->member, s->n_nodes);
     memcpy(e->ejected, m->ejected, s->n_nodes);
+    if (m->any_join_empty) {
+        e->join_empty = xmalloc(s->n_nodes + 1);
+        memcpy(e->join_empty, m->join_empty, s->n_nodes);
+    }
     for (uint32_t i = 0; i < s->n_nodes; i++) {
         e->n_ejected += m->ejected[i] != 0;
         e->weight[i] = placement_weight(s, &m->gens[e->gen], i);
@@ -218,12 +235,47 @@ static struct epoch *new_epoch(struct sim *s)
     return e;
 }
 
-/* Builds an epoch's base view (prev: the previous epoch's base, for slots). */
+/* The slot moves waiting for the publication that can be made on pl: those
+ * whose node is in it (in order), compacted in place; their count. */
+static uint32_t applicable_moves(struct sim *s, const struct placement *pl)
+{
+    struct membership *m = s->mb;
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < m->n_moves; i++) {
+        uint32_t node = m->moves[i].node;
+        bool in = false;
+        for (size_t j = 0; j < pl->n_members && !in; j++)
+            in = pl->members[j].node == node;
+        if (in)
+            m->moves[k++] = m->moves[i];
+    }
+    return k;
+}
+
+/* Builds an epoch's base view (prev: the previous epoch's base, for slots),
+ * with the slot moves waiting for the publication. */
 static int build_base(struct sim *s, struct epoch *e, const struct placement *prev)
 {
+    struct membership *m = s->mb;
     struct placement *pl = build_placement(s, e, NULL, prev);
     if (!pl)
         return -1;
+    if (m->n_moves && pl->params.algo == PLACE_SLOTS) {
+        char err[256];
+        uint32_t n = applicable_moves(s, pl);
+        struct placement *moved = n ? placement_slots_move(pl, m->moves, n, err, sizeof err) : pl;
+        m->n_moves = n;
+        if (!moved) {
+            placement_destroy(pl);
+            sim_fail(s, "cannot move slots in epoch %u: %s", e->id, err);
+            return -1;
+        }
+        if (moved != pl)
+            placement_destroy(pl);
+        pl = moved;
+    } else {
+        m->n_moves = 0; /* the routing is not slots any more: nothing to move */
+    }
     e->base = view_new(s, pl, e->id); /* the epoch's own reference */
     return 0;
 }
@@ -279,8 +331,13 @@ void membership_destroy(struct sim *s)
         free(m->epochs[i].ejected);
         free(m->epochs[i].weight);
         free(m->epochs[i].address);
+        free(m->epochs[i].join_empty);
     }
     free(m->epochs);
+    free(m->join_empty);
+    free(m->moves);
+    free(m->slot_first);
+    free(m->slot_keys);
     for (uint32_t g = 0; g < m->n_gens; g++) {
         free(m->gens[g].point_format);
         if (m->gens[g].pos_owned)
@@ -321,12 +378,19 @@ void membership_trim(struct sim *s)
 {
     struct membership *m = s->mb;
     int64_t fence_delay = s->sc->routing.fence_delay_ns;
+    const struct health_cfg *h = &s->sc->health;
+    /* central mode: an instance adopts an epoch within 1.5 x propagation_delay */
+    int64_t d = h->mode == HEALTH_CENTRAL ? h->propagation_delay_ns : 0;
+    int64_t adopt_ns = d ? d + d / 2 + 1 : 0;
     for (uint32_t i = 0; i + 2 < m->n_epochs; i++) {
         struct epoch *e = &m->epochs[i];
         /* with fencing, nodes may still know it until its successor is fence_delay old */
         bool known = s->sc->routing.fencing != FENCE_NONE
                      && m->epochs[i + 1].published_ns + fence_delay > s->eng.now_ns;
-        if (e->base && !e->holders && !known) {
+        /* slots: a table built from its history, kept while it may be adopted */
+        bool adoptable = m->gens[e->gen].pp.algo == PLACE_SLOTS
+                         && e->published_ns + adopt_ns > s->eng.now_ns;
+        if (e->base && !e->holders && !known && !adoptable) {
             view_release(s, e->base);
             e->base = NULL;
         }
@@ -344,13 +408,96 @@ static int64_t count_moved(const struct sim *s, const struct view *a, const stru
     return moved;
 }
 
+static void ask_publication(struct sim *s)
+{
+    struct membership *m = s->mb;
+    if (!m->publish_pending) {
+        m->publish_pending = true;
+        sim_schedule(s, s->eng.now_ns, EVK_PUBLISH, 0, 0);
+    }
+}
+
 void membership_change(struct sim *s, const char *why)
 {
     struct membership *m = s->mb;
     sb_printf(&m->pending_why, "%s%s", m->pending_why.len ? ", " : "", why);
-    if (!m->publish_pending) {
-        m->publish_pending = true;
-        sim_schedule(s, s->eng.now_ns, EVK_PUBLISH, 0, 0);
+    m->changed = true;
+    ask_publication(s);
+}
+
+void membership_add_without_slots(struct sim *s, uint32_t node)
+{
+    struct membership *m = s->mb;
+    if (!m->join_empty)
+        m->join_empty = xcalloc(s->n_nodes + 1, 1);
+    m->join_empty[node] = 1;
+    m->any_join_empty = true;
+    m->member[node] = 1;
+}
+
+void membership_move_slots(struct sim *s, const uint32_t *slots, uint32_t n, uint32_t node)
+{
+    struct membership *m = s->mb;
+    for (uint32_t i = 0; i < n; i++) {
+        if (m->n_moves == m->cap_moves) {
+            m->cap_moves = m->cap_moves ? 2 * m->cap_moves : 64;
+            m->moves = xrealloc(m->moves, m->cap_moves * sizeof(*m->moves));
+        }
+        m->moves[m->n_moves++] = (struct place_slot_move){slots[i], node};
+    }
+    if (n)
+        ask_publication(s);
+}
+
+/* Keys of the slot whose id is below n_keys (the keys count_moved counts). */
+static int64_t slot_keys_counted(struct sim *s, uint32_t slot)
+{
+    uint32_t n;
+    const uint32_t *k = membership_slot_keys(s, slot, &n);
+    int64_t c = 0;
+    while (c < n && k[c] < s->wl->ks.n_keys) /* ascending: extra hot keys come last */
+        c++;
+    return c;
+}
+
+/* keys_moved of an epoch made of slot moves only: the keys of the slots
+ * whose owner changed. O(moves + their keys). */
+static int64_t count_moved_slots(struct sim *s, const struct view *a, const struct view *b)
+{
+    struct membership *m = s->mb;
+    uint8_t *seen = xcalloc(PLACE_SLOT_COUNT / 8, 1);
+    int64_t moved = 0;
+    for (uint32_t i = 0; i < m->n_moves; i++) {
+        uint32_t slot = m->moves[i].slot;
+        if (seen[slot / 8] & (1u << (slot % 8)))
+            continue;
+        seen[slot / 8] |= (uint8_t)(1u << (slot % 8));
+        if (placement_lookup(a->pl, slot) != placement_lookup(b->pl, slot))
+            moved += slot_keys_counted(s, slot);
+    }
+    free(seen);
+    return moved;
+}
+
+/* The publication's slot moves, as its reason: "N slots to D (first..last)"
+ * for each run of moves to one node. */
+static void describe_moves(struct sim *s)
+{
+    struct membership *m = s->mb;
+    for (uint32_t i = 0; i < m->n_moves;) {
+        uint32_t j = i, lo = m->moves[i].slot, hi = lo;
+        while (j < m->n_moves && m->moves[j].node == m->moves[i].node) {
+            lo = MIN(lo, m->moves[j].slot);
+            hi = MAX(hi, m->moves[j].slot);
+            j++;
+        }
+        const char *to = s->nodes[m->moves[i].node].id;
+        if (j - i == 1)
+            sb_printf(&m->pending_why, "%sslot %u to %s", m->pending_why.len ? ", " : "", lo, to);
+        else
+            sb_printf(&m->pending_why, "%s%u slots to %s (%u..%u)",
+                      m->pending_why.len ? ", " : "", j - i, to, lo, hi);
+        i = j;
     }
 }
 
@@ -358,15 +505,26 @@ uint32_t membership_publish(struct sim *s)
 {
     struct membership *m = s->mb;
     m->publish_pending = false;
+    bool moves_only = !m->changed;
+    m->changed = false;
     uint32_t old_id = membership_latest(s)->id;
     struct epoch *e = new_epoch(s);
+    if (m->any_join_empty) { /* the joiners hold their (no) slots from now on */
+        memset(m->join_empty, 0, s->n_nodes);
+        m->any_join_empty = false;
+    }
     struct epoch *old = membership_epoch(s, old_id); /* the array may have moved */
     const struct placement *prev = old->base && old->gen == e->gen ? old->base->pl : NULL;
     if (build_base(s, e, prev)) {
         sb_reset(&m->pending_why);
+        m->n_moves = 0;
         return 0;
     }
-    int64_t moved = old->base ? count_moved(s, old->base, e->base) : 0;
+    int64_t moved = !old->base ? 0
+                    : moves_only && prev ? count_moved_slots(s, old->base, e->base)
+                                         : count_moved(s, old->base, e->base);
+    describe_moves(s);
+    m->n_moves = 0;
     m->keys_moved += moved;
     uint32_t n_members = 0;
     for (uint32_t i = 0; i < s->n_nodes; i++)
@@ -452,6 +610,46 @@ struct placement *membership_future(struct sim *s, uint32_t node, bool member)
     free(e.address);
     m->member[node] = was;
     return pl;
+}
+
+/* ---- slots ------------------------------------------------------------------------ */
+
+uint32_t membership_slot_owner(struct sim *s, uint32_t slot)
+{
+    const struct epoch *e = membership_latest(s);
+    if (s->mb->gens[e->gen].pp.algo != PLACE_SLOTS)
+        return PLACE_NONE;
+    return placement_lookup(e->base->pl, slot);
+}
+
+/* The slot index: a counting sort of the keys by slot. O(keys). */
+static void build_slot_index(struct sim *s)
+{
+    struct membership *m = s->mb;
+    const struct keyspace *ks = &s->wl->ks;
+    const uint64_t *pos = membership_current_positions(s);
+    m->slot_first = xcalloc(PLACE_SLOT_COUNT + 1, sizeof(*m->slot_first));
+    m->slot_keys = xmalloc((ks->n_total ? ks->n_total : 1) * sizeof(*m->slot_keys));
+    for (uint32_t k = 0; k < ks->n_total; k++)
+        m->slot_first[((pos ? pos[k] : ks->rec[k].pos) & (PLACE_SLOT_COUNT - 1)) + 1]++;
+    for (uint32_t i = 0; i < PLACE_SLOT_COUNT; i++)
+        m->slot_first[i + 1] += m->slot_first[i];
+    uint32_t *fill = xmalloc(PLACE_SLOT_COUNT * sizeof(*fill));
+    memcpy(fill, m->slot_first, PLACE_SLOT_COUNT * sizeof(*fill));
+    for (uint32_t k = 0; k < ks->n_total; k++)
+        m->slot_keys[fill[(pos ? pos[k] : ks->rec[k].pos) & (PLACE_SLOT_COUNT - 1)]++] = k;
+    free(fill);
+}
+
+const uint32_t *membership_slot_keys(struct sim *s, uint32_t slot, uint32_t *n)
+{
+    struct membership *m = s->mb;
+    if (!m->slot_first) {
+        assert(membership_routing(s)->algo == PLACE_SLOTS);
+        build_slot_index(s);
+    }
+    *n = m->slot_first[slot + 1] - m->slot_first[slot];
+    return m->slot_keys + m->slot_first[slot];
 }
 
 /* ---- fencing ---------------------------------------------------------------------- */

@@ -40,6 +40,7 @@ struct epoch {
     uint8_t *ejected;        /* per node: ejected centrally */
     double *weight;          /* per node: its placement weight then (vnodes folded in) */
     const char **address;    /* per node: its address then (strings owned by the membership) */
+    uint8_t *join_empty;     /* per node: joined in this epoch without slots (NULL: none) */
     uint32_t n_ejected;      /* how many are */
     uint32_t holders;        /* client instances that have adopted it and no later one */
     struct view *base;       /* members minus central ejections (rehash); NULL once trimmed */
@@ -54,6 +55,13 @@ struct membership {
     uint8_t *ejected;        /* central ejections now */
     struct strbuf pending_why; /* changes waiting for the publication (EVK_PUBLISH) */
     bool publish_pending;
+    bool changed;            /* a change other than slot moves waits for the publication */
+    uint8_t *join_empty;     /* per node: joins at the next publication without slots */
+    bool any_join_empty;
+    struct place_slot_move *moves; /* slot moves waiting for the publication (migrations) */
+    uint32_t n_moves, cap_moves;
+    uint32_t *slot_first;    /* keys of slot i: slot_keys[slot_first[i] .. slot_first[i + 1]) */
+    uint32_t *slot_keys;     /*   ascending; both NULL until first asked for */
     struct placement *gutter;  /* the gutter pool's placement, or NULL */
     int64_t keys_moved;      /* summed over publications */
     struct routing_gen *gens;  /* routing generations; the last is the current one */
@@ -109,6 +117,25 @@ struct placement *membership_future(struct sim *s, uint32_t node, bool member);
 uint32_t membership_known_epoch(struct sim *s, int64_t t_ns);
 uint32_t membership_owner(struct sim *s, uint32_t epoch, uint32_t key);
 
+/* add_node take_slots: false (slots): the node becomes a member at the next
+ * publication holding no slot, as a node that meets a Redis Cluster does;
+ * migrations give it slots. */
+void membership_add_without_slots(struct sim *s, uint32_t node);
+/* A migration step (slots): the n slots belong to node from the next
+ * publication on, applied after the publication's other changes (a slot
+ * whose node is then not in the ring stays where it is). Asks for the
+ * publication; an epoch made of slot moves only counts as keys_moved the
+ * keys of the slots that changed owner (O(moves), not O(keys)). */
+void membership_move_slots(struct sim *s, const uint32_t *slots, uint32_t n, uint32_t node);
+/* The node owning a slot in the latest epoch, or PLACE_NONE when the
+ * current routing is not slots. O(1). */
+uint32_t membership_slot_owner(struct sim *s, uint32_t slot);
+/* The keys of a slot under slots routing (the low 14 bits of their
+ * positions), in ascending id order: the most popular first. *n gets their
+ * number. Built on the first call, O(keys), 4 bytes a key; the current
+ * routing must be slots then (slots positions never depend on the hash). */
+const uint32_t *membership_slot_keys(struct sim *s, uint32_t slot, uint32_t *n);
+
 /* Asks for a new epoch from the membership as it will be at the end of this
  * instant: every change made at one instant (two add_node events, two
  * central ejections) becomes one epoch. `why` is appended to its reason. */
@@ -120,7 +147,10 @@ uint32_t membership_publish(struct sim *s);
 void membership_hold(struct sim *s, uint32_t epoch);
 void membership_drop(struct sim *s, uint32_t epoch);
 /* Frees the base views of epochs no instance holds any more (never the
- * latest two), so long runs with many epochs keep memory flat. */
+ * latest two), so long runs with many epochs keep memory flat. Under slots
+ * an epoch an instance may still adopt (central mode: published less than
+ * 1.5 x propagation_delay ago) keeps its base, whose table depends on its
+ * history and could not be built again. */
 void membership_trim(struct sim *s);
 
 /* The view for an epoch minus a local exclusion set (NULL: none); a

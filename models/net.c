@@ -48,8 +48,8 @@ int64_t net_reply_time(struct sim *s, const struct node *n, int64_t leaves_ns)
 static uint32_t fence_slow(struct sim *s, const struct req *q, uint32_t nid, int64_t t,
                            uint32_t *epoch)
 {
-    if (s->nodes[nid].gutter || q->kind == RQ_COPY || q->kind == RQ_COPY_READ)
-        return PLACE_NONE;
+    if (s->nodes[nid].gutter || q->kind >= RQ_COPY || q->asking == ASKING_YES)
+        return PLACE_NONE; /* copies, migrations and ASKING are never fenced */
     uint32_t known = membership_known_epoch(s, t);
     if (known <= q->epoch)
         return PLACE_NONE;
@@ -68,15 +68,32 @@ static inline uint32_t fence(struct sim *s, const struct req *q, uint32_t nid, i
     return fence_slow(s, q, nid, t, epoch);
 }
 
+void net_redirect(struct sim *s, uint32_t r, uint32_t to, uint32_t epoch, int64_t t_reply,
+                  bool ask)
+{
+    struct req *q = req_at(&s->eng, r);
+    q->redirect = to;
+    q->redirect_epoch = epoch;
+    if (ask) {
+        s->net->asks++;
+    } else {
+        s->net->redirects++;
+        s->net->moved++;
+    }
+    req_schedule_attempt(&s->eng, r, t_reply, ask ? EVK_ASK : EVK_MOVED);
+}
+
 /* The node answers MOVED: the reply reaches the client after one way back. */
 static void moved(struct sim *s, uint32_t r, const struct node *n, int64_t t_arrive,
                   uint32_t owner, uint32_t epoch)
 {
-    struct req *q = req_at(&s->eng, r);
-    q->redirect = owner;
-    q->redirect_epoch = epoch;
-    s->net->redirects++;
-    req_schedule_attempt(&s->eng, r, t_arrive + one_way(s, n), EVK_MOVED);
+    net_redirect(s, r, owner, epoch, t_arrive + one_way(s, n), false);
+}
+
+/* Every message sent carries ASKING only right after an ASK reply. */
+static inline void set_asking(struct req *q)
+{
+    q->asking = q->asking == ASKING_NEXT ? ASKING_YES : ASKING_NO;
 }
 
 /* ---- GETs ------------------------------------------------------------------------ */
@@ -130,6 +147,7 @@ void net_send_get(struct sim *s, uint32_t r, uint32_t nid)
     q->attempt++;
     q->node = nid;
     q->t_get_ns = s->eng.now_ns;
+    set_asking(q);
     if (!s->net->arrival_events) {
         get_arrives(s, r, nid, s->eng.now_ns + s->nodes[nid].half_rtt_ns, false);
         return;
@@ -163,19 +181,29 @@ static void op_arrives(struct sim *s, uint32_t r, uint32_t node, int64_t t_arriv
         return;
     }
     int64_t done;
-    int rc = q->kind == RQ_INVALIDATE || q->kind == RQ_COPY_READ
+    int rc = q->kind == RQ_INVALIDATE || q->kind == RQ_COPY_READ || q->kind == RQ_MIGRATE_READ
                  ? node_submit(s, n, t_arrive, &done)
                  : node_set_submit(s, n, t_arrive, keyspace_item_bytes(&s->wl->ks, q->key), &done);
-    if (rc)
+    unsigned kind = q->kind == RQ_COPY_READ      ? EVK_COPY_READ
+                    : q->kind == RQ_MIGRATE_READ ? EVK_MIGRATE_READ
+                    : q->kind == RQ_MIGRATE      ? EVK_MIGRATE_LAND
+                                                 : EVK_NODE_OP_DONE;
+    if (rc) {
+        if (kind == EVK_MIGRATE_READ || kind == EVK_MIGRATE_LAND) { /* the migration retries */
+            q->flags |= RQF_FAILED;
+            req_schedule(&s->eng, r, t_arrive, kind);
+        }
         return; /* lost or refused: nothing changes at the node */
+    }
     q->node = node;
     q->incarnation = n->incarnation;
-    req_schedule(&s->eng, r, done, q->kind == RQ_COPY_READ ? EVK_COPY_READ : EVK_NODE_OP_DONE);
+    req_schedule(&s->eng, r, done, kind);
 }
 
 void net_send_op(struct sim *s, uint32_t r, uint32_t node)
 {
     struct node *n = &s->nodes[node];
+    set_asking(req_at(&s->eng, r));
     if (!s->net->arrival_events) {
         op_arrives(s, r, node, s->eng.now_ns + n->half_rtt_ns);
         return;
@@ -199,5 +227,7 @@ int64_t net_probe_delay(struct sim *s, const struct node *n)
 void net_tick_close(struct sim *s, struct tick_row *row)
 {
     row->redirects = s->net->redirects;
-    s->net->redirects = 0;
+    row->moved_redirects = s->net->moved;
+    row->ask_redirects = s->net->asks;
+    s->net->redirects = s->net->moved = s->net->asks = 0;
 }

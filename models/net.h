@@ -20,6 +20,13 @@
  * client, which adopts the node's epoch unless frozen) or passed on to the
  * owner (forward). In direct mode the decision is made when the message is
  * sent, with the epochs published by then. Gutter nodes never fence.
+ *
+ * Slot migrations (models/migrate.c): a message after an ASK reply carries
+ * ASKING (req.asking) and is never fenced; the ASK and MOVED replies of a
+ * migration are decided where the node serves the message (migrate.c) and
+ * sent with net_redirect. A migration's own messages (RQ_MIGRATE_READ at
+ * the source, RQ_MIGRATE at the target) are never fenced and always give
+ * their event, RQF_FAILED set when the node was down or its queue full.
  */
 #ifndef RINGSIM_NET_H
 #define RINGSIM_NET_H
@@ -36,6 +43,7 @@ struct net {
     int64_t jitter_ns;       /* mean extra one-way delay */
     struct rng jitter;
     int64_t redirects;       /* this tick: MOVED replies and forwards */
+    int64_t moved, asks;     /* this tick: MOVED replies (fencing and migrations), ASK replies */
 };
 
 int net_create(struct sim *s);
@@ -62,10 +70,18 @@ void net_send_op(struct sim *s, uint32_t r, uint32_t node);
 /* EVK_OP_ARRIVE. */
 void net_op_arrive(struct sim *s, uint32_t r);
 
+/* A node's reply to r naming node `to`: ASK (a slot being migrated; the
+ * client asks `to` with ASKING) or MOVED (`to` owns the key in `epoch`,
+ * which the client adopts), reaching the client at t_reply (EVK_ASK or
+ * EVK_MOVED about r's current attempt). Counted in the tick. */
+void net_redirect(struct sim *s, uint32_t r, uint32_t to, uint32_t epoch, int64_t t_reply,
+                  bool ask);
+
 /* A probe's (or any message's) one-way delay to node n: rtt/2 plus jitter. */
 int64_t net_probe_delay(struct sim *s, const struct node *n);
 
-/* The tick's redirects into the row; the counter starts afresh. */
+/* The tick's redirects (and MOVED and ASK replies) into the row; the
+ * counters start afresh. */
 void net_tick_close(struct sim *s, struct tick_row *row);
 
 #endif

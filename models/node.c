@@ -231,6 +231,13 @@ struct item *node_serve_get(struct sim *s, struct node *n, uint32_t key)
     return it;
 }
 
+void node_serve_redirect(struct sim *s, struct node *n)
+{
+    assert(s->inflight[n->index] > 0 && s->inflight_total > 0);
+    s->inflight[n->index]--;
+    s->inflight_total--;
+}
+
 /* ---- membership and faults ------------------------------------------------------- */
 
 void node_crash(struct sim *s, struct node *n)

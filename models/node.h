@@ -74,6 +74,9 @@ int node_set_submit(struct sim *s, struct node *n, int64_t t_ns, uint32_t bytes,
                     int64_t *done_ns);
 /* The node serves an admitted GET of key now: the item or NULL (a miss). */
 struct item *node_serve_get(struct sim *s, struct node *n, uint32_t key);
+/* The node answers an admitted GET without looking the key up (an ASK or
+ * MOVED reply of a slot migration). */
+void node_serve_redirect(struct sim *s, struct node *n);
 
 /* Membership and faults. */
 void node_join(struct sim *s, struct node *n, const char *address, double weight);

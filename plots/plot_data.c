@@ -648,6 +648,9 @@ static const struct {
     {"fallback_reads", "fallback_reads", 1},
     {"stale_reads", "stale_reads", 1},
     {"stale_overwrites", "stale_overwrites", 1},
+    {"ask_redirects", "ask_redirects", 1},
+    {"moved_redirects", "moved_redirects", 1},
+    {"migrated_keys", "migrated_keys", 1},
 };
 
 static bool has_tick_column(struct plot_set *ps, const char *col)

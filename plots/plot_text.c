@@ -325,6 +325,9 @@ char *event_label(const char *kind, const char *node, const char *detail)
         {"set_weight", "weight", true},
         {"set_vnodes", "vnodes", true},
         {"set_routing", "routing", false},
+        {"migrate_slots", "migrate", true},
+        {"migrate_done", "migrated", true},
+        {"migrate_cancel", "migration stopped", true},
     };
     for (size_t i = 0; i < ARRAY_LEN(words); i++) {
         if (strcmp(kind, words[i].kind))

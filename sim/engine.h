@@ -35,9 +35,16 @@ enum run_status { RUN_COMPLETE, RUN_INTERRUPTED, RUN_FAILED };
 /* What a request record is doing. */
 enum req_kind {
     RQ_READ, RQ_WRITE, RQ_FILL, RQ_INVALIDATE, RQ_WRITE_THROUGH,
+    /* from here on: copies between nodes, which are never fenced */
     RQ_COPY,       /* a transfer's copy landing at the key's destination */
-    RQ_COPY_READ   /* a transfer reading the key at its source (through its queue) */
+    RQ_COPY_READ,  /* a transfer reading the key at its source (through its queue) */
+    RQ_MIGRATE_READ, /* a slot migration reading the key at the slot's source */
+    RQ_MIGRATE     /* a slot migration's key landing at the slot's target */
 };
+
+/* req.asking: whether a message carries ASKING (after an ASK reply, the
+ * client asks a slot's importing node, which serves it whatever it owns). */
+enum { ASKING_NO, ASKING_YES, ASKING_NEXT /* the next message sent carries it */ };
 
 enum {
     RQF_LATE = 1,       /* the reply will miss the timeout: the client times out first */
@@ -64,12 +71,13 @@ struct req {
     uint32_t lease;      /* lease token granted by fill_node, 0 if none */
     uint32_t next_waiter;/* coalesce: next request waiting on the same read */
     uint32_t epoch;      /* the ring epoch its current message was routed with (fencing) */
-    uint32_t redirect;   /* MOVED: the owner named; a copy: the transfer */
+    uint32_t redirect;   /* MOVED, ASK: the node named; a copy: the transfer */
     uint32_t redirect_epoch; /* MOVED: the node's epoch */
     uint8_t attempt;     /* the current GET (replies about older ones are ignored) */
     uint8_t kind;        /* enum req_kind */
     uint8_t flags;       /* RQF_* */
     uint8_t pending;     /* references: the handler holding it, events about it */
+    uint8_t asking;      /* ASKING_*: set by net.c at every send */
     uint32_t next_free;
 };
 

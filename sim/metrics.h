@@ -51,9 +51,12 @@
     X(client_mean_ms,   R, "mean latency of client operations finished in the tick") \
     X(cache_errors,     I, "GETs answered with an error reply because the node's queue was full (the read then goes on per on_timeout)") \
     X(fallback_reads,   I, "reads answered by the key's previous owner after a miss at its new one (clients.fallback_to_previous_owner)") \
-    X(redirects,        I, "operations a node answered MOVED or passed on to the key's owner (routing.fencing)") \
+    X(redirects,        I, "operations a node answered MOVED or passed on to the key's owner (routing.fencing; and the MOVED for a slot the node handed over by migrate_slots)") \
     X(warm_copies,      I, "keys copied to their next owner by a staged join or drain (add_node warm, remove_node drain)") \
-    X(warm_db_reads,    I, "database reads made by a staged join warming from the database (warm.source: db)")
+    X(warm_db_reads,    I, "database reads made by a staged join warming from the database (warm.source: db)") \
+    X(ask_redirects,    I, "operations a slot's source answered ASK (migrate_slots: the key is not there, the slot is being migrated); the client asks the target with ASKING, one more round trip") \
+    X(moved_redirects,  I, "operations a node answered MOVED: a key of a slot it handed over by migrate_slots (the client adopts the newer epoch), or routing.fencing: reject") \
+    X(migrated_keys,    I, "keys moved from a slot's source to its target by migrate_slots")
 
 #define NODE_TICK_FIELDS(X) \
     X(state,            T, "up, slow, crashed, ejected, removed or gutter, at the tick's end") \

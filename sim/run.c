@@ -23,6 +23,7 @@
 #include "models/db.h"
 #include "models/health.h"
 #include "models/membership.h"
+#include "models/migrate.h"
 #include "models/net.h"
 #include "models/node.h"
 #include "models/trace.h"
@@ -115,6 +116,24 @@ static void on_copy_read(struct sim *s, uint32_t r, uint32_t b)
     transfer_copy_read(s, r);
 }
 
+static void on_migrate_step(struct sim *s, uint32_t a, uint32_t b)
+{
+    (void)a, (void)b;
+    migrate_step(s);
+}
+
+static void on_migrate_read(struct sim *s, uint32_t r, uint32_t b)
+{
+    (void)b;
+    migrate_read(s, r);
+}
+
+static void on_migrate_land(struct sim *s, uint32_t r, uint32_t b)
+{
+    (void)b;
+    migrate_land(s, r);
+}
+
 /* Handlers of events about a request record (a: the record, b: the attempt). */
 typedef void (*request_fn)(struct sim *s, uint32_t r, uint32_t b);
 /* Handlers of the other events. */
@@ -146,6 +165,10 @@ static const struct {
     [EVK_TRANSFER_END] = {NULL, on_transfer_end},
     [EVK_SCENARIO_STEP] = {NULL, on_scenario_step},
     [EVK_PROBE_ARRIVE] = {NULL, on_probe_arrive},
+    [EVK_ASK] = {client_ask, NULL},
+    [EVK_MIGRATE_STEP] = {NULL, on_migrate_step},
+    [EVK_MIGRATE_READ] = {on_migrate_read, NULL},
+    [EVK_MIGRATE_LAND] = {on_migrate_land, NULL},
 };
 
 static void dispatch(struct sim *s, const struct event *e)
@@ -184,8 +207,8 @@ struct sim *sim_create(const struct scenario *sc, const struct sink *sink,
     }
     if (membership_create(s, err, errlen))
         goto fail;
-    if (net_create(s) || transfers_create(s) || traces_create(s) || clients_create(s)
-        || health_create(s)) {
+    if (net_create(s) || transfers_create(s) || migrate_create(s) || traces_create(s)
+        || clients_create(s) || health_create(s)) {
         snprintf(err, errlen, "%s", s->eng.error[0] ? s->eng.error : "cannot set up the clients");
         goto fail;
     }
@@ -210,6 +233,7 @@ void sim_destroy(struct sim *s)
         clients_destroy(s); /* views go back to the membership */
     health_destroy(s);
     transfers_destroy(s);
+    migrate_destroy(s);
     traces_destroy(s);
     net_destroy(s);
     membership_destroy(s);

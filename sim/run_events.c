@@ -6,6 +6,7 @@
  * Membership events (add, remove, an address change under node_key:
  * address) change the authoritative membership and ask for a publication;
  * every change at one instant becomes one ring epoch (models/membership.c).
+ * migrate_slots queues a slot migration (models/migrate.c).
  */
 #include <assert.h>
 #include <math.h>
@@ -15,6 +16,7 @@
 #include "models/client.h"
 #include "models/health.h"
 #include "models/membership.h"
+#include "models/migrate.h"
 #include "models/node.h"
 #include "models/transfer.h"
 #include "models/workload.h"
@@ -38,14 +40,19 @@ static void add_node(struct sim *s, const struct event_cfg *e, uint32_t idx)
 {
     struct node *n = event_node(s, e);
     node_join(s, n, e->address, e->weight);
+    bool empty = e->has_take_slots && !e->take_slots;
     sim_event(s, event_kind_name(e->kind), n->id, "address %s, weight %g%s", n->address,
-              n->weight, e->warm.rate > 0 ? "; warming before it enters the ring" : "");
+              n->weight, e->warm.rate > 0 ? "; warming before it enters the ring"
+                         : empty          ? "; holding no slot" : "");
     if (e->warm.rate > 0) { /* a staged join: the transfer makes it a member */
         transfer_start_join(s, n->index, idx);
         return;
     }
-    membership_set_member(s, n->index, true);
-    membership_changed(s, "add_node", n);
+    if (empty) /* slots: it meets the cluster; migrations give it slots */
+        membership_add_without_slots(s, n->index);
+    else
+        membership_set_member(s, n->index, true);
+    membership_changed(s, empty ? "add_node (no slots)" : "add_node", n);
 }
 
 static void remove_node(struct sim *s, const struct event_cfg *e, uint32_t idx)
@@ -231,6 +238,19 @@ void run_scenario_event(struct sim *s, uint32_t idx)
     case EV_SET_ROUTING:
         set_routing(s, e);
         break;
+    case EV_MIGRATE_SLOTS: {
+        char sl[64];
+        if (e->migrate.slots.count)
+            snprintf(sl, sizeof sl, "%u slot%s", e->migrate.slots.count,
+                     e->migrate.slots.count == 1 ? "" : "s");
+        else
+            snprintf(sl, sizeof sl, "slots %u..%u", e->migrate.slots.first,
+                     e->migrate.slots.last);
+        sim_event(s, event_kind_name(e->kind), e->node, "%s to %s at %g keys a second", sl,
+                  e->migrate.to, e->migrate.rate);
+        migrate_enqueue(s, idx);
+        break;
+    }
     case EV_KIND_COUNT:
         break;
     }

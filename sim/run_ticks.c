@@ -18,6 +18,7 @@
 #include "models/db.h"
 #include "models/health.h"
 #include "models/membership.h"
+#include "models/migrate.h"
 #include "models/net.h"
 #include "models/node.h"
 #include "models/transfer.h"
@@ -224,6 +225,7 @@ void run_close_tick(struct sim *s)
     db_tick_close(s, s->tick_index, len, &row);
     net_tick_close(s, &row);
     transfers_tick_close(s, &row);
+    migrate_tick_close(s, &row);
 
     struct tick_views tv;
     views_build(s, &tv);

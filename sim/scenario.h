@@ -145,7 +145,8 @@ struct health_cfg {
     X(EV_HOT_KEY,       "hot_key")            \
     X(EV_SET_WEIGHT,    "set_weight")         \
     X(EV_SET_VNODES,    "set_vnodes")         \
-    X(EV_SET_ROUTING,   "set_routing")
+    X(EV_SET_ROUTING,   "set_routing")        \
+    X(EV_MIGRATE_SLOTS, "migrate_slots")
 
 #define EVENT_ENUM(e, name) e,
 enum event_kind { EVENT_CODEC(EVENT_ENUM) EV_KIND_COUNT };
@@ -164,6 +165,19 @@ struct warm_cfg {
 struct drain_cfg {
     double rate;              /* keys per second; 0: no drain */
     int64_t max_wait_ns;      /* leave at the latest this long after the event */
+};
+
+/* migrate_slots: which slots (slots routing). */
+struct slot_sel {
+    uint32_t count;           /* slots: N — the first N slots the source owns then; 0: a range */
+    uint32_t first, last;     /* slots: [first, last] (count 0) */
+};
+
+/* migrate_slots: the source is event_cfg.node. */
+struct migrate_cfg {
+    char *to;                 /* the target node's id */
+    struct slot_sel slots;
+    double rate;              /* keys moved per second */
 };
 
 /* set_routing: the routing keys that change (has_*), and their new values. */
@@ -192,11 +206,14 @@ struct event_cfg {
     char *key;                /* hot_key */
     double share;             /* hot_key */
     struct warm_cfg warm;     /* add_node: a staged join (rate 0: none, the node joins cold) */
+    bool take_slots;          /* add_node (slots): takes its share of slots (when given) */
+    bool has_take_slots;      /* add_node: take_slots was given (absent: true) */
     struct drain_cfg drain;   /* remove_node: drain before leaving (rate 0: none) */
     uint32_t steps;           /* set_weight, set_vnodes: epochs the change takes (1: at once) */
     int64_t every_ns;         /* set_weight, set_vnodes: time between those epochs */
     uint32_t vnodes;          /* set_vnodes: the node's new points per unit of weight */
     struct routing_change routing; /* set_routing */
+    struct migrate_cfg migrate;    /* migrate_slots (node: the source) */
     struct src_pos pos;       /* of the event's entry */
 };
 

@@ -98,6 +98,14 @@ void format_field(const struct key *k, const void *f, char *buf, size_t n)
     case KT_SIZE: format_size(*(const uint64_t *)f, buf, n); break;
     case KT_BOOL: snprintf(buf, n, "%s", *(const bool *)f ? "true" : "false"); break;
     case KT_ENUM: snprintf(buf, n, "%s", k->names[get_uint(k, f)]); break;
+    case KT_SLOTS: {
+        const struct slot_sel *sel = f;
+        if (sel->count)
+            snprintf(buf, n, "%u", sel->count);
+        else
+            snprintf(buf, n, "[%u, %u]", sel->first, sel->last);
+        break;
+    }
     default: snprintf(buf, n, "?"); break;
     }
 }
@@ -344,10 +352,41 @@ static const char *set_enum(const struct key *k, const struct ynode *v, void *fi
     return what;
 }
 
+/* A slot number (0 to 16383), given as a plain integer. */
+static bool slot_number(const struct ynode *v, uint64_t *x)
+{
+    return v->type == YNODE_SCALAR && v->plain && !parse_u64(v->text, x)
+           && *x < PLACE_SLOT_COUNT;
+}
+
+/* KT_SLOTS: `N` (1 to 16384 slots) or `[first, last]` (0 <= first <= last <= 16383). */
+static const char *set_slots(const struct key *k, const struct ynode *v, void *field,
+                             char *what, size_t n)
+{
+    (void)k;
+    struct slot_sel *sel = field;
+    uint64_t a, b;
+    snprintf(what, n, "a number of slots from 1 to %d, or [first, last] with 0 <= first <= "
+             "last <= %d", PLACE_SLOT_COUNT, PLACE_SLOT_COUNT - 1);
+    if (v->type == YNODE_SCALAR) {
+        if (parse_u64(v->text, &a) || a < 1 || a > PLACE_SLOT_COUNT)
+            return what;
+        if (!v->plain)
+            return unquoted(what, what, n);
+        *sel = (struct slot_sel){.count = (uint32_t)a};
+        return NULL;
+    }
+    if (v->type != YNODE_SEQ || v->n != 2 || !slot_number(v->kids[0], &a)
+        || !slot_number(v->kids[1], &b) || a > b)
+        return what;
+    *sel = (struct slot_sel){.first = (uint32_t)a, .last = (uint32_t)b};
+    return NULL;
+}
+
 static const setter_fn setters[] = {
     [KT_STRING] = set_string, [KT_ID] = set_id, [KT_UINT] = set_uint,
     [KT_NUMBER] = set_number, [KT_DURATION] = set_duration, [KT_SIZE] = set_size,
-    [KT_BOOL] = set_bool, [KT_ENUM] = set_enum,
+    [KT_BOOL] = set_bool, [KT_ENUM] = set_enum, [KT_SLOTS] = set_slots,
 };
 
 

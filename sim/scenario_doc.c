@@ -29,6 +29,7 @@ static void md_type(FILE *f, const struct key *k)
     case KT_LIST:
         fputs(k->sub ? "sequence of mappings" : "sequence of integers", f);
         break;
+    case KT_SLOTS: fputs("integer, or `[first, last]`", f); break;
     case KT_ENUM:
         sb_init(&sb);
         names_list(k->names, ", ", "`", &sb);
@@ -90,7 +91,7 @@ static void md_section(FILE *f, const struct section *sec, const char *path)
         else if (k->flags & K_REQUIRED)
             fputs("required", f);
         else if (k->flags & K_OPTIONAL)
-            fputs("unchanged", f);
+            fputs(k->def_doc ? k->def_doc : "unchanged", f);
         else if (k->def_doc)
             fputs(k->def_doc, f);
         else if (k->type == KT_MAP)

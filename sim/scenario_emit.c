@@ -22,6 +22,16 @@ static void emit_section(struct yemitter *y, const struct section *sec, const vo
 static void emit_scalar_field(struct yemitter *y, const struct key *k, const void *field)
 {
     char buf[512];
+    if (k->type == KT_SLOTS && !((const struct slot_sel *)field)->count) { /* [first, last] */
+        const struct slot_sel *sel = field;
+        yemit_seq_begin(y, true);
+        snprintf(buf, sizeof buf, "%u", sel->first);
+        yemit_scalar(y, buf, true);
+        snprintf(buf, sizeof buf, "%u", sel->last);
+        yemit_scalar(y, buf, true);
+        yemit_seq_end(y);
+        return;
+    }
     if (k->type == KT_STRING || k->type == KT_ID) {
         const char *str = *(char *const *)field;
         yemit_scalar(y, str ? str : "", false);

@@ -79,7 +79,8 @@ struct loader {
 /* ---- schema tables ------------------------------------------------------- */
 
 enum ktype { KT_STRING, KT_ID, KT_UINT, KT_NUMBER, KT_DURATION, KT_SIZE, KT_BOOL, KT_ENUM,
-             KT_MAP, KT_LIST };
+             KT_MAP, KT_LIST,
+             KT_SLOTS /* a struct slot_sel: a number of slots N, or [first, last] */ };
 
 #define K_REQUIRED  0x01u  /* no default: must be given */
 #define K_NONEMPTY  0x02u  /* strings: not "" */

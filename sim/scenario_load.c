@@ -225,6 +225,7 @@ void scenario_destroy(struct scenario *s)
         free(s->events[i].address);
         free(s->events[i].instances);
         free(s->events[i].key);
+        free(s->events[i].migrate.to);
     }
     free(s->events);
     for (size_t i = 0; i < s->n_overrides; i++)

@@ -27,10 +27,22 @@
  * below the point limit at the most nodes a scenario can have, asserted
  * below), so a run never fails to build a ring mid-run.
  *
+ * Slot migrations (migrate_slots, routing.algorithm slots): the walk also
+ * keeps the slot table as the run builds it — one table per instant with
+ * membership changes, each from the previous one (placement history), a
+ * node added with take_slots: false holding none — and checks each
+ * migration, once the membership changes of its instant are made, against
+ * it: its source and target in the cluster, its slots the source's; then
+ * hands its slots over at once. At run time migrations take a while and
+ * run one at a time, and central ejections and staged joins change tables
+ * the walk cannot foresee: a slot its source does not own at its turn is
+ * then skipped (models/migrate.c).
+ *
  * Cost: O(R × N) for R runs over N nodes (a check is O(N) expected), plus
  * O(N log E) when one fails; the timeline finds a member by its id in O(1)
  * expected (and, with node_key: address, checks addresses in O(N) per
- * add_node or set_address).
+ * add_node or set_address). With migrations, O(16384 + N) per instant with
+ * membership changes.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -71,6 +83,15 @@ struct timeline {
     bool *later;            /* scratch of run_prefix, by member index */
     size_t joined;          /* the member index of the last add_node */
     bool pending;           /* the run has a membership not checked yet */
+    /* slots, with migrate_slots events: the table as the run builds it */
+    bool track_slots;
+    struct placement *slots; /* after the last instant; NULL: not known */
+    bool slots_dirty;       /* the membership changed at this instant */
+    bool slots_fresh;       /* the routing changed: the next table starts afresh */
+    bool *join_empty;       /* by member index: joins without slots at this instant */
+    int64_t instant;        /* the time of the events being walked */
+    size_t *migrations;     /* migrate_slots events of this instant, in order */
+    size_t n_migrations;
 };
 
 #define TIME_ZERO SIZE_MAX
@@ -307,6 +328,115 @@ static void check_gutter_pool(struct timeline *tl)
     free(g);
 }
 
+/* ---- slots ------------------------------------------------------------------- */
+
+/* The table after this instant's membership changes, from the previous one. */
+static void slots_rebuild(struct timeline *tl)
+{
+    tl->slots_dirty = false;
+    if (!tl->track_slots || tl->p.algo != PLACE_SLOTS) {
+        placement_destroy(tl->slots);
+        tl->slots = NULL;
+        return;
+    }
+    size_t n = 0;
+    bool *empty = xcalloc(tl->m.n + 1, sizeof *empty);
+    for (size_t i = 0; i < tl->m.n; i++) {
+        const struct member *x = &tl->m.v[i];
+        if (!x->live)
+            continue;
+        empty[n] = tl->join_empty[i];
+        tl->buf[n++] = (struct place_member){x->id, x->address, 1.0, (uint32_t)i};
+    }
+    struct placement *prev = tl->slots_fresh ? NULL : tl->slots;
+    struct placement *pl = placement_create_joining(&tl->p, tl->buf, n, prev, empty, NULL, 0);
+    placement_destroy(tl->slots);
+    tl->slots = pl; /* NULL when it cannot be built: reported by the placement checks */
+    tl->slots_fresh = false;
+    memset(tl->join_empty, 0, (tl->m.n + 1) * sizeof *tl->join_empty);
+    free(empty);
+}
+
+/* A node of a migration, in the cluster at time t; NULL (reported) if not. */
+static struct member *migration_node(struct timeline *tl, const char *id, size_t i,
+                                     const char *key, const char *t)
+{
+    char path[96];
+    struct member *x = member_find(&tl->m, id);
+    if (x && x->live)
+        return x;
+    snprintf(path, sizeof path, "events.%zu.migrate_slots.%s", i, key);
+    report_path(tl->L, path, "node \"%s\" is not in the cluster at %s", id, t);
+    return NULL;
+}
+
+/* A migrate_slots event, once its instant's membership changes are made:
+ * its nodes, its slots against the table; then its slots are the target's. */
+static void check_migration(struct timeline *tl, size_t i)
+{
+    struct loader *L = tl->L;
+    const struct event_cfg *ev = &L->s->events[i];
+    const struct slot_sel *sel = &ev->migrate.slots;
+    char path[96], t[32];
+    format_duration(ev->at_ns, t, sizeof t);
+    if (tl->p.algo != PLACE_SLOTS) {
+        snprintf(path, sizeof path, "events.%zu.migrate_slots", i);
+        report_path(L, path, "migrate_slots moves the slots of routing.algorithm slots, and the "
+                    "routing is %s at %s; use routing.algorithm: slots",
+                    place_algo_name(tl->p.algo), t);
+        return;
+    }
+    if (!ev->node || !good(L, &ev->node) || !ev->migrate.to || !good(L, &ev->migrate.to))
+        return;
+    struct member *from = migration_node(tl, ev->node, i, "from", t);
+    struct member *to = migration_node(tl, ev->migrate.to, i, "to", t);
+    if (!from || !to)
+        return;
+    if (from == to) {
+        snprintf(path, sizeof path, "events.%zu.migrate_slots.to", i);
+        report_path(L, path, "the target must be another node than the source (%s)", ev->node);
+        return;
+    }
+    if (!tl->slots || !good(L, sel))
+        return;
+    uint32_t fi = (uint32_t)(from - tl->m.v), ti = (uint32_t)(to - tl->m.v);
+    uint32_t n = sel->count ? sel->count : sel->last - sel->first + 1, k = 0;
+    struct place_slot_move *moves = xcalloc(n, sizeof *moves);
+    snprintf(path, sizeof path, "events.%zu.migrate_slots.slots", i);
+    for (uint32_t slot = sel->count ? 0 : sel->first;
+         k < n && slot < (sel->count ? PLACE_SLOT_COUNT : sel->last + 1u); slot++) {
+        uint32_t owner = placement_lookup(tl->slots, slot);
+        if (owner == fi) {
+            moves[k++] = (struct place_slot_move){slot, ti};
+        } else if (!sel->count) {
+            report_path(L, path, "slot %u is node %s's at %s, not %s's: a migration moves slots "
+                        "its source owns", slot, tl->m.v[owner].id, t, ev->node);
+            free(moves);
+            return;
+        }
+    }
+    if (k < n) {
+        report_path(L, path, "node %s owns %u slots at %s, fewer than the %u asked for", ev->node,
+                    k, t, n);
+        free(moves);
+        return;
+    }
+    struct placement *pl = placement_slots_move(tl->slots, moves, n, NULL, 0);
+    free(moves);
+    placement_destroy(tl->slots);
+    tl->slots = pl;
+}
+
+/* The end of an instant: its table, then its migrations against it. */
+static void end_instant(struct timeline *tl)
+{
+    if (tl->slots_dirty)
+        slots_rebuild(tl);
+    for (size_t j = 0; j < tl->n_migrations; j++)
+        check_migration(tl, tl->migrations[j]);
+    tl->n_migrations = 0;
+}
+
 /* ---- the events ----------------------------------------------------------- */
 
 /* With node_key: address, the address an event gives must not be another
@@ -342,6 +472,17 @@ static bool apply_event(struct timeline *tl, const struct event_cfg *ev, size_t 
         }
         check_address_free(tl, ev, i, t);
         tl->joined = member_join(m, ev->node, ev->address, ev->weight);
+        if (ev->has_take_slots && !ev->take_slots && good(L, &ev->take_slots)) {
+            snprintf(path, sizeof path, "events.%zu.add_node.take_slots", i);
+            if (tl->p.algo != PLACE_SLOTS)
+                report_path(L, path, "take_slots: false is for routing.algorithm slots (a node "
+                            "that joins holding no slot), and the routing is %s at %s; remove it",
+                            place_algo_name(tl->p.algo), t);
+            else if (ev->warm.rate > 0)
+                report_path(L, path, "a node that joins holding no slot has nothing to warm; "
+                            "remove warm or take_slots: false");
+            tl->join_empty[tl->joined] = true;
+        }
         return true;
     }
     if (!live) {
@@ -437,6 +578,13 @@ void check_membership(struct loader *L, const struct ev_ref *order, size_t n, bo
     tl.added_member = xcalloc(s->n_events + 1, sizeof *tl.added_member);
     tl.added_event = xcalloc(s->n_events + 1, sizeof *tl.added_event);
     tl.later = xcalloc(s->n_nodes + s->n_events + 1, sizeof *tl.later);
+    tl.join_empty = xcalloc(s->n_nodes + s->n_events + 1, sizeof *tl.join_empty);
+    tl.migrations = xcalloc(s->n_events + 1, sizeof *tl.migrations);
+    for (size_t i = 0; i < s->n_events; i++)
+        tl.track_slots = tl.track_slots || s->events[i].kind == EV_MIGRATE_SLOTS;
+    tl.track_slots = tl.track_slots && tl.check_placement;
+    tl.slots_dirty = true; /* the nodes at time 0 */
+    tl.instant = -1;
     for (size_t i = 0; i < s->n_nodes; i++)
         if (s->nodes[i].id && !member_find(&tl.m, s->nodes[i].id))
             member_join(&tl.m, s->nodes[i].id, s->nodes[i].address, s->nodes[i].weight);
@@ -448,10 +596,19 @@ void check_membership(struct loader *L, const struct ev_ref *order, size_t n, bo
         const struct event_cfg *ev = &s->events[i];
         char t[32];
         format_duration(ev->at_ns, t, sizeof t);
+        if (ev->at_ns != tl.instant) {
+            end_instant(&tl);
+            tl.instant = ev->at_ns;
+        }
+        if (ev->kind == EV_MIGRATE_SLOTS) {
+            tl.migrations[tl.n_migrations++] = i;
+            continue;
+        }
         if (ev->kind == EV_SET_ROUTING) {
             check_run(&tl);
             if (apply_routing(&tl, ev, i, t))
                 run_start(&tl, i); /* every member under the new routing */
+            tl.slots_fresh = tl.slots_dirty = true;
             continue;
         }
         if (!ev->node || !good(L, &ev->node))
@@ -462,6 +619,7 @@ void check_membership(struct loader *L, const struct ev_ref *order, size_t n, bo
             check_run(&tl); /* the run ends: its largest membership is the current one */
         if (!apply_event(&tl, ev, i, t))
             continue;
+        tl.slots_dirty = true;
         if (ev->kind == EV_ADD_NODE) {
             tl.added_member[tl.n_added] = tl.joined;
             tl.added_event[tl.n_added++] = i;
@@ -472,8 +630,12 @@ void check_membership(struct loader *L, const struct ev_ref *order, size_t n, bo
             run_start(&tl, ev->kind == EV_REMOVE_NODE ? NO_BASE : i);
         }
     }
+    end_instant(&tl);
     check_run(&tl);
     check_gutter_pool(&tl);
+    placement_destroy(tl.slots);
+    free(tl.join_empty);
+    free(tl.migrations);
     free(tl.added_member);
     free(tl.added_event);
     free(tl.later);

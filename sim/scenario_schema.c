@@ -349,6 +349,12 @@ static const struct key add_node_keys[] = {
      .doc = "Its address."},
     {"weight", KT_NUMBER, F(EC, weight), .def = "1", ABOVE_UPTO(0, PLACE_MAX_WEIGHT),
      .doc = "Its weight."},
+    {"take_slots", KT_BOOL, F(EC, take_slots), .flags = K_OPTIONAL,
+     .present_offset = offsetof(EC, has_take_slots), .def_doc = "`true`",
+     .doc = "`slots` only: `true`, the node takes its share of the slots as it joins (from the "
+            "nodes holding the most: a ring change, the keys of those slots miss until refilled); "
+            "`false`, it joins holding no slot, as a node that meets a Redis Cluster, and "
+            "`migrate_slots` events give it slots with their keys. Not with `warm`."},
     {"warm", KT_MAP, F(EC, warm), .sub = &warm_section, .flags = K_OMIT_ZERO,
      .def_doc = "none: it joins cold", .doc = "Warm it before it enters the ring (table below)."},
 };
@@ -395,6 +401,20 @@ static const struct key set_routing_keys[] = {
 };
 #undef PRESENT
 #undef RCH
+static const struct key migrate_slots_keys[] = {
+    {"from", KT_ID, F(EC, node), .flags = K_REQUIRED, MAX_BYTES(MAX_ID_BYTES),
+     .doc = "The source: a node in the cluster at that time that owns the slots."},
+    {"to", KT_ID, F(EC, migrate.to), .flags = K_REQUIRED, MAX_BYTES(MAX_ID_BYTES),
+     .doc = "The target: another node in the cluster at that time (one added with "
+            "`take_slots: false`, say)."},
+    {"slots", KT_SLOTS, F(EC, migrate.slots), .flags = K_REQUIRED,
+     .range_doc = "1 to 16384; or 0 ≤ first ≤ last ≤ 16383",
+     .doc = "Which slots: `N`, the first N slots the source owns when the migration starts, in "
+            "slot order (as `redis-cli --cluster reshard` takes them from one source); or "
+            "`[first, last]`, every slot of the range, all of them the source's."},
+    {"rate", KT_NUMBER, F(EC, migrate.rate), .flags = K_REQUIRED, ABOVE_UPTO(0, 1e9),
+     .doc = "Keys moved a second (the keys of each slot that the source holds)."},
+};
 static const struct key slow_node_keys[] = {
     {"id", KT_ID, F(EC, node), .flags = K_REQUIRED, MAX_BYTES(MAX_ID_BYTES),
      .doc = "A node in the cluster at that time."},
@@ -458,6 +478,15 @@ static const struct section set_routing_section = {
     .doc = "The routing protocol changes for every node at once: a full migration (with a new "
            "hash almost every key moves). Give at least one key; the others stay as they "
            "are."};
+static const struct section migrate_slots_section = {
+    SECTION("events.N.migrate_slots", migrate_slots_keys, struct event_cfg),
+    .doc = "`routing.algorithm: slots` only. Slots move from one node to another one at a time, "
+           "with the keys the source holds, as a Redis Cluster reshard moves them: the slot is "
+           "migrating at the source and importing at the target; a key the source no longer "
+           "holds is answered ASK (the client asks the target: one more round trip); when its "
+           "keys are moved the slot is the target's (a new epoch), and the source answers MOVED "
+           "for it from then on. Migrations run one at a time, in event order; the slots must be "
+           "the source's at that time (after the earlier migrations)."};
 static const struct section slow_node_section = {
     SECTION("events.N.slow_node", slow_node_keys, struct event_cfg), .post = slow_node_post,
     .doc = "A node becomes slow: give `factor`, `latency` or both."};
@@ -501,6 +530,8 @@ const struct key event_keys[] = {
      .doc = "A node's ring points change."},
     {"set_routing", KT_MAP, .offset = 0, .sub = &set_routing_section,
      .doc = "The routing protocol changes."},
+    {"migrate_slots", KT_MAP, .offset = 0, .sub = &migrate_slots_section,
+     .doc = "Slots move to another node with their keys."},
 };
 #undef EC
 const struct section event_section = {

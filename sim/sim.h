@@ -66,6 +66,10 @@ enum {
     EVK_TRANSFER_END,   /* a: transfer — max_wait has passed */
     EVK_SCENARIO_STEP,  /* a: scenario event index, b: step — a gradual change's next epoch */
     EVK_PROBE_ARRIVE,   /* a: node — a central probe reaches it (arrival mode) */
+    EVK_ASK,            /* a: request, b: attempt — an ASK reply reaches the client (migration) */
+    EVK_MIGRATE_STEP,   /* the slot migration's next step */
+    EVK_MIGRATE_READ,   /* a: request — a migration's read at the slot's source is served */
+    EVK_MIGRATE_LAND,   /* a: request — a migrated key lands at the slot's target */
     EVK_COUNT
 };
 
@@ -107,6 +111,7 @@ struct clients;
 struct instance;
 struct net;
 struct transfers;
+struct migrations;
 struct traces;
 
 struct sim {
@@ -127,6 +132,7 @@ struct sim {
     struct health *hl;       /* health.c: failure counts, ejections, the coordinator */
     struct net *net;         /* net.c: message delivery, jitter, fencing counts */
     struct transfers *tr;    /* transfer.c: staged joins and drains */
+    struct migrations *mg;   /* migrate.c: slot migrations (migrate_slots), or NULL */
     struct clients *cl;      /* client.c: tick accumulators, leases, adoption delays */
     struct traces *traces;   /* trace.c: sampled request traces, or NULL */
     struct instance *inst;   /* client.c: the client instances */

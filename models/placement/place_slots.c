@@ -18,13 +18,18 @@
  *      member holding the fewest slots (ties: the smaller id);
  *   2. then each member that joined (in id order) takes slots, one at a time,
  *      from the member holding the most (ties: the smaller id; the donor
- *      gives its lowest-numbered slot) until it holds ⌊16384/N⌋.
+ *      gives its lowest-numbered slot) until it holds ⌊16384/N⌋ — but a
+ *      member marked join_empty (placement_create_joining), which takes
+ *      none: a node that meets the cluster and gets slots by resharding.
  * So a join moves exactly the joiner's share, a leave exactly the leaver's
  * slots, and the cluster stays balanced within one slot when it was before.
  * Weights are ignored.
  *
+ * placement_slots_move: the same members and table, with given slots handed
+ * to given members (one resharding step, CLUSTER SETSLOT slot NODE id).
+ *
  * Cost: build O(16384 × N) worst case (a min/max scan per moved slot);
- * lookup one table read.
+ * lookup one table read; a move O(16384 + N + moves).
  */
 #include <assert.h>
 #include <math.h>
@@ -138,7 +143,7 @@ static void rebalance(struct slots_impl *im, const struct placement *pl,
     uint32_t *map = map_previous(pl, prev, by_id);
     bool *joined = xcalloc(n, sizeof *joined); /* by rank */
     for (size_t r = 0; r < n; r++)
-        joined[r] = true;
+        joined[r] = !pl->join_empty || !pl->join_empty[by_id[r]];
     for (size_t k = 0; k < prev->n_members; k++)
         if (map[k] != PLACE_NONE)
             joined[rank[map[k]]] = false;
@@ -202,6 +207,49 @@ static void slots_destroy(struct placement *pl)
 {
     free(pl->impl);
     pl->impl = NULL;
+}
+
+struct placement *placement_slots_move(const struct placement *prev,
+                                       const struct place_slot_move *moves, size_t n, char *err,
+                                       size_t errlen)
+{
+    if (!prev || prev->ops != &place_slots_ops) {
+        place_err(err, errlen, "slot moves need a slots placement, not %s",
+                  prev ? prev->ops->name : "none");
+        return NULL;
+    }
+    /* node index -> member index, for the moves' targets */
+    uint32_t *member_of = xmalloc((prev->max_node ? prev->max_node : 1) * sizeof *member_of);
+    for (uint32_t i = 0; i < prev->max_node; i++)
+        member_of[i] = PLACE_NONE;
+    for (size_t m = 0; m < prev->n_members; m++)
+        member_of[prev->members[m].node] = (uint32_t)m;
+    for (size_t i = 0; i < n; i++) {
+        if (moves[i].slot >= SLOTS) {
+            place_err(err, errlen, "slot %u is out of range (0 to %d)", moves[i].slot, SLOTS - 1);
+            free(member_of);
+            return NULL;
+        }
+        if (moves[i].node >= prev->max_node || member_of[moves[i].node] == PLACE_NONE) {
+            place_err(err, errlen, "slot %u cannot go to node %u: not a member", moves[i].slot,
+                      moves[i].node);
+            free(member_of);
+            return NULL;
+        }
+    }
+    /* the same members after prev: every slot keeps its owner */
+    struct placement *pl =
+        placement_create(&prev->params, prev->members, prev->n_members, prev, err, errlen);
+    if (pl) {
+        struct slots_impl *im = pl->impl;
+        for (size_t i = 0; i < n; i++) {
+            uint32_t m = member_of[moves[i].node];
+            im->member[moves[i].slot] = m;
+            im->node[moves[i].slot] = pl->members[m].node;
+        }
+    }
+    free(member_of);
+    return pl;
 }
 
 const struct place_ops place_slots_ops = {

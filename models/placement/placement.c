@@ -412,6 +412,14 @@ struct placement *placement_create(const struct place_params *params,
                                    const struct place_member *members, size_t n,
                                    const struct placement *prev, char *err, size_t errlen)
 {
+    return placement_create_joining(params, members, n, prev, NULL, err, errlen);
+}
+
+struct placement *placement_create_joining(const struct place_params *params,
+                                           const struct place_member *members, size_t n,
+                                           const struct placement *prev, const bool *join_empty,
+                                           char *err, size_t errlen)
+{
     if (err && errlen)
         err[0] = '\0';
     if (placement_check_params(params, err, errlen) != PLACE_OK ||
@@ -432,7 +440,10 @@ struct placement *placement_create(const struct place_params *params,
         pl->members[i].address = members[i].address ? xstrdup(members[i].address) : NULL;
         pl->max_node = MAX(pl->max_node, members[i].node + 1);
     }
-    if (pl->ops->build(pl, prev, err, errlen) != 0) {
+    pl->join_empty = join_empty;
+    int rc = pl->ops->build(pl, prev, err, errlen);
+    pl->join_empty = NULL;
+    if (rc != 0) {
         free_members(pl->members, pl->n_members);
         free((char *)pl->params.point_format);
         free(pl);

@@ -162,6 +162,8 @@ struct placement {
     size_t n_members;
     uint32_t max_node;              /* 1 + the largest member.node, 0 if empty */
     size_t n_points;                /* ring-like: points on the continuum; 0 otherwise */
+    const bool *join_empty;         /* during build only (slots): per member, joins holding
+                                       no slot; NULL: none (placement_create_joining) */
     void *impl;
 };
 
@@ -172,12 +174,36 @@ struct placement {
 struct placement *placement_create(const struct place_params *params,
                                    const struct place_member *members, size_t n,
                                    const struct placement *prev, char *err, size_t errlen);
+/* placement_create, where the members with join_empty[i] set take no slots
+ * if they join (are not in prev): under slots, a node that meets a Redis
+ * Cluster and gets its slots by resharding (placement_slots_move). The
+ * other algorithms ignore join_empty (which may be NULL). */
+struct placement *placement_create_joining(const struct place_params *params,
+                                           const struct place_member *members, size_t n,
+                                           const struct placement *prev, const bool *join_empty,
+                                           char *err, size_t errlen);
 void placement_destroy(struct placement *pl);
 
 static inline uint32_t placement_lookup(const struct placement *pl, uint64_t pos)
 {
     return pl->lookup(pl, pos);
 }
+
+/* slots: a slot moving to the member whose node index is `node`. */
+struct place_slot_move {
+    uint32_t slot;       /* 0 .. PLACE_SLOT_COUNT - 1 */
+    uint32_t node;
+};
+
+/* slots: a placement like prev (a slots placement: the same members and
+ * parameters, every slot with the same owner) but for the n moves, each
+ * slot going to its member, in order (a later move of the same slot wins).
+ * A resharding step of Redis Cluster (CLUSTER SETSLOT slot NODE id). Returns
+ * NULL with a message in err when prev is not slots, a slot is out of range
+ * or a node is not a member. Caller destroys. O(16384 + members + n). */
+struct placement *placement_slots_move(const struct placement *prev,
+                                       const struct place_slot_move *moves, size_t n, char *err,
+                                       size_t errlen);
 
 /* Preference order (see place_ops.successors); for algorithms without one,
  * writes just the owner. */

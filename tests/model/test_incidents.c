@@ -403,6 +403,77 @@ static void test_hot_key_moves_in_scale_out(void **state)
     mem_run_free(&m);
 }
 
+/* ---- slot_migration_vs_ring_change.yaml ----------------------------------------------- */
+
+/* When the k-th migration (from 0) was done, in seconds. */
+static double migrate_done_at(const struct mem_run *m, int k)
+{
+    for (size_t i = 0; i < m->n_events; i++)
+        if (!strcmp(m->events[i].kind, "migrate_done") && k-- == 0)
+            return m->events[i].t_s;
+    fail_msg("no migrate_done number %d", k);
+    return NAN;
+}
+
+/* The same 4,096 slots move three times: by a ring change at 30 s, back by
+ * migration at 90 s, out again by migration at 150 s. Tolerances: seeds 1-8
+ * (the ranges in the comments) with a margin; seeds 1 and 2 run here. */
+static void check_slot_migration(int seed)
+{
+    char sd[32];
+    snprintf(sd, sizeof sd, "seed=%d", seed);
+    const char *sets[] = {sd, NULL};
+    struct mem_run m;
+    mem_run_file(&m, "scenarios/incidents/slot_migration_vs_ring_change.yaml", sets);
+    assert_int_equal(m.status, RUN_COMPLETE);
+
+    /* the placement: 25,052 keys in those slots, three times; no seed enters it */
+    assert_int_equal(m.summary.keys_moved, 3 * 25052);
+    CHECK_NEAR(m.summary.baseline_hit_rate, 1.0, 1e-12, "seed %d: baseline", seed);
+
+    /* the ring change: 77.5% in the worst second (seeds 1-8: 76.7-77.6%), the
+     * second after the join; every moved key read since misses once (24,974
+     * to 25,006); the database's peak is that second (2,231-2,319/s, 28-29%);
+     * back within a point after ln(100 f)/r = 32 s (32-35 s) */
+    CHECK_RANGE(m.summary.min_hit_rate, 0.755, 0.785, "seed %d: ring change, worst second", seed);
+    CHECK_NEAR(m.summary.min_hit_rate, tick_at(&m, 31)->hit_rate, 0, "seed %d: at 31 s", seed);
+    CHECK_RANGE((double)MEM_SUM(&m, misses, 30, 90), 24900, 25052, "seed %d: ring change misses",
+                seed);
+    CHECK_RANGE(m.summary.peak_backend_qps, 2150, 2400, "seed %d: peak database load", seed);
+    CHECK_RANGE(m.summary.peak_db_util, 0.26, 0.31, "seed %d: peak database use", seed);
+    CHECK_RANGE(m.summary.recovery_s, 30, 37, "seed %d: recovery", seed);
+    assert_int_equal(MEM_SUM(&m, ask_redirects, 0, 90) + MEM_SUM(&m, moved_redirects, 0, 90), 0);
+
+    /* back by migration: D's keys (those read since 30 s: 25,009-25,019)
+     * move in 12.5 s (12.50-12.51); the only misses are the ring change's
+     * last refills (23-39); MOVED for the clients half a second late
+     * (266-304), few ASK (1-8) */
+    CHECK_NEAR(migrate_done_at(&m, 2) - 90, 12.5, 0.1, "seed %d: migration back, time", seed);
+    CHECK_RANGE((double)MEM_SUM(&m, migrated_keys, 90, 120), 24950, 25052,
+                "seed %d: migration back, keys", seed);
+    CHECK_RANGE((double)MEM_SUM(&m, misses, 90, 120), 0, 100, "seed %d: misses back", seed);
+    CHECK_RANGE((double)MEM_SUM(&m, moved_redirects, 90, 120), 200, 400, "seed %d: MOVED back",
+                seed);
+    CHECK_RANGE((double)MEM_SUM(&m, ask_redirects, 90, 120), 0, 30, "seed %d: ASK back", seed);
+
+    /* out again by migration: every key moves (25,052) in 12.5 s, not one
+     * read misses, the database sees nothing; MOVED 270-295, ASK 1-7 */
+    CHECK_NEAR(migrate_done_at(&m, 5) - 150, 12.5, 0.1, "seed %d: migration, time", seed);
+    assert_int_equal(MEM_SUM(&m, migrated_keys, 150, 180), 25052);
+    assert_int_equal(MEM_SUM(&m, misses, 120, 180), 0);
+    CHECK_NEAR(mean_between(&m, 150, 180, 0), 0, 0, "seed %d: database load", seed);
+    CHECK_RANGE((double)MEM_SUM(&m, moved_redirects, 150, 180), 200, 400, "seed %d: MOVED", seed);
+    CHECK_RANGE((double)MEM_SUM(&m, ask_redirects, 150, 180), 0, 30, "seed %d: ASK", seed);
+    mem_run_free(&m);
+}
+
+static void test_slot_migration_vs_ring_change(void **state)
+{
+    (void)state;
+    check_slot_migration(1);
+    check_slot_migration(2);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -414,6 +485,7 @@ int main(void)
         cmocka_unit_test(test_ring_4_to_8_one_at_a_time),
         cmocka_unit_test(test_hot_key_10_nodes),
         cmocka_unit_test(test_hot_key_moves_in_scale_out),
+        cmocka_unit_test(test_slot_migration_vs_ring_change),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

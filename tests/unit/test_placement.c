@@ -586,6 +586,137 @@ static void test_slots_minimal_moves(void **state)
     placement_destroy(s3);
 }
 
+/* Members of U listed in idx, the k-th joining without slots when empty[k]. */
+static struct placement *mk_joining(const struct place_params *p, const int *idx, size_t n,
+                                    const struct placement *prev, const bool *empty)
+{
+    struct place_member m[NU];
+    char err[256];
+    for (size_t i = 0; i < n; i++)
+        m[i] = (struct place_member){U[idx[i]], U[idx[i]], 1, (uint32_t)idx[i]};
+    struct placement *pl = placement_create_joining(p, m, n, prev, empty, err, sizeof err);
+    if (!pl)
+        fail_msg("placement_create_joining: %s", err);
+    return pl;
+}
+
+/* A node that meets the cluster takes no slot; a later joiner takes its share
+ * from the members holding the most, never from the empty one; a join of the
+ * empty node's own later (readmitted) is an ordinary join. */
+static void test_slots_join_empty(void **state)
+{
+    (void)state;
+    struct place_params p = params(PLACE_SLOTS, HASH_SHA256, 0);
+    int abc[] = {0, 1, 2}, abcd[] = {0, 1, 2, 3}, abcde[] = {0, 1, 2, 3, 4};
+    bool d_empty[] = {false, false, false, true};
+    struct placement *s3 = mk(&p, abc, 3, NULL);
+    struct placement *s4 = mk_joining(&p, abcd, 4, s3, d_empty);
+    uint32_t c[NU];
+    slot_counts(s4, c);
+    assert_int_equal(c[3], 0);
+    for (uint64_t s = 0; s < PLACE_SLOT_COUNT; s++)
+        assert_int_equal(placement_lookup(s4, s), placement_lookup(s3, s));
+    /* E joins normally: 16384 / 5 slots, from A, B and C, none from D */
+    struct placement *s5 = mk(&p, abcde, 5, s4);
+    slot_counts(s5, c);
+    assert_int_equal(c[3], 0);
+    assert_int_equal(c[4], PLACE_SLOT_COUNT / 5);
+    assert_int_equal(c[0] + c[1] + c[2], PLACE_SLOT_COUNT - PLACE_SLOT_COUNT / 5);
+    /* the flag concerns joiners only: D already a member keeps its (no) slots,
+     * and without prev the first membership splits the slots among all */
+    bool all_empty[] = {true, true, true, true};
+    struct placement *again = mk_joining(&p, abcd, 4, s4, all_empty);
+    for (uint64_t s = 0; s < PLACE_SLOT_COUNT; s++)
+        assert_int_equal(placement_lookup(again, s), placement_lookup(s4, s));
+    struct placement *first = mk_joining(&p, abcd, 4, NULL, all_empty);
+    slot_counts(first, c);
+    assert_int_equal(c[3], 4096);
+    /* other algorithms ignore it */
+    struct place_params rp = params(PLACE_RING, HASH_SHA256, 16);
+    struct placement *r4 = mk(&rp, abcd, 4, NULL), *r4e = mk_joining(&rp, abcd, 4, NULL, d_empty);
+    for (uint64_t k = 0; k < 1000; k++) {
+        uint64_t pos = hash_position(HASH_SHA256, &k, sizeof k);
+        assert_int_equal(placement_lookup(r4, pos), placement_lookup(r4e, pos));
+    }
+    placement_destroy(r4e);
+    placement_destroy(r4);
+    placement_destroy(first);
+    placement_destroy(again);
+    placement_destroy(s5);
+    placement_destroy(s4);
+    placement_destroy(s3);
+}
+
+/* placement_slots_move: the slot table after moves, and what the moved
+ * slots do at the next membership change (history). */
+static void test_slots_move(void **state)
+{
+    (void)state;
+    struct place_params p = params(PLACE_SLOTS, HASH_SHA256, 0);
+    int abc[] = {0, 1, 2}, abcd[] = {0, 1, 2, 3}, acd[] = {0, 2, 3};
+    bool d_empty[] = {false, false, false, true};
+    struct placement *s3 = mk(&p, abc, 3, NULL);
+    struct placement *s4 = mk_joining(&p, abcd, 4, s3, d_empty);
+    /* reshard: A's first 1365 slots, then B's 5461..5470, to D; slot 7 twice */
+    struct place_slot_move mv[1365 + 10 + 1];
+    size_t n = 0;
+    for (uint32_t s = 0; s < 1365; s++)
+        mv[n++] = (struct place_slot_move){s, 3};
+    for (uint32_t s = 5461; s <= 5470; s++)
+        mv[n++] = (struct place_slot_move){s, 3};
+    mv[n++] = (struct place_slot_move){7, 2}; /* a later move of slot 7 wins: C */
+    char err[256];
+    struct placement *m4 = placement_slots_move(s4, mv, n, err, sizeof err);
+    assert_non_null(m4);
+    uint32_t c[NU];
+    slot_counts(m4, c);
+    assert_int_equal(c[3], 1364 + 10);
+    assert_int_equal(c[0], 5461 - 1365);
+    assert_int_equal(c[1], 5462 - 10);
+    assert_int_equal(c[2], 5461 + 1);
+    for (uint64_t s = 0; s < PLACE_SLOT_COUNT; s++) {
+        uint32_t want = s == 7 ? 2
+                        : s < 1365 || (s >= 5461 && s <= 5470) ? 3
+                                                               : placement_lookup(s4, s);
+        assert_int_equal(placement_lookup(m4, s), want);
+    }
+    assert_int_equal(m4->n_members, 4);
+    /* prev is left as it was */
+    assert_int_equal(placement_lookup(s4, 0), 0);
+    /* history: B leaves; D keeps what it was given, B's slots go to the fewest (D) */
+    struct placement *after = mk(&p, acd, 3, m4);
+    for (uint64_t s = 0; s < PLACE_SLOT_COUNT; s++) {
+        uint32_t was = placement_lookup(m4, s), now = placement_lookup(after, s);
+        if (was != 1)
+            assert_int_equal(now, was);
+        else
+            assert_true(now != 1);
+    }
+    slot_counts(after, c);
+    assert_true(c[0] + c[2] + c[3] == PLACE_SLOT_COUNT);
+    assert_true(c[3] >= 5461 && c[3] <= 5462); /* the fewest took B's until level */
+    /* errors: not slots, a slot out of range, a node not a member */
+    struct place_params rp = params(PLACE_RING, HASH_SHA256, 8);
+    struct placement *ring = mk(&rp, abc, 3, NULL);
+    struct place_slot_move bad_slot = {PLACE_SLOT_COUNT, 3}, bad_node = {5, 9};
+    assert_null(placement_slots_move(ring, mv, 1, err, sizeof err));
+    assert_non_null(strstr(err, "slots placement"));
+    assert_null(placement_slots_move(s4, &bad_slot, 1, err, sizeof err));
+    assert_non_null(strstr(err, "out of range"));
+    assert_null(placement_slots_move(s4, &bad_node, 1, err, sizeof err));
+    assert_non_null(strstr(err, "not a member"));
+    /* no moves: the same table */
+    struct placement *none = placement_slots_move(s4, NULL, 0, err, sizeof err);
+    for (uint64_t s = 0; s < PLACE_SLOT_COUNT; s++)
+        assert_int_equal(placement_lookup(none, s), placement_lookup(s4, s));
+    placement_destroy(none);
+    placement_destroy(ring);
+    placement_destroy(after);
+    placement_destroy(m4);
+    placement_destroy(s4);
+    placement_destroy(s3);
+}
+
 /* ---- properties for every algorithm --------------------------------------- */
 
 static const struct {
@@ -1016,6 +1147,8 @@ int main(void)
         cmocka_unit_test(test_slots_hash_tags),
         cmocka_unit_test(test_slots_initial_ranges),
         cmocka_unit_test(test_slots_minimal_moves),
+        cmocka_unit_test(test_slots_join_empty),
+        cmocka_unit_test(test_slots_move),
         cmocka_unit_test(test_properties),
         cmocka_unit_test(test_successors),
         cmocka_unit_test(test_bounded_static),

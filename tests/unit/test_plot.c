@@ -261,6 +261,9 @@ static void test_event_label(void **state)
         {"set_address", "B", "10.0.0.9:11211", "address B"},
         {"hot_key", NULL, "key-000007 takes 0.3 of requests", "hot key"},
         {"hot_key_end", NULL, "", "end hot key"},
+        {"migrate_slots", "A", "1365 slots to D at 2000 keys a second", "migrate A"},
+        {"migrate_done", "A", "1365 of 1365 slots moved to D", "migrated A"},
+        {"migrate_cancel", "A", "stopped: the target is down", "migration stopped A"},
     };
     for (size_t i = 0; i < ARRAY_LEN(cases); i++) {
         char *got = event_label(cases[i].kind, cases[i].node, cases[i].detail);
@@ -269,7 +272,7 @@ static void test_event_label(void **state)
         free(got);
     }
     const char *model[] = {"eject", "readmit", "epoch", "adopt", "cascade_removal",
-                           "stale_overwrite", "eject_held"};
+                           "stale_overwrite", "eject_held", "migrate_start"};
     for (size_t i = 0; i < ARRAY_LEN(model); i++)
         assert_null(event_label(model[i], "A", "x"));
 }

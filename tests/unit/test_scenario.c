@@ -1058,7 +1058,8 @@ static void test_add_node_prewarm_refused(void **state)
     scenario_destroy(s);
     expect_error("nodes: [{id: A}]\nevents: [{at: 1s, add_node: {id: B, prewarn: true}}]\n",
                  "x.yaml:2:37: events.0.add_node.prewarn: unknown key (expected one of: id, "
-                 "address, weight, warm, capacity, capacity_items, service_time, service_dist, "
+                 "address, weight, take_slots, warm, capacity, capacity_items, service_time, "
+                 "service_dist, "
                  "workers, max_queue, rtt)");
 }
 
@@ -1145,7 +1146,7 @@ static void test_events_entries(void **state)
     expect_error(NODES "events:\n  - {at: 5s}\n",
                  "x.yaml:3:5: events.0: expected an event key (one of: add_node, remove_node, "
                  "slow_node, crash_node, restart_node, split_brain, set_qps, set_address, "
-                 "hot_key, set_weight, set_vnodes, set_routing), got none");
+                 "hot_key, set_weight, set_vnodes, set_routing, migrate_slots), got none");
     expect_error(NODES "events:\n  - {at: 5s, crash_node: {id: A}, set_qps: 5}\n",
                  "x.yaml:3:35: events.0.set_qps: an entry holds exactly one event, and this one "
                  "already has crash_node (line 3)");
@@ -1482,6 +1483,11 @@ static void assert_scenario_equal(const struct scenario *a, const struct scenari
             assert_int_equal(e->instances[j], f->instances[j]);
         if (e->kind == EV_ADD_NODE)
             assert_cache_equal(&e->cache, &f->cache);
+        assert_int_equal(e->has_take_slots, f->has_take_slots);
+        assert_int_equal(e->take_slots, f->take_slots);
+        assert_str_eq_or_null(e->migrate.to, f->migrate.to);
+        assert_memory_equal(&e->migrate.slots, &f->migrate.slots, sizeof(e->migrate.slots));
+        assert_true(e->migrate.rate == f->migrate.rate);
     }
 }
 
@@ -1569,6 +1575,141 @@ static void test_round_trip_odd_values(void **state)
     assert_string_equal(s->nodes[0].id, "null");
     assert_int_equal(s->events[0].n_instances, 3);
     check_round_trip(s);
+    scenario_destroy(s);
+}
+
+/* ---- slot migrations ------------------------------------------------------ */
+
+#define SLOTS3 "routing: {algorithm: slots}\nnodes: [{id: A}, {id: B}, {id: C}]\n"
+
+/* migrate_slots and add_node take_slots: what loads, its values, and the
+ * effective YAML (take_slots only where given, slots: N or [first, last]). */
+static void test_migrate_slots_values(void **state)
+{
+    (void)state;
+    struct scenario *s = load_ok(
+        SLOTS3 "events:\n"
+        "  - {at: 10s, add_node: {id: D, take_slots: false}}\n"
+        "  - {at: 10s, migrate_slots: {from: A, to: D, slots: 1365, rate: 2000}}\n"
+        "  - {at: 20s, migrate_slots: {from: B, to: D, slots: [5461, 5470], rate: 1.5}}\n"
+        "  - {at: 30s, add_node: {id: E}}\n"
+        "  - {at: 40s, add_node: {id: F, take_slots: true}}\n");
+    const struct event_cfg *e = s->events;
+    assert_true(e[0].has_take_slots && !e[0].take_slots);
+    assert_int_equal(e[1].kind, EV_MIGRATE_SLOTS);
+    assert_string_equal(e[1].node, "A");
+    assert_string_equal(e[1].migrate.to, "D");
+    assert_int_equal(e[1].migrate.slots.count, 1365);
+    assert_true(e[1].migrate.rate == 2000);
+    assert_int_equal(e[2].migrate.slots.count, 0);
+    assert_int_equal(e[2].migrate.slots.first, 5461);
+    assert_int_equal(e[2].migrate.slots.last, 5470);
+    assert_false(e[3].has_take_slots);
+    assert_true(e[4].has_take_slots && e[4].take_slots);
+    assert_non_null(strstr(s->effective_yaml, "    take_slots: false\n"));
+    assert_non_null(strstr(s->effective_yaml, "    slots: 1365\n"));
+    assert_non_null(strstr(s->effective_yaml, "    slots: [5461, 5470]\n"));
+    assert_non_null(strstr(s->effective_yaml, "    take_slots: true\n"));
+    assert_null(strstr(strstr(s->effective_yaml, "id: E"), "take_slots: false"));
+    check_round_trip(s);
+    scenario_destroy(s);
+    /* --set on the count, and on a range's ends */
+    const char *const sets[] = {"events.1.migrate_slots.slots=5",
+                                "events.2.migrate_slots.slots.1=5461", NULL};
+    s = load_ok_sets(SLOTS3 "events:\n"
+                     "  - {at: 10s, add_node: {id: D, take_slots: false}}\n"
+                     "  - {at: 10s, migrate_slots: {from: A, to: D, slots: 1365, rate: 2000}}\n"
+                     "  - {at: 20s, migrate_slots: {from: B, to: D, slots: [5461, 5470], "
+                     "rate: 1}}\n",
+                     sets);
+    assert_int_equal(s->events[1].migrate.slots.count, 5);
+    assert_int_equal(s->events[2].migrate.slots.last, 5461);
+    scenario_destroy(s);
+}
+
+static void test_migrate_slots_errors(void **state)
+{
+    (void)state;
+    const char *mig =
+        "events:\n  - {at: 10s, migrate_slots: {from: A, to: B, slots: %s, rate: 10}}\n";
+    const char *bad[] = {"0", "16385", "-1", "\"12\"", "[5, 3]", "[1, 2, 3]", "[0, 16384]",
+                         "[a, 3]", "{first: 1}"};
+    const char *got[] = {"\"0\"", "\"16385\"", "\"-1\"", "\"12\"", "a sequence", "a sequence",
+                         "a sequence", "a sequence", "a mapping"};
+    for (size_t i = 0; i < ARRAY_LEN(bad); i++) {
+        char text[512], want[512];
+        snprintf(text, sizeof text, "%s", SLOTS3);
+        snprintf(text + strlen(text), sizeof text - strlen(text), mig, bad[i]);
+        snprintf(want, sizeof want, "x.yaml:4:54: events.0.migrate_slots.slots: expected a number "
+                 "of slots from 1 to 16384, or [first, last] with 0 <= first <= last <= 16383%s, "
+                 "got %s", i == 3 ? " without quotes" : "", got[i]);
+        expect_error(text, want);
+    }
+    expect_error(SLOTS3 "events: [{at: 1s, migrate_slots: {from: A, to: B, slots: 1}}]\n",
+                 "x.yaml:3:34: events.0.migrate_slots.rate: required key is missing");
+    expect_error(SLOTS3 "events: [{at: 1s, migrate_slots: {from: A, to: B, slots: 1, rate: 0}}]\n",
+                 "x.yaml:3:67: events.0.migrate_slots.rate: expected a number > 0 and <= "
+                 "1000000000, got \"0\"");
+    /* the algorithm, at that time */
+    expect_error(NODES "events: [{at: 1s, migrate_slots: {from: A, to: B, slots: 1, rate: 1}}]\n",
+                 "x.yaml:2:34: events.0.migrate_slots: migrate_slots moves the slots of "
+                 "routing.algorithm slots, and the routing is ring at 1s; use routing.algorithm: "
+                 "slots");
+    expect_error(SLOTS3 "events:\n  - {at: 5s, set_routing: {algorithm: ring}}\n"
+                 "  - {at: 6s, migrate_slots: {from: A, to: B, slots: 1, rate: 1}}\n",
+                 "x.yaml:5:29: events.1.migrate_slots: migrate_slots moves the slots of "
+                 "routing.algorithm slots, and the routing is ring at 6s; use routing.algorithm: "
+                 "slots");
+    /* its nodes, at that time (after the membership changes of its instant) */
+    expect_error(SLOTS3 "events: [{at: 1s, migrate_slots: {from: X, to: B, slots: 1, rate: 1}}]\n",
+                 "x.yaml:3:41: events.0.migrate_slots.from: node \"X\" is not in the cluster "
+                 "at 1s");
+    expect_error(SLOTS3 "events: [{at: 1s, migrate_slots: {from: A, to: D, slots: 1, rate: 1}}]\n",
+                 "x.yaml:3:48: events.0.migrate_slots.to: node \"D\" is not in the cluster at 1s");
+    expect_error(SLOTS3 "events:\n"
+                 "  - {at: 1s, migrate_slots: {from: A, to: C, slots: 1, rate: 1}}\n"
+                 "  - {at: 1s, remove_node: {id: C}}\n",
+                 "x.yaml:4:43: events.0.migrate_slots.to: node \"C\" is not in the cluster at 1s");
+    expect_error(SLOTS3 "events: [{at: 1s, migrate_slots: {from: A, to: A, slots: 1, rate: 1}}]\n",
+                 "x.yaml:3:48: events.0.migrate_slots.to: the target must be another node than "
+                 "the source (A)");
+    /* its slots, the source's at that time */
+    expect_error(SLOTS3
+                 "events: [{at: 1s, migrate_slots: {from: A, to: B, slots: 5462, rate: 1}}]\n",
+                 "x.yaml:3:58: events.0.migrate_slots.slots: node A owns 5461 slots at 1s, fewer "
+                 "than the 5462 asked for");
+    expect_error(SLOTS3 "events: [{at: 1s, migrate_slots: {from: A, to: B, slots: [5000, 5461], "
+                 "rate: 1}}]\n",
+                 "x.yaml:3:58: events.0.migrate_slots.slots: slot 5461 is node B's at 1s, not A's: "
+                 "a migration moves slots its source owns");
+    /* after an earlier migration: the slots are the target's, not the source's */
+    expect_error(SLOTS3 "events:\n"
+                 "  - {at: 1s, migrate_slots: {from: A, to: B, slots: 10, rate: 1}}\n"
+                 "  - {at: 2s, migrate_slots: {from: A, to: C, slots: [5, 5], rate: 1}}\n",
+                 "x.yaml:5:53: events.1.migrate_slots.slots: slot 5 is node B's at 2s, not A's: "
+                 "a migration moves slots its source owns");
+    struct scenario *s = load_ok(
+        SLOTS3 "events:\n  - {at: 1s, migrate_slots: {from: A, to: B, slots: 10, rate: 1}}\n"
+        "  - {at: 2s, migrate_slots: {from: B, to: C, slots: [5, 9], rate: 1}}\n");
+    scenario_destroy(s);
+    /* a node joining with take_slots: false holds none; one joining normally takes its share */
+    expect_error(SLOTS3 "events:\n  - {at: 1s, add_node: {id: D, take_slots: false}}\n"
+                 "  - {at: 2s, migrate_slots: {from: D, to: A, slots: 1, rate: 1}}\n",
+                 "x.yaml:5:53: events.1.migrate_slots.slots: node D owns 0 slots at 2s, fewer "
+                 "than the 1 asked for");
+    s = load_ok(SLOTS3 "events:\n  - {at: 1s, add_node: {id: D}}\n"
+                "  - {at: 2s, migrate_slots: {from: D, to: A, slots: 4096, rate: 1}}\n");
+    scenario_destroy(s);
+    /* take_slots: false is for slots, and not with warm */
+    expect_error(NODES "events: [{at: 1s, add_node: {id: D, take_slots: false}}]\n",
+                 "x.yaml:2:49: events.0.add_node.take_slots: take_slots: false is for "
+                 "routing.algorithm slots (a node that joins holding no slot), and the routing is "
+                 "ring at 1s; remove it");
+    expect_error(SLOTS3
+                 "events: [{at: 1s, add_node: {id: D, take_slots: false, warm: {rate: 1}}}]\n",
+                 "x.yaml:3:49: events.0.add_node.take_slots: a node that joins holding no slot "
+                 "has nothing to warm; remove warm or take_slots: false");
+    s = load_ok(NODES "events: [{at: 1s, add_node: {id: D, take_slots: true}}]\n");
     scenario_destroy(s);
 }
 
@@ -1665,6 +1806,8 @@ int main(void)
         cmocka_unit_test(test_round_trip_files),
         cmocka_unit_test(test_round_trip_with_sets),
         cmocka_unit_test(test_round_trip_odd_values),
+        cmocka_unit_test(test_migrate_slots_values),
+        cmocka_unit_test(test_migrate_slots_errors),
         cmocka_unit_test(test_readme_has_schema),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

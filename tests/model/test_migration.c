@@ -1,0 +1,248 @@
+/*
+ * Slot migration (migrate_slots) against its stated expectations, on a
+ * slots cluster at steady state whose caches hold every key (so before the
+ * rebalance every read hits), the same requests with and without each
+ * setting (common random numbers):
+ *  - three nodes give a quarter of the slots to a fourth one that joined
+ *    holding none: no read misses because of the move (the hit rate stays
+ *    at its baseline, 100%), reads of keys already moved are answered ASK
+ *    while their slot migrates, and every cached key of a moved slot is
+ *    migrated; the same rebalance as a ring change (the fourth node takes
+ *    its slots as it joins) moves the same keys and dips;
+ *  - clients that lag (central mode with a propagation delay, or a split
+ *    brain) get MOVED for the slots handed over and still never miss; under
+ *    a split brain with writes, MOVED keeps the frozen clients' reads and
+ *    invalidations at the slots' owners, so the stale reads stay at the
+ *    migration's own level, where the same ring change multiplies them;
+ *  - with writes, invalidations of moved keys reach the target (ASK): the
+ *    stale reads stay at the level of a run without any rebalance, also
+ *    for one hot slot (a hash tag) migrating for 10 s, where without ASK
+ *    they would be thousands;
+ *  - `slots: N` takes the source's first N slots; a migration whose target
+ *    crashes stops, and the next one cannot start either.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "support_sink.h"
+
+#define NOISE(x) (3 * sqrt((double)(x)) + 10)
+
+/* 50,000 keys (3 a slot) under Zipf 0.9, 20,000 requests a second; at 20 s
+ * D meets the cluster and A, B and C each give it a third of its share, at
+ * 1,000 keys a second (12.5 s). An event placed at the run's end is never
+ * applied: the variants below use it to leave an event out. */
+static const char *cluster =
+    "name: mig\nduration: 60s\ntick: 1s\n"
+    "workload: {keys: 50000, popularity: zipf, zipf_s: 0.9, qps: 20000}\n"
+    "routing: {algorithm: slots}\n"
+    "nodes: [{id: A}, {id: B}, {id: C}]\n"
+    "clients: {instances: 4}\nhealth: {mode: off}\n"
+    "events:\n"
+    "  - {at: 20s, add_node: {id: D, take_slots: false}}\n"
+    "  - {at: 20s, migrate_slots: {from: A, to: D, slots: 1365, rate: 1000}}\n"
+    "  - {at: 20s, migrate_slots: {from: B, to: D, slots: 1366, rate: 1000}}\n"
+    "  - {at: 20s, migrate_slots: {from: C, to: D, slots: 1365, rate: 1000}}\n";
+
+/* The same rebalance as a ring change: D takes its share as it joins (the
+ * same slots: B's first 1366, A's and C's first 1365), no migration. */
+static const char *const ring_change[] = {"events.0.add_node.take_slots=true",
+                                          "events.1.at=60s", "events.2.at=60s",
+                                          "events.3.at=60s", NULL};
+
+/* When the last migration was done (s), or -1. */
+static double migrations_done(const struct mem_run *m)
+{
+    double t = -1;
+    for (size_t i = 0; i < m->n_events; i++)
+        if (!strcmp(m->events[i].kind, "migrate_done"))
+            t = m->events[i].t_s;
+    return t;
+}
+
+static void test_migration_keeps_the_hits(void **state)
+{
+    (void)state;
+    struct mem_run mig, ring;
+    mem_run_yaml(&mig, cluster, NULL);
+    mem_run_yaml(&ring, cluster, ring_change);
+    double done = migrations_done(&mig);
+    assert_int_equal(mem_count_events(&mig, "migrate_done"), 3);
+    assert_true(done > 30 && done < 35);
+    /* no read misses: the hit rate stays at its baseline, 100% */
+    assert_true(mig.summary.baseline_hit_rate == 1.0);
+    assert_true(mig.summary.min_hit_rate == 1.0);
+    assert_int_equal(MEM_SUM(&mig, misses, 0, 60), 0);
+    assert_true(mig.summary.peak_backend_qps == 0);
+    /* reads of moved keys while their slot migrates: ASK, then the target */
+    long long asks = MEM_SUM(&mig, ask_redirects, 20, ceil(done));
+    assert_true(asks > 0);
+    assert_int_equal(MEM_SUM(&mig, ask_redirects, 0, 60), asks);
+    /* every cached key of the moved slots moves: all of them here */
+    assert_int_equal(MEM_SUM(&mig, migrated_keys, 20, ceil(done)), mig.summary.keys_moved);
+    assert_true(mig.summary.keys_moved > 12000 && mig.summary.keys_moved < 13000);
+    /* nobody lags: MOVED only for a GET in flight at its slot's handover */
+    assert_true(MEM_SUM(&mig, moved_redirects, 0, 60) <= 5);
+    /* the same rebalance by a ring change moves the same keys, which miss */
+    assert_int_equal(ring.summary.keys_moved, mig.summary.keys_moved);
+    assert_true(ring.summary.min_hit_rate < 0.9);
+    assert_true(MEM_SUM(&ring, misses, 20, 60) > 10000);
+    assert_true(ring.summary.peak_backend_qps > 1000);
+    assert_int_equal(MEM_SUM(&ring, migrated_keys, 0, 60), 0);
+    assert_int_equal(MEM_SUM(&ring, ask_redirects, 0, 60), 0);
+    mem_run_free(&mig);
+    mem_run_free(&ring);
+}
+
+static void test_lagging_clients_get_moved(void **state)
+{
+    (void)state;
+    struct mem_run central, split;
+    const char *c[] = {"health.mode=central", "health.propagation_delay=500ms", NULL};
+    mem_run_yaml(&central, cluster, c);
+    /* instances 0 and 1 frozen on the epoch before the migrations */
+    char *yaml = malloc(strlen(cluster) + 200);
+    sprintf(yaml, "%s  - {at: 19s, split_brain: {instances: [0, 1], for: 30s}}\n", cluster);
+    mem_run_yaml(&split, yaml, NULL);
+    double done = migrations_done(&central);
+    /* MOVED for the slots handed over, from the first handover on; no miss */
+    assert_int_equal(MEM_SUM(&central, moved_redirects, 0, 20), 0);
+    assert_true(MEM_SUM(&central, moved_redirects, 20, ceil(done) + 1) > 20);
+    assert_int_equal(MEM_SUM(&central, misses, 0, 60), 0);
+    assert_int_equal(MEM_SUM(&central, migrated_keys, 0, 60), central.summary.keys_moved);
+    /* frozen instances: a MOVED for each of their operations on a moved key
+     * (they do not adopt the epoch it names), about a quarter of half the
+     * reads while frozen, and still no miss */
+    long long moved = MEM_SUM(&split, moved_redirects, 20, 49);
+    assert_true(moved > 20000);
+    assert_int_equal(MEM_SUM(&split, misses, 0, 60), 0);
+    assert_int_equal(MEM_SUM(&split, moved_redirects, 50, 60), 0); /* adopted at the end */
+    free(yaml);
+    mem_run_free(&central);
+    mem_run_free(&split);
+}
+
+/* Writes invalidate: a moved key's invalidation reaches the target (ASK,
+ * then MOVED once handed over), so a migration adds no stale reads; a
+ * frozen client's invalidations are MOVED to the owner too. */
+static void test_writes_reach_the_target(void **state)
+{
+    (void)state;
+    const char *w[] = {"workload.write_ratio=0.05", NULL};
+    const char *still[] = {"workload.write_ratio=0.05", "events.0.at=60s", "events.1.at=60s",
+                           "events.2.at=60s", "events.3.at=60s", NULL};
+    const char *ring_w[] = {"workload.write_ratio=0.05", "events.0.add_node.take_slots=true",
+                            "events.1.at=60s", "events.2.at=60s", "events.3.at=60s", NULL};
+    struct mem_run none, mig, split, ring_split;
+    mem_run_yaml(&none, cluster, still);
+    mem_run_yaml(&mig, cluster, w);
+    char *yaml = malloc(strlen(cluster) + 200);
+    sprintf(yaml, "%s  - {at: 19s, split_brain: {instances: [0, 1], for: 30s}}\n", cluster);
+    mem_run_yaml(&split, yaml, w);
+    mem_run_yaml(&ring_split, yaml, ring_w);
+    long long base = none.summary.stale_reads;
+    assert_true(fabs((double)(mig.summary.stale_reads - base)) <= NOISE(base));
+    assert_true(MEM_SUM(&mig, ask_redirects, 20, 33) > 0);
+    assert_true(fabs((double)(split.summary.stale_reads - base)) <= NOISE(base));
+    assert_true(MEM_SUM(&split, moved_redirects, 20, 49) > 20000);
+    /* the same rebalance as a ring change under the same split brain */
+    assert_true(ring_split.summary.stale_reads > 20 * (base + 10));
+    free(yaml);
+    mem_run_free(&none);
+    mem_run_free(&mig);
+    mem_run_free(&split);
+    mem_run_free(&ring_split);
+}
+
+/* One hot slot: 2,000 keys sharing a hash tag ({user}: slot 5474, B's) move
+ * to D at 200 a second, nearly 10 s for the slot. Reads of the keys already
+ * moved are answered ASK all along, and so are the invalidations of writes
+ * to them, which reach D: the stale reads and misses stay at the level of
+ * the same run without the migration. */
+static const char *hot_slot =
+    "name: hot-slot\nduration: 40s\ntick: 1s\n"
+    "workload: {keys: 2000, key_format: \"{user}:%d\", qps: 10000, write_ratio: 0.05}\n"
+    "routing: {algorithm: slots}\n"
+    "nodes: [{id: A}, {id: B}, {id: C}]\n"
+    "health: {mode: off}\n"
+    "events:\n"
+    "  - {at: 10s, add_node: {id: D, take_slots: false}}\n"
+    "  - {at: 10s, migrate_slots: {from: B, to: D, slots: [5474, 5474], rate: 200}}\n";
+
+static void test_hot_slot(void **state)
+{
+    (void)state;
+    const char *still[] = {"events.0.at=40s", "events.1.at=40s", NULL};
+    struct mem_run none, mig;
+    mem_run_yaml(&none, hot_slot, still);
+    mem_run_yaml(&mig, hot_slot, NULL);
+    double done = migrations_done(&mig);
+    assert_true(done > 15 && done < 20);
+    assert_true(mig.summary.keys_moved == 2000);
+    /* the keys still cached at B when their turn came: written keys were not */
+    assert_true(MEM_SUM(&mig, migrated_keys, 10, 20) > 500);
+    /* about half the slot's reads and writes while it migrates: ASK */
+    assert_true(MEM_SUM(&mig, ask_redirects, 10, 20) > 30000);
+    assert_true(fabs((double)(MEM_SUM(&mig, misses, 0, 40) - MEM_SUM(&none, misses, 0, 40)))
+                <= NOISE(MEM_SUM(&none, misses, 0, 40)));
+    assert_true(fabs((double)(mig.summary.stale_reads - none.summary.stale_reads))
+                <= NOISE(none.summary.stale_reads));
+    mem_run_free(&none);
+    mem_run_free(&mig);
+}
+
+static const struct mem_event *nth_event(const struct mem_run *m, const char *kind, int nth)
+{
+    for (size_t i = 0; i < m->n_events; i++)
+        if (!strcmp(m->events[i].kind, kind) && nth-- == 0)
+            return &m->events[i];
+    fail_msg("no event %s", kind);
+    return NULL;
+}
+
+static void test_slot_choice_and_stops(void **state)
+{
+    (void)state;
+    struct mem_run m, crash;
+    mem_run_yaml(&m, cluster, NULL);
+    /* slots: N takes the source's first N slots, in order */
+    assert_non_null(strstr(nth_event(&m, "migrate_start", 0)->detail,
+                           "1365 slots (0..1364) to D"));
+    assert_non_null(strstr(nth_event(&m, "migrate_start", 1)->detail,
+                           "1366 slots (5461..6826) to D"));
+    assert_non_null(strstr(nth_event(&m, "migrate_start", 2)->detail,
+                           "1365 slots (10923..12287) to D"));
+    assert_non_null(strstr(nth_event(&m, "migrate_done", 0)->detail, "1365 of 1365 slots moved"));
+    /* the target crashes during the first migration: it stops, then the next two */
+    char *yaml = malloc(strlen(cluster) + 200);
+    sprintf(yaml, "%s  - {at: 21s, crash_node: {id: D}}\n", cluster);
+    mem_run_yaml(&crash, yaml, NULL);
+    assert_int_equal(crash.status, RUN_COMPLETE);
+    assert_int_equal(mem_count_events(&crash, "migrate_cancel"), 3);
+    assert_int_equal(mem_count_events(&crash, "migrate_done"), 0);
+    assert_non_null(strstr(nth_event(&crash, "migrate_cancel", 0)->detail,
+                           "stopped: the target is down"));
+    assert_true(MEM_SUM(&crash, migrated_keys, 21, 60) == 0);
+    free(yaml);
+    mem_run_free(&m);
+    mem_run_free(&crash);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_migration_keeps_the_hits),
+        cmocka_unit_test(test_lagging_clients_get_moved),
+        cmocka_unit_test(test_writes_reach_the_target),
+        cmocka_unit_test(test_hot_slot),
+        cmocka_unit_test(test_slot_choice_and_stops),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
