@@ -23,6 +23,7 @@
  * Meanwhile (migrate_get, migrate_op, where the node serves the message):
  *   ASK    A, for a key of its migrating slot that it does not hold: the
  *          client asks B with ASKING (one more round trip); B serves it.
+ *          (Not while B is down: the migration stops at its next step.)
  *          Reads of keys already moved hit at B; reads of keys A never
  *          held miss at B and fill B; writes' invalidations and
  *          write-throughs of moved keys reach B.
@@ -461,7 +462,7 @@ static enum reply judge(struct sim *s, uint32_t node, uint32_t key, uint32_t *to
     }
     const struct migration *m = &mg->cur;
     if (mg->active && m->from == node && owner == node
-        && (m->slot == slot || bit(mg->handing, slot))
+        && (m->slot == slot || bit(mg->handing, slot)) && s->nodes[m->to].state == NODE_UP
         && !store_get(&s->nodes[node].store, key, s->eng.now_ns, false)) {
         *to = m->to;
         return ASK;
