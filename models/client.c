@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "models/cures.h"
 #include "models/db.h"
 #include "models/health.h"
 #include "models/membership.h"
@@ -315,6 +316,8 @@ static void answered_by_db(struct sim *s, uint32_t r, uint32_t v)
 {
     struct req *q = R(s, r);
     lhist_add(&TK(s)->client_lat, s->eng.now_ns - q->t0_ns);
+    if (UNLIKELY(cures_local_on(s)))
+        cures_local_put(s, q->inst, q->key, v);
     if (q->flags & RQF_SAMPLED)
         trace_answer(s, r, SRC_DB, q->flags & RQF_FAILED ? OUT_TIMEOUT : OUT_MISS, v,
                      s->eng.now_ns - q->t0_ns);
@@ -537,13 +540,22 @@ static void fill(struct sim *s, uint32_t r, uint32_t version)
 }
 
 /* In the fallback window, a write also invalidates the key at its owner in
- * the writer's previous epoch (a record of its own). */
+ * the writer's previous epoch. */
+static void send_copy_op(struct sim *s, const struct req *w, uint32_t node, enum req_kind kind,
+                         uint32_t version);
+
 static void invalidate_previous_owner(struct sim *s, const struct req *w, uint32_t current)
 {
     const struct instance *in = &s->inst[w->inst];
     uint32_t p = client_previous_owner(s, in, w->key, current);
-    if (p == PLACE_NONE)
-        return;
+    if (p != PLACE_NONE)
+        send_copy_op(s, w, p, RQ_INVALIDATE, 0);
+}
+
+/* The same cache operation as record w's, to another node (a record of its own). */
+static void send_copy_op(struct sim *s, const struct req *w, uint32_t node, enum req_kind kind,
+                         uint32_t version)
+{
     uint32_t r = req_alloc(&s->eng);
     struct req *q = R(s, r);
     req_clear(q);
@@ -552,7 +564,7 @@ static void invalidate_previous_owner(struct sim *s, const struct req *w, uint32
     q->node = q->fill_node = PLACE_NONE;
     q->next_waiter = NO_WAITER;
     q->t0_ns = w->t0_ns;
-    client_send_op(s, r, p, RQ_INVALIDATE, 0);
+    client_send_op(s, r, node, kind, version);
     req_put(&s->eng, r);
 }
 
@@ -564,14 +576,28 @@ static void write_committed(struct sim *s, uint32_t r)
         trace_answer(s, r, SRC_DB, OUT_WRITE, v, s->eng.now_ns - q->t0_ns);
     if (UNLIKELY(s->tr->n))
         transfers_on_write(s, q->key);
-    uint8_t flags = 0;
     struct instance *in = &s->inst[q->inst];
+    if (UNLIKELY(cures_local_on(s)))
+        cures_local_drop(s, q->inst, q->key); /* its own copy; not the other instances' */
+    enum req_kind kind = s->sc->clients.write == WRITE_INVALIDATE ? RQ_INVALIDATE
+                                                                   : RQ_WRITE_THROUGH;
+    uint32_t replicas = cures_replicas(s, q->key);
+    if (UNLIKELY(replicas > 1)) { /* every replica; the record goes to the first */
+        uint32_t owners[PLACE_MAX_REPLICAS];
+        uint32_t n = cures_owners(s, in->view, q->inst, q->key, replicas, owners);
+        q->flags &= RQF_SAMPLED;
+        for (uint32_t i = 1; i < n; i++)
+            send_copy_op(s, q, owners[i], kind, v);
+        if (n)
+            client_send_op(s, r, owners[0], kind, v);
+        return;
+    }
+    uint8_t flags = 0;
     uint32_t n = client_route(s, in, q->key, &flags);
     if (n == PLACE_NONE)
         return;
     q->flags = (uint8_t)(flags | (q->flags & RQF_SAMPLED));
-    client_send_op(s, r, n, s->sc->clients.write == WRITE_INVALIDATE ? RQ_INVALIDATE
-                                                                      : RQ_WRITE_THROUGH, v);
+    client_send_op(s, r, n, kind, v);
     if (s->sc->clients.fallback_to_previous_owner && s->sc->clients.invalidate_previous_owner)
         invalidate_previous_owner(s, R(s, r), n);
 }
@@ -615,13 +641,58 @@ static void client_start_write(struct sim *s, uint32_t r)
 
 /* ---- the read path ---------------------------------------------------------------------- */
 
+/* A read answered by the instance's local cache (clients.local_cache). */
+static void local_hit(struct sim *s, uint32_t r, const struct item *it)
+{
+    struct req *q = R(s, r);
+    outcome(s, q, true);
+    TK(s)->local_hits++;
+    if (it->version < db_version(s->db, q->key)) {
+        TK(s)->stale_reads++;
+        TK(s)->local_stale_reads++;
+    }
+    lhist_add(&TK(s)->client_lat, 0);
+    if (q->flags & RQF_SAMPLED)
+        trace_answer(s, r, SRC_LOCAL, OUT_HIT, it->version, 0);
+}
+
+/* The node a read asks next among the key's replicas (R > 1), marking it
+ * asked; PLACE_NONE when every one has been. */
+static uint32_t next_replica(struct sim *s, struct req *q, uint32_t replicas)
+{
+    uint32_t owners[PLACE_MAX_REPLICAS];
+    uint32_t n = cures_owners(s, s->inst[q->inst].view, q->inst, q->key, replicas, owners);
+    uint32_t i = cures_pick(s, q->key, owners, n, q->tried);
+    if (i >= n)
+        return PLACE_NONE;
+    q->tried |= (uint16_t)(1u << i);
+    return owners[i];
+}
+
 static void client_start_read(struct sim *s, uint32_t r)
 {
     struct req *q = R(s, r);
     TK(s)->reads++;
     q->kind = RQ_READ;
+    q->tried = 0;
+    if (UNLIKELY(cures_local_on(s))) {
+        const struct item *it = cures_local_get(s, q->inst, q->key);
+        if (it) {
+            local_hit(s, r, it);
+            return;
+        }
+    }
     uint8_t flags = 0;
-    uint32_t nid = client_route(s, &s->inst[q->inst], q->key, &flags);
+    uint32_t replicas = cures_replicas(s, q->key), nid;
+    if (LIKELY(replicas <= 1)) {
+        nid = client_route(s, &s->inst[q->inst], q->key, &flags);
+    } else {
+        nid = next_replica(s, q, replicas);
+        if (nid == PLACE_NONE && s->n_gutter) { /* every replica ejected: the gutter */
+            nid = placement_lookup(membership_gutter(s), s->wl->ks.rec[q->key].pos);
+            flags |= RQF_GUTTER;
+        }
+    }
     q->flags |= flags;
     if (nid == PLACE_NONE) {
         /* no node to ask: straight to the database, nothing to fill */
@@ -663,6 +734,8 @@ void client_get_done(struct sim *s, uint32_t r, uint32_t b)
         outcome(s, q, true);
         if (it->version < db_version(s->db, q->key))
             TK(s)->stale_reads++;
+        if (UNLIKELY(cures_local_on(s)))
+            cures_local_put(s, q->inst, q->key, it->version);
         lhist_add(&TK(s)->client_lat, q->t_resp_ns - q->t0_ns);
         if (q->flags & RQF_SAMPLED)
             trace_answer(s, r, q->flags & RQF_FALLBACK ? SRC_PREVIOUS : SRC_NODE, OUT_HIT,
@@ -702,16 +775,26 @@ void client_get_resp(struct sim *s, uint32_t r, uint32_t b)
     read_db(s, r);
 }
 
-/* A timeout, or an error reply from a full queue: the read has missed. */
+/* A timeout, or an error reply from a full queue: the read asks the next
+ * replica it has not asked, or it has missed. */
 static void get_failed(struct sim *s, uint32_t r, bool rejected)
 {
     struct req *q = R(s, r);
-    outcome(s, q, false);
     if (rejected)
         TK(s)->cache_errors++;
     else
         TK(s)->timeouts++;
     client_report_failure(s, &s->inst[q->inst], q->node, rejected ? "queue full" : "timeout");
+    uint32_t replicas = cures_replicas(s, q->key);
+    if (replicas > 1 && !(q->flags & (RQF_FALLBACK | RQF_GUTTER))) {
+        uint32_t next = next_replica(s, q, replicas);
+        if (next != PLACE_NONE) {
+            q->flags |= RQF_FAILED;
+            client_send_get(s, r, next);
+            return;
+        }
+    }
+    outcome(s, q, false);
     after_failure(s, r);
 }
 
@@ -793,6 +876,8 @@ void clients_tick_close(struct sim *s, struct tick_row *row)
     row->stale_overwrites = tk->stale_overwrites;
     row->clobbers = tk->clobbers;
     row->fallback_reads = tk->fallback_reads;
+    row->local_hits = tk->local_hits;
+    row->local_stale_reads = tk->local_stale_reads;
     uint32_t emin = UINT32_MAX, emax = 0;
     for (uint32_t j = 0; j < s->n_inst; j++) {
         emin = MIN(emin, s->inst[j].epoch);

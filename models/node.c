@@ -39,13 +39,14 @@
 /* ---- building --------------------------------------------------------------- */
 
 static int node_init(struct sim *s, struct node *n, uint32_t index, const char *id,
-                     const char *address, double weight, const struct cache_cfg *cfg,
-                     bool gutter)
+                     const char *address, double weight, const char *zone,
+                     const struct cache_cfg *cfg, bool gutter)
 {
     memset(n, 0, sizeof(*n));
     n->index = index;
     n->id = xstrdup(id);
     n->address = xstrdup(address ? address : id);
+    n->zone = xstrdup(zone ? zone : "");
     n->weight = weight;
     n->cfg = *cfg;
     n->gutter = gutter;
@@ -67,6 +68,7 @@ static void node_deinit(struct node *n)
 {
     free(n->id);
     free(n->address);
+    free(n->zone);
     fifo_deinit(&n->queue);
     rng_deinit(&n->service);
     if (n->leases.slots)
@@ -105,7 +107,8 @@ int nodes_create(struct sim *s, char *err, size_t errlen)
     uint32_t n = 0;
     for (size_t i = 0; i < sc->n_nodes; i++, n++) {
         const struct node_cfg *c = &sc->nodes[i];
-        if (node_init(s, &s->nodes[n], n, c->id, c->address, c->weight, &c->cache, false))
+        if (node_init(s, &s->nodes[n], n, c->id, c->address, c->weight, c->zone, &c->cache,
+                      false))
             goto oom;
         node_present(&s->nodes[n]);
     }
@@ -113,7 +116,8 @@ int nodes_create(struct sim *s, char *err, size_t errlen)
         const struct event_cfg *e = &sc->events[i];
         if (e->kind != EV_ADD_NODE || find_among(s, e->node, n) >= 0)
             continue;
-        if (node_init(s, &s->nodes[n], n, e->node, e->address, e->weight, &e->cache, false))
+        if (node_init(s, &s->nodes[n], n, e->node, e->address, e->weight, e->zone, &e->cache,
+                      false))
             goto oom;
         n++;
     }
@@ -128,7 +132,7 @@ int nodes_create(struct sim *s, char *err, size_t errlen)
                 snprintf(err, errlen, "a node is named %s, which the gutter pool needs", id);
                 return -1;
             }
-            if (node_init(s, &s->nodes[n], n, id, id, 1.0, &sc->cache, true))
+            if (node_init(s, &s->nodes[n], n, id, id, 1.0, NULL, &sc->cache, true))
                 goto oom;
             node_present(&s->nodes[n]);
             n++;
@@ -141,6 +145,15 @@ int nodes_create(struct sim *s, char *err, size_t errlen)
         return -1;
     }
     s->inflight = xcalloc(s->n_nodes + 1, sizeof(*s->inflight));
+    /* zone ids: one per distinct name (in order of first appearance); a node
+     * without a zone gets one of its own */
+    s->zones = xcalloc(s->n_nodes + 1, sizeof(*s->zones));
+    for (uint32_t i = 0, next = 0; i < s->n_nodes; i++) {
+        uint32_t j = s->nodes[i].zone[0] ? 0 : i; /* O(nodes) per named zone */
+        while (j < i && strcmp(s->nodes[j].zone, s->nodes[i].zone))
+            j++;
+        s->zones[i] = j < i ? s->zones[j] : next++;
+    }
     for (uint32_t i = 0; i < s->n_nodes; i++) {
         s->nodes[i].tk.evictions0 = s->nodes[i].store.evictions;
         s->nodes[i].tk.expirations0 = s->nodes[i].store.expirations;
@@ -161,6 +174,8 @@ void nodes_destroy(struct sim *s)
     s->n_nodes = 0;
     free(s->inflight);
     s->inflight = NULL;
+    free(s->zones);
+    s->zones = NULL;
     if (s->pool)
         item_pool_deinit(s->pool);
     free(s->pool);

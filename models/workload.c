@@ -400,7 +400,7 @@ void workload_destroy(struct workload *w)
 }
 
 /* The id of a hot key by name (resolved when the keyspace was built). */
-static uint32_t key_id(const struct workload *w, const char *name)
+uint32_t workload_key_id(const struct workload *w, const char *name)
 {
     struct hot_name probe = {name, 0};
     const struct hot_name *hit =
@@ -413,7 +413,7 @@ void workload_set_hot(struct workload *w, const struct scenario *sc, int64_t now
     /* the file's hot keys, then active hot_key events override by key */
     w->n_hot = 0;
     for (size_t i = 0; i < sc->workload.n_hot_keys; i++) {
-        uint32_t id = key_id(w, sc->workload.hot_keys[i].key);
+        uint32_t id = workload_key_id(w, sc->workload.hot_keys[i].key);
         assert(id != UINT32_MAX);
         w->hot[w->n_hot].key = id;
         w->hot[w->n_hot].share = sc->workload.hot_keys[i].share;
@@ -425,7 +425,7 @@ void workload_set_hot(struct workload *w, const struct scenario *sc, int64_t now
             continue;
         if (e->for_ns && e->at_ns + e->for_ns <= now_ns)
             continue;
-        uint32_t id = key_id(w, e->key);
+        uint32_t id = workload_key_id(w, e->key);
         assert(id != UINT32_MAX);
         size_t j;
         for (j = 0; j < w->n_hot; j++)

@@ -89,6 +89,9 @@ static inline uint32_t workload_peek_key(const struct workload *w)
 uint32_t workload_sample_key(struct workload *w);
 void workload_set_qps(struct workload *w, int64_t now_ns, double qps);
 void workload_set_hot(struct workload *w, const struct scenario *sc, int64_t now_ns);
+/* The id of a hot key of the scenario (any name in workload.hot_keys or a
+ * hot_key event), UINT32_MAX for another name. O(log hot keys). */
+uint32_t workload_key_id(const struct workload *w, const char *name);
 const char *keyspace_name(const struct keyspace *ks, uint32_t id, char *buf, size_t n);
 static inline uint32_t keyspace_item_bytes(const struct keyspace *ks, uint32_t id)
 {

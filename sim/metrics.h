@@ -53,7 +53,9 @@
     X(fallback_reads,   I, "reads answered by the key's previous owner after a miss at its new one (clients.fallback_to_previous_owner)") \
     X(redirects,        I, "operations a node answered MOVED or passed on to the key's owner (routing.fencing)") \
     X(warm_copies,      I, "keys copied to their next owner by a staged join or drain (add_node warm, remove_node drain)") \
-    X(warm_db_reads,    I, "database reads made by a staged join warming from the database (warm.source: db)")
+    X(warm_db_reads,    I, "database reads made by a staged join warming from the database (warm.source: db)") \
+    X(local_hits,       I, "reads answered by the client instance's own local cache (clients.local_cache; also in hits)") \
+    X(local_stale_reads, I, "of those, reads that returned a version older than the database's (also in stale_reads)")
 
 #define NODE_TICK_FIELDS(X) \
     X(state,            T, "up, slow, crashed, ejected, removed or gutter, at the tick's end") \
@@ -87,7 +89,7 @@
     X(owner,            T, "the key's owner in the instance's view then (the node it routed to)") \
     X(previous_owner,   T, "the key's owner in the instance's previous epoch, when it differs; NULL otherwise") \
     X(node,             T, "the nodes actually asked, in order, comma-separated (redirects, fallback and forwarding add to it); NULL if none") \
-    X(source,           T, "where the answer came from: node, previous_owner, db, or none (the operation failed)") \
+    X(source,           T, "where the answer came from: node, previous_owner, local (the instance's local cache), db, or none (the operation failed)") \
     X(version_seen,     I, "the version the client got (a read) or wrote (a write); NULL if none") \
     X(db_version,       I, "the database's version of the key when the answer came") \
     X(outcome,          T, "hit, miss, timeout, error or write") \

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "models/client.h"
+#include "models/cures.h"
 #include "models/db.h"
 #include "models/health.h"
 #include "models/membership.h"
@@ -184,8 +185,8 @@ struct sim *sim_create(const struct scenario *sc, const struct sink *sink,
     }
     if (membership_create(s, err, errlen))
         goto fail;
-    if (net_create(s) || transfers_create(s) || traces_create(s) || clients_create(s)
-        || health_create(s)) {
+    if (net_create(s) || transfers_create(s) || traces_create(s) || cures_create(s)
+        || clients_create(s) || health_create(s)) {
         snprintf(err, errlen, "%s", s->eng.error[0] ? s->eng.error : "cannot set up the clients");
         goto fail;
     }
@@ -211,6 +212,7 @@ void sim_destroy(struct sim *s)
     health_destroy(s);
     transfers_destroy(s);
     traces_destroy(s);
+    cures_destroy(s);
     net_destroy(s);
     membership_destroy(s);
     nodes_destroy(s);

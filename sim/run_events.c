@@ -185,6 +185,23 @@ static void set_routing(struct sim *s, const struct event_cfg *e)
     sb_deinit(&what);
 }
 
+/* Every running node of the zone crashes at this instant. */
+static void crash_zone(struct sim *s, const struct event_cfg *e)
+{
+    struct strbuf which;
+    sb_init(&which);
+    for (uint32_t i = 0; i < s->gutter_first; i++) {
+        struct node *n = &s->nodes[i];
+        if (n->state != NODE_UP || strcmp(n->zone, e->zone))
+            continue;
+        node_crash(s, n);
+        sb_printf(&which, "%s%s", which.len ? "," : "", n->id);
+    }
+    sim_event(s, event_kind_name(e->kind), NULL, "zone %s: %s crashed", e->zone,
+              which.len ? which.buf : "no running node");
+    sb_deinit(&which);
+}
+
 void run_scenario_event(struct sim *s, uint32_t idx)
 {
     const struct event_cfg *e = &s->sc->events[idx];
@@ -230,6 +247,9 @@ void run_scenario_event(struct sim *s, uint32_t idx)
         break;
     case EV_SET_ROUTING:
         set_routing(s, e);
+        break;
+    case EV_CRASH_ZONE:
+        crash_zone(s, e);
         break;
     case EV_KIND_COUNT:
         break;

@@ -32,6 +32,7 @@ enum eject_action { EJECT_REHASH, EJECT_GUTTER };
 enum fencing_mode { FENCE_NONE, FENCE_REJECT, FENCE_FORWARD };
 enum backfill_mode { BACKFILL_FAIL, BACKFILL_WAIT };
 enum warm_source { WARM_OWNERS, WARM_DB };
+enum read_from { READ_PRIMARY, READ_RANDOM, READ_LEAST_LOADED };
 
 /* Where a value came from, for messages: file line/column (1-based), or
  * line 0 for a value from --set (then `set` is the argument). */
@@ -55,6 +56,7 @@ struct node_cfg {
     char *id;
     char *address;            /* defaults to the id */
     double weight;            /* > 0, default 1 */
+    char *zone;               /* failure domain; "" (default): a zone of its own */
     struct cache_cfg cache;   /* the cache defaults with this node's overrides */
     struct src_pos pos;
 };
@@ -62,6 +64,8 @@ struct node_cfg {
 struct hot_key_cfg {
     char *key;
     double share;             /* of all requests, 0 < share <= 1 */
+    uint32_t split;           /* stored as this many suffixed copies (0, 1: not split) */
+    uint32_t replicas;        /* read from this many owners (0, 1: routing.replicas) */
 };
 
 struct workload_cfg {
@@ -87,6 +91,8 @@ struct routing_cfg {
     uint32_t table_size;      /* maglev */
     enum fencing_mode fencing;
     int64_t fence_delay_ns;   /* a node learns a published epoch this long after it */
+    uint32_t replicas;        /* owners per key, on distinct nodes (distinct zones first) */
+    enum read_from read_from; /* which replica a read asks */
 };
 
 struct db_cfg {
@@ -109,6 +115,10 @@ struct client_cfg {
     bool invalidate_previous_owner; /* in that window a write also invalidates the previous owner */
     enum backfill_mode backfill_mode;
     int64_t backfill_wait_ns; /* wait: the longest a miss read waits for a token */
+    struct local_cache_cfg {
+        uint64_t capacity_items; /* per instance, in front of the ring; 0: none */
+        int64_t ttl_ns;
+    } local_cache;
 };
 
 struct network_cfg {
@@ -145,7 +155,8 @@ struct health_cfg {
     X(EV_HOT_KEY,       "hot_key")            \
     X(EV_SET_WEIGHT,    "set_weight")         \
     X(EV_SET_VNODES,    "set_vnodes")         \
-    X(EV_SET_ROUTING,   "set_routing")
+    X(EV_SET_ROUTING,   "set_routing")        \
+    X(EV_CRASH_ZONE,    "crash_zone")
 
 #define EVENT_ENUM(e, name) e,
 enum event_kind { EVENT_CODEC(EVENT_ENUM) EV_KIND_COUNT };
@@ -191,6 +202,9 @@ struct event_cfg {
     double qps;               /* set_qps */
     char *key;                /* hot_key */
     double share;             /* hot_key */
+    uint32_t split;           /* hot_key: copies (0, 1: none) */
+    uint32_t replicas;        /* hot_key: owners read from (0, 1: routing.replicas) */
+    char *zone;               /* add_node: its zone; crash_zone: the zone */
     struct warm_cfg warm;     /* add_node: a staged join (rate 0: none, the node joins cold) */
     struct drain_cfg drain;   /* remove_node: drain before leaving (rate 0: none) */
     uint32_t steps;           /* set_weight, set_vnodes: epochs the change takes (1: at once) */

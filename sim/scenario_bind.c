@@ -22,7 +22,7 @@
 
 /* ---- field access and formatting --------------------------------------- */
 
-static uint64_t get_uint(const struct key *k, const void *f)
+uint64_t get_uint(const struct key *k, const void *f)
 {
     switch (k->size) {
     case 1: return *(const uint8_t *)f;

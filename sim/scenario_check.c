@@ -327,6 +327,28 @@ static char *default_name(const char *file)
 }
 
 /* Cross-checks after binding, then puts the events in time order. */
+/* Key splitting makes a key several keys at the nodes; a lease is granted
+ * per key at one node, so the two do not combine. */
+static void check_cures(struct loader *L)
+{
+    const struct scenario *s = L->s;
+    if (s->clients.fill != FILL_LEASE || !good(L, &s->clients.fill))
+        return;
+    char path[96];
+    for (size_t i = 0; i < s->workload.n_hot_keys; i++)
+        if (s->workload.hot_keys[i].split > 1) {
+            snprintf(path, sizeof path, "workload.hot_keys.%zu.split", i);
+            report_path(L, path, "key splitting does not work with clients.fill: lease (a lease "
+                        "is one node's, for one key); use another fill mode or no split");
+        }
+    for (size_t i = 0; i < s->n_events; i++)
+        if (s->events[i].kind == EV_HOT_KEY && s->events[i].split > 1) {
+            snprintf(path, sizeof path, "events.%zu.hot_key.split", i);
+            report_path(L, path, "key splitting does not work with clients.fill: lease (a lease "
+                        "is one node's, for one key); use another fill mode or no split");
+        }
+}
+
 void finish(struct loader *L)
 {
     struct scenario *s = L->s;
@@ -349,6 +371,7 @@ void finish(struct loader *L)
     check_membership(L, order, n_order, nodes_ok);
     check_hot_timeline(L, order, n_order);
     check_health(L);
+    check_cures(L);
 
     if (!L->n_errs && s->n_events) { /* every event is in `order` */
         struct event_cfg *sorted = xcalloc(s->n_events, sizeof(*sorted));

@@ -89,6 +89,8 @@ static void emit_section(struct yemitter *y, const struct section *sec, const vo
             continue;
         if ((k->flags & K_OPTIONAL) && !*(const bool *)((const char *)obj + k->present_offset))
             continue;
+        if ((k->flags & K_OMIT_ONE) && k->type == KT_UINT && get_uint(k, field) == 1)
+            continue;
         yemit_scalar(y, k->name, true);
         if (k->type == KT_MAP)
             emit_section(y, k->sub, field, s);

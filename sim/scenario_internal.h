@@ -85,6 +85,7 @@ enum ktype { KT_STRING, KT_ID, KT_UINT, KT_NUMBER, KT_DURATION, KT_SIZE, KT_BOOL
 #define K_NONEMPTY  0x02u  /* strings: not "" */
 #define K_OMIT_ZERO 0x04u  /* emitted only when not zero (0 means "absent"); a mapping:
                               when its first key is zero */
+#define K_OMIT_ONE  0x10u  /* an integer emitted only when it is not 1 (its default) */
 #define K_OPTIONAL  0x08u  /* no default: given or not (present_offset's bool says which);
                               emitted only when given */
 
@@ -175,6 +176,8 @@ const struct ynode *value_or(const struct loader *L, const char *a, const char *
 void format_number(double v, char *buf, size_t n);
 /* The text of a scalar field, as the effective YAML writes it. */
 void format_field(const struct key *k, const void *f, char *buf, size_t n);
+/* An integer field of any width. */
+uint64_t get_uint(const struct key *k, const void *f);
 bool field_is_zero(const struct key *k, const void *f);
 /* "> 0", ">= 1", "1 to 1024", "> 0 and <= 10"; doc: with ≥ and ≤. */
 void range_text(const struct key *k, bool doc, char *buf, size_t n);

@@ -41,6 +41,7 @@ static const char *const node_key_names[] = {"id", "address", NULL};
 static const char *const fencing_names[] = {"none", "reject", "forward", NULL};
 static const char *const backfill_mode_names[] = {"fail", "wait", NULL};
 static const char *const warm_source_names[] = {"owners", "db", NULL};
+static const char *const read_from_names[] = {"primary", "random", "least_loaded", NULL};
 #define NAME_OF2(e, name) name,
 #define NAME_OF3(e, name, x) name,
 static const char *const algo_names[] = {PLACE_CODEC(NAME_OF3) NULL};
@@ -58,6 +59,8 @@ _Static_assert(EJECT_REHASH == 0 && EJECT_GUTTER == 1, "on_eject_names order");
 _Static_assert(FENCE_NONE == 0 && FENCE_REJECT == 1 && FENCE_FORWARD == 2, "fencing_names order");
 _Static_assert(BACKFILL_FAIL == 0 && BACKFILL_WAIT == 1, "backfill_mode_names order");
 _Static_assert(WARM_OWNERS == 0 && WARM_DB == 1, "warm_source_names order");
+_Static_assert(READ_PRIMARY == 0 && READ_RANDOM == 1 && READ_LEAST_LOADED == 2,
+               "read_from_names order");
 
 static const char *check_key_format(const void *field, char *buf, size_t n);
 static const char *check_point_format(const void *field, char *buf, size_t n);
@@ -115,6 +118,9 @@ static const struct key node_keys[] = {
             "`node_key: address` (then addresses must be unique)."},
     {"weight", KT_NUMBER, F(NC, weight), .def = "1", ABOVE_UPTO(0, PLACE_MAX_WEIGHT),
      .doc = "Relative share of the keys (ring points, rendezvous and maglev weight)."},
+    {"zone", KT_STRING, F(NC, zone), .def = "", MAX_BYTES(MAX_ID_BYTES),
+     .doc = "Failure domain (rack, zone): replicas go to distinct zones first; `crash_zone` "
+            "crashes a zone's nodes. Empty: a zone of its own."},
 };
 #undef NC
 static const struct section node_section = {
@@ -130,6 +136,14 @@ static const struct key hot_key_keys[] = {
      .doc = "The key, as the workload names keys (such as `key-000042`)."},
     {"share", KT_NUMBER, F(HC, share), .flags = K_REQUIRED, ABOVE_UPTO(0, 1),
      .doc = "Fraction of all requests that go to this key."},
+    {"split", KT_UINT, F(HC, split), .def = "1", BETWEEN(1, PLACE_MAX_REPLICAS),
+     .flags = K_OMIT_ONE,
+     .doc = "Key splitting: store it as this many suffixed copies (`KEY#0` ...), which "
+            "usually land on as many nodes; a read picks one at random, a write updates all."},
+    {"replicas", KT_UINT, F(HC, replicas), .def = "1", BETWEEN(1, PLACE_MAX_REPLICAS),
+     .flags = K_OMIT_ONE,
+     .doc = "Replica reads for this key alone: it is read from (and written to) this many "
+            "owners, per `routing.read_from` (`random` when that is `primary`)."},
 };
 #undef HC
 static const struct section hot_key_section = {
@@ -195,6 +209,16 @@ static const struct key routing_keys[] = {
             "the owner (`forward`). Not with `bounded` (a node cannot know the owner)."},
     {"fence_delay", KT_DURATION, F(RC, fence_delay_ns), .def = "0s", AT_LEAST(0),
      .doc = "A node learns a published ring epoch this long after it is published."},
+    {"replicas", KT_UINT, F(RC, replicas), .def = "1", BETWEEN(1, PLACE_MAX_REPLICAS),
+     .range_doc = "1 to 16, ≤ the nodes in the ring at every moment; 1 with `bounded`",
+     .doc = "Owners of each key, on distinct nodes (in distinct zones first): the owner and the "
+            "next ones in the algorithm's preference order (ring and ketama clockwise, "
+            "rendezvous by score; mod, jump, maglev and slots: the members after the owner). "
+            "Writes reach every replica."},
+    {"read_from", KT_ENUM, F(RC, read_from), .def = "primary", .names = read_from_names,
+     .doc = "Which replica a read asks: the owner, one at random, or the one with the fewest "
+            "requests in flight. A read that times out or gets an error reply tries the next "
+            "replica before the database."},
 };
 #undef RC
 static const struct section routing_section = {
@@ -217,6 +241,22 @@ static const struct key db_keys[] = {
 static const struct section db_section = {
     SECTION("database", db_keys, struct db_cfg),
     .doc = "The backing store behind the caches."};
+
+/* -- clients.local_cache -- */
+#define LCC struct local_cache_cfg
+static const struct key local_cache_keys[] = {
+    {"capacity_items", KT_UINT, F(LCC, capacity_items), .def = "0", BETWEEN(0, 100000000),
+     .doc = "Items each instance keeps (LRU); `0`: no local cache."},
+    {"ttl", KT_DURATION, F(LCC, ttl_ns), .def = "1s", ABOVE(0),
+     .doc = "How long a local copy is used. It is not invalidated by other instances' writes "
+            "(an instance's own writes drop its copy): within the TTL it may be stale."},
+};
+#undef LCC
+static const struct section local_cache_section = {
+    SECTION("clients.local_cache", local_cache_keys, struct local_cache_cfg),
+    .doc = "A per-instance cache in front of the ring: the first cure for a hot key. A read "
+           "it answers never leaves the client (`local_hits`); what it answers may be stale "
+           "(`local_stale_reads`)."};
 
 /* -- clients -- */
 #define LC struct client_cfg
@@ -250,6 +290,8 @@ static const struct key client_keys[] = {
             "`backfill_wait` and fails only then (`wait`)."},
     {"backfill_wait", KT_DURATION, F(LC, backfill_wait_ns), .def = "1s", AT_LEAST(0),
      .doc = "`backfill_mode: wait`: the longest a miss read waits for a token."},
+    {"local_cache", KT_MAP, F(LC, local_cache), .sub = &local_cache_section,
+     .doc = "A cache in each client instance, in front of the ring (table below)."},
 };
 #undef LC
 static const struct section client_section = {
@@ -349,6 +391,8 @@ static const struct key add_node_keys[] = {
      .doc = "Its address."},
     {"weight", KT_NUMBER, F(EC, weight), .def = "1", ABOVE_UPTO(0, PLACE_MAX_WEIGHT),
      .doc = "Its weight."},
+    {"zone", KT_STRING, F(EC, zone), .def = "", MAX_BYTES(MAX_ID_BYTES),
+     .doc = "Its failure domain (as `nodes.N.zone`)."},
     {"warm", KT_MAP, F(EC, warm), .sub = &warm_section, .flags = K_OMIT_ZERO,
      .def_doc = "none: it joins cold", .doc = "Warm it before it enters the ring (table below)."},
 };
@@ -430,6 +474,15 @@ static const struct key hot_key_event_keys[] = {
             "while the event lasts."},
     {"for", KT_DURATION, F(EC, for_ns), .def_doc = "to the end", ABOVE(0), .flags = K_OMIT_ZERO,
      .doc = "How long the key stays hot."},
+    {"split", KT_UINT, F(EC, split), .def = "1", BETWEEN(1, PLACE_MAX_REPLICAS),
+     .flags = K_OMIT_ONE, .doc = "Key splitting while it is hot (as `workload.hot_keys.N.split`)."},
+    {"replicas", KT_UINT, F(EC, replicas), .def = "1", BETWEEN(1, PLACE_MAX_REPLICAS),
+     .flags = K_OMIT_ONE,
+     .doc = "Replica reads while it is hot (as `workload.hot_keys.N.replicas`)."},
+};
+static const struct key crash_zone_keys[] = {
+    {"zone", KT_STRING, F(EC, zone), .flags = K_REQUIRED | K_NONEMPTY, MAX_BYTES(MAX_ID_BYTES),
+     .doc = "A zone with at least one node in the cluster at that time."},
 };
 
 static const struct section add_node_section = {
@@ -444,6 +497,10 @@ static const struct section remove_node_section = {
     SECTION("events.N.remove_node", remove_node_keys, struct event_cfg),
     .doc = "A node leaves the membership for good (its id may be added again later). The "
            "cluster may not become empty."};
+static const struct section crash_zone_section = {
+    SECTION("events.N.crash_zone", crash_zone_keys, struct event_cfg),
+    .doc = "Every running node of a zone crashes at once (a rack or zone outage); each can be "
+           "restarted with `restart_node`."};
 static const struct section set_weight_section = {
     SECTION("events.N.set_weight", set_weight_keys, struct event_cfg), .post = gradual_post,
     .doc = "A node's weight changes, at once or in `steps` epochs `every` apart (the practice "
@@ -501,6 +558,8 @@ const struct key event_keys[] = {
      .doc = "A node's ring points change."},
     {"set_routing", KT_MAP, .offset = 0, .sub = &set_routing_section,
      .doc = "The routing protocol changes."},
+    {"crash_zone", KT_MAP, .offset = 0, .sub = &crash_zone_section,
+     .doc = "A zone's nodes crash."},
 };
 #undef EC
 const struct section event_section = {

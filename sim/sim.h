@@ -89,7 +89,8 @@ struct tick_point {
  * each row as it is recorded; nothing counts them twice). */
 #define TICK_SUMS(X) \
     X(requests) X(reads) X(writes) X(hits) X(misses) X(timeouts) X(errors) X(cache_errors) \
-    X(db_reads) X(db_writes) X(stale_reads) X(stale_overwrites) X(clobbers) X(fallback_reads)
+    X(db_reads) X(db_writes) X(stale_reads) X(stale_overwrites) X(clobbers) X(fallback_reads) \
+    X(local_hits)
 
 struct tick_sums {
 #define TICK_SUM_FIELD(name) int64_t name;
@@ -108,6 +109,7 @@ struct instance;
 struct net;
 struct transfers;
 struct traces;
+struct cures;
 
 struct sim {
     struct engine eng;       /* engine.c: clock, events, requests, status */
@@ -122,6 +124,7 @@ struct sim {
     uint32_t n_nodes, n_gutter, gutter_first; /* node.c, fixed after setup */
     uint32_t *inflight;      /* node.c: per node, admitted GETs not yet served (bounded loads) */
     uint32_t inflight_total; /* node.c: their sum */
+    uint32_t *zones;         /* node.c: per node, its zone id (replicas go to distinct ones) */
     struct database *db;     /* db.c */
     struct membership *mb;   /* membership.c: the authoritative membership, epochs, views */
     struct health *hl;       /* health.c: failure counts, ejections, the coordinator */
@@ -129,6 +132,7 @@ struct sim {
     struct transfers *tr;    /* transfer.c: staged joins and drains */
     struct clients *cl;      /* client.c: tick accumulators, leases, adoption delays */
     struct traces *traces;   /* trace.c: sampled request traces, or NULL */
+    struct cures *cures;     /* cures.c: replica choice, hot-key overrides, local caches */
     struct instance *inst;   /* client.c: the client instances */
     uint32_t n_inst;
 

@@ -6,6 +6,7 @@
  * successors' order (placement_successors), or the owner alone.
  */
 #include <math.h>
+#include <stdbool.h>
 
 #include "models/placement/place_internal.h"
 
@@ -50,4 +51,48 @@ void placement_assign_bounded(const struct placement *pl, const uint64_t *pos, s
         if (o != PLACE_NONE)
             load[o]++;
     }
+}
+
+/* The candidates in preference order: the successors, or the owner and the
+ * members after it (wrapping) in the order given. At most max. */
+static size_t candidates(const struct placement *pl, uint64_t pos, uint32_t *out, size_t max)
+{
+    if (pl->ops->successors)
+        return placement_successors(pl, pos, out, max);
+    uint32_t owner = placement_lookup(pl, pos);
+    size_t at = 0, n = pl->n_members, got = 0;
+    if (owner == PLACE_NONE)
+        return 0;
+    while (at < n && pl->members[at].node != owner)
+        at++;
+    for (size_t k = 0; k < n && got < max; k++)
+        out[got++] = pl->members[(at + k) % n].node;
+    return got;
+}
+
+size_t placement_replicas(const struct placement *pl, uint64_t pos, const uint32_t *zone,
+                          uint32_t *out, size_t r)
+{
+    if (r > PLACE_MAX_REPLICAS)
+        r = PLACE_MAX_REPLICAS;
+    if (!zone || r <= 1)
+        return candidates(pl, pos, out, r);
+    /* zones first, among the first 4r candidates (the walk stops there) */
+    uint32_t cand[4 * PLACE_MAX_REPLICAS];
+    size_t want = MIN(4 * r, pl->n_members);
+    size_t n = candidates(pl, pos, cand, want), got = 0;
+    bool taken[4 * PLACE_MAX_REPLICAS] = {false};
+    for (size_t i = 0; i < n && got < r; i++) {
+        bool seen = false;
+        for (size_t k = 0; k < got && !seen; k++)
+            seen = zone[out[k]] == zone[cand[i]];
+        if (!seen) {
+            out[got++] = cand[i];
+            taken[i] = true;
+        }
+    }
+    for (size_t i = 0; i < n && got < r; i++) /* fewer zones than replicas */
+        if (!taken[i])
+            out[got++] = cand[i];
+    return got;
 }

@@ -188,6 +188,18 @@ size_t placement_successors(const struct placement *pl, uint64_t pos, uint32_t *
  * uses CRC16-XMODEM of the key, or of its {hash tag}, & 16383. */
 uint64_t placement_key_position(const struct place_params *params, const char *key, size_t len);
 
+/* Replicas: up to r distinct owners of a key, the owner first, in the
+ * algorithm's preference order (placement_successors: ring and ketama
+ * clockwise, rendezvous by score); for the algorithms without one (mod,
+ * jump, maglev, slots) the owner, then the members after it in the order
+ * given to placement_create. With zone (indexed by node; NULL: none),
+ * owners in zones not yet used come first, among the first 4r candidates:
+ * a zone gets a second replica only when those hold no unused zone.
+ * Returns how many were written. O(walk to 4r distinct nodes). */
+#define PLACE_MAX_REPLICAS 16
+size_t placement_replicas(const struct placement *pl, uint64_t pos, const uint32_t *zone,
+                          uint32_t *out, size_t r);
+
 /* Bounded loads, dynamic form: the first node in the key's ring order whose
  * load is below cap (cap = ceil(c * total / n) computed by the caller);
  * the owner when every node is full. load is indexed by node index. */

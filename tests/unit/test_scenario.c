@@ -617,11 +617,11 @@ static void test_error_keys(void **state)
     (void)state;
     expect_error("routing:\n  vnode: 5\n" NODES,
                  "x.yaml:2:3: routing.vnode: unknown key (expected one of: algorithm, hash, "
-                 "vnodes, point_format, node_key, load_factor, table_size, fencing, fence_delay); "
+                 "vnodes, point_format, node_key, load_factor, table_size, fencing, fence_delay, replicas, read_from); "
                  "did you mean vnodes?");
     expect_error("routing:\n  zzz: 5\n" NODES,
                  "x.yaml:2:3: routing.zzz: unknown key (expected one of: algorithm, hash, "
-                 "vnodes, point_format, node_key, load_factor, table_size, fencing, fence_delay)");
+                 "vnodes, point_format, node_key, load_factor, table_size, fencing, fence_delay, replicas, read_from)");
     expect_error("vnodes: 5\n" NODES,
                  "x.yaml:1:1: vnodes: unknown key (expected one of: name, description, seed, "
                  "duration, tick, warmup, workload, routing, nodes, cache, database, clients, "
@@ -629,7 +629,7 @@ static void test_error_keys(void **state)
                  "routing:)?");
     expect_error("nodes: [{id: A, capacty: 1GiB}]\n",
                  "x.yaml:1:17: nodes.0.capacty: unknown key (expected one of: id, address, "
-                 "weight, capacity, capacity_items, service_time, service_dist, workers, "
+                 "weight, zone, capacity, capacity_items, service_time, service_dist, workers, "
                  "max_queue, rtt, prewarm); did you mean capacity?");
     expect_error("routing:\n  vnodes: 5\n  hash: md5\n  vnodes: 6\n" NODES,
                  "x.yaml:4:3: routing.vnodes: duplicate key (first at line 2)");
@@ -694,7 +694,7 @@ static void test_all_errors_sorted(void **state)
         "x.yaml:1:7: seed: expected a non-negative integer, got \"-1\"",
         "x.yaml:2:19: routing.vnodes: expected a positive integer, got \"x\"",
         "x.yaml:3:3: routing.hashh: unknown key (expected one of: algorithm, hash, vnodes, "
-        "point_format, node_key, load_factor, table_size, fencing, fence_delay); did you mean hash?",
+        "point_format, node_key, load_factor, table_size, fencing, fence_delay, replicas, read_from); did you mean hash?",
         "x.yaml:4:14: nodes.0.id: expected a node id (non-empty, without spaces or commas), "
         "got \"a,b\"",
         "x.yaml:5:36: events.0.crash_node.id: node \"Q\" is not in the cluster at 1s",
@@ -1058,7 +1058,7 @@ static void test_add_node_prewarm_refused(void **state)
     scenario_destroy(s);
     expect_error("nodes: [{id: A}]\nevents: [{at: 1s, add_node: {id: B, prewarn: true}}]\n",
                  "x.yaml:2:37: events.0.add_node.prewarn: unknown key (expected one of: id, "
-                 "address, weight, warm, capacity, capacity_items, service_time, service_dist, "
+                 "address, weight, zone, warm, capacity, capacity_items, service_time, service_dist, "
                  "workers, max_queue, rtt)");
 }
 
@@ -1145,7 +1145,7 @@ static void test_events_entries(void **state)
     expect_error(NODES "events:\n  - {at: 5s}\n",
                  "x.yaml:3:5: events.0: expected an event key (one of: add_node, remove_node, "
                  "slow_node, crash_node, restart_node, split_brain, set_qps, set_address, "
-                 "hot_key, set_weight, set_vnodes, set_routing), got none");
+                 "hot_key, set_weight, set_vnodes, set_routing, crash_zone), got none");
     expect_error(NODES "events:\n  - {at: 5s, crash_node: {id: A}, set_qps: 5}\n",
                  "x.yaml:3:35: events.0.set_qps: an entry holds exactly one event, and this one "
                  "already has crash_node (line 3)");
@@ -1324,7 +1324,7 @@ static void test_set_errors(void **state)
     expect_error_sets(text, SETS("routing.vnode=1"),
                       "--set routing.vnode=1: routing.vnode: unknown key (expected one of: "
                       "algorithm, hash, vnodes, point_format, node_key, load_factor, "
-                      "table_size, fencing, fence_delay); did you mean vnodes?");
+                      "table_size, fencing, fence_delay, replicas, read_from); did you mean vnodes?");
     expect_error_sets(text, SETS("routng.vnodes=1"),
                       "--set routng.vnodes=1: routng: unknown key (expected one of: name, "
                       "description, seed, duration, tick, warmup, workload, routing, nodes, "
