@@ -656,19 +656,6 @@ static void local_hit(struct sim *s, uint32_t r, const struct item *it)
         trace_answer(s, r, SRC_LOCAL, OUT_HIT, it->version, 0);
 }
 
-/* The node a read asks next among the key's replicas (R > 1), marking it
- * asked; PLACE_NONE when every one has been. */
-static uint32_t next_replica(struct sim *s, struct req *q, uint32_t replicas)
-{
-    uint32_t owners[PLACE_MAX_REPLICAS];
-    uint32_t n = cures_owners(s, s->inst[q->inst].view, q->inst, q->key, replicas, owners);
-    uint32_t i = cures_pick(s, q->key, owners, n, q->tried);
-    if (i >= n)
-        return PLACE_NONE;
-    q->tried |= (uint16_t)(1u << i);
-    return owners[i];
-}
-
 static void client_start_read(struct sim *s, uint32_t r)
 {
     struct req *q = R(s, r);
@@ -687,7 +674,7 @@ static void client_start_read(struct sim *s, uint32_t r)
     if (LIKELY(replicas <= 1)) {
         nid = client_route(s, &s->inst[q->inst], q->key, &flags);
     } else {
-        nid = next_replica(s, q, replicas);
+        nid = cures_next(s, r, s->inst[q->inst].view, replicas);
         if (nid == PLACE_NONE && s->n_gutter) { /* every replica ejected: the gutter */
             nid = placement_lookup(membership_gutter(s), s->wl->ks.rec[q->key].pos);
             flags |= RQF_GUTTER;
@@ -787,7 +774,7 @@ static void get_failed(struct sim *s, uint32_t r, bool rejected)
     client_report_failure(s, &s->inst[q->inst], q->node, rejected ? "queue full" : "timeout");
     uint32_t replicas = cures_replicas(s, q->key);
     if (replicas > 1 && !(q->flags & (RQF_FALLBACK | RQF_GUTTER))) {
-        uint32_t next = next_replica(s, q, replicas);
+        uint32_t next = cures_next(s, r, s->inst[q->inst].view, replicas);
         if (next != PLACE_NONE) {
             q->flags |= RQF_FAILED;
             client_send_get(s, r, next);

@@ -62,6 +62,7 @@ void cures_destroy(struct sim *s)
         free(c->local);
     }
     free(c->local_keys);
+    free(c->asked);
     free(c);
     s->cures = NULL;
 }
@@ -122,13 +123,19 @@ uint32_t cures_owners(struct sim *s, const struct view *v, uint32_t inst, uint32
     return k;
 }
 
-uint32_t cures_pick(struct sim *s, uint32_t key, const uint32_t *owners, uint32_t n,
-                    uint32_t tried)
+/* Which of the n owners a read asks, among those it has not asked. n if
+ * none is left. */
+static uint32_t pick(struct sim *s, uint32_t key, const uint32_t *owners, uint32_t n,
+                     const uint32_t *asked, uint32_t n_asked)
 {
     uint32_t left[PLACE_MAX_REPLICAS], m = 0;
-    for (uint32_t i = 0; i < n; i++)
-        if (!(tried & (1u << i)))
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t j = 0;
+        while (j < n_asked && asked[j] != owners[i])
+            j++;
+        if (j == n_asked)
             left[m++] = i;
+    }
     if (!m)
         return n;
     enum read_from how = s->sc->routing.read_from;
@@ -147,6 +154,27 @@ uint32_t cures_pick(struct sim *s, uint32_t key, const uint32_t *owners, uint32_
     default:
         return left[0];
     }
+}
+
+uint32_t cures_next(struct sim *s, uint32_t r, const struct view *v, uint32_t replicas)
+{
+    struct cures *c = s->cures;
+    struct req *q = &s->eng.reqs.r[r];
+    if (r >= c->asked_cap) {
+        uint32_t cap = c->asked_cap ? c->asked_cap : 1024;
+        while (cap <= r)
+            cap *= 2;
+        c->asked = xrealloc(c->asked, (size_t)cap * PLACE_MAX_REPLICAS * sizeof(*c->asked));
+        c->asked_cap = cap;
+    }
+    uint32_t *asked = &c->asked[(size_t)r * PLACE_MAX_REPLICAS];
+    uint32_t owners[PLACE_MAX_REPLICAS];
+    uint32_t n = cures_owners(s, v, q->inst, q->key, replicas, owners);
+    uint32_t i = pick(s, q->key, owners, n, asked, q->tried);
+    if (i >= n || q->tried >= PLACE_MAX_REPLICAS)
+        return PLACE_NONE;
+    asked[q->tried++] = owners[i];
+    return owners[i];
 }
 
 struct item *cures_local_get(struct sim *s, uint32_t inst, uint32_t key)

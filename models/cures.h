@@ -28,6 +28,10 @@ struct cures {
     struct key_rec *local_keys; /* the pool's per-key chains (only .head is used) */
     struct store *local;        /* per instance; NULL: no local cache */
     int64_t local_ttl_ns;
+    /* the nodes each read has asked, by request record (R > 1 only):
+     * asked[r * PLACE_MAX_REPLICAS + i], i < the request's `tried` */
+    uint32_t *asked;
+    uint32_t asked_cap;      /* records covered */
 };
 
 int cures_create(struct sim *s);
@@ -46,11 +50,13 @@ static inline uint32_t cures_replicas(const struct sim *s, uint32_t key);
 uint32_t cures_owners(struct sim *s, const struct view *v, uint32_t inst, uint32_t key,
                       uint32_t r, uint32_t *out);
 
-/* Which of the n owners a read asks, among those not in the mask tried
- * (bit i: owner i was asked): routing.read_from (random for a hot key with
- * replicas of its own when read_from is primary). n if none is left. */
-uint32_t cures_pick(struct sim *s, uint32_t key, const uint32_t *owners, uint32_t n,
-                    uint32_t tried);
+/* The next node read r asks among the key's `replicas` owners in its
+ * instance's view, one it has not asked yet (by node: an ejection between
+ * two asks reorders the owners, it does not make a node asked twice or
+ * skipped): routing.read_from (random for a hot key with replicas of its
+ * own when read_from is primary). Records it as asked; PLACE_NONE when
+ * none is left. */
+uint32_t cures_next(struct sim *s, uint32_t r, const struct view *v, uint32_t replicas);
 
 /* Local caches. get: the item, or NULL (a miss or an expired copy). */
 static inline bool cures_local_on(const struct sim *s);

@@ -108,6 +108,9 @@ struct placement *membership_future(struct sim *s, uint32_t node, bool member);
  * fence_delay before t), and a key's owner in an epoch (its base view). */
 uint32_t membership_known_epoch(struct sim *s, int64_t t_ns);
 uint32_t membership_owner(struct sim *s, uint32_t epoch, uint32_t key);
+/* Its r owners (routing.replicas; the owner first). Returns how many. */
+uint32_t membership_owners(struct sim *s, uint32_t epoch, uint32_t key, uint32_t r,
+                           uint32_t *out);
 
 /* Asks for a new epoch from the membership as it will be at the end of this
  * instant: every change made at one instant (two add_node events, two

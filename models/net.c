@@ -53,9 +53,22 @@ static uint32_t fence_slow(struct sim *s, const struct req *q, uint32_t nid, int
     uint32_t known = membership_known_epoch(s, t);
     if (known <= q->epoch)
         return PLACE_NONE;
-    uint32_t owner = membership_owner(s, known, q->key);
-    if (owner == nid || owner == PLACE_NONE)
-        return PLACE_NONE;
+    uint32_t owner;
+    uint32_t r = s->sc->routing.replicas;
+    if (r <= 1) {
+        owner = membership_owner(s, known, q->key);
+        if (owner == nid || owner == PLACE_NONE)
+            return PLACE_NONE;
+    } else { /* with replicas a node answers for the keys it holds a replica of */
+        uint32_t owners[PLACE_MAX_REPLICAS];
+        uint32_t n = membership_owners(s, known, q->key, r, owners);
+        for (uint32_t i = 0; i < n; i++)
+            if (owners[i] == nid)
+                return PLACE_NONE;
+        if (!n)
+            return PLACE_NONE;
+        owner = owners[0];
+    }
     *epoch = known;
     return owner;
 }

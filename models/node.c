@@ -20,8 +20,8 @@
  *
  * Prewarm: nodes present at time 0 with `prewarm` start holding what an LRU
  * holds in steady state, approximated by the most popular keys they own
- * (hot keys first, then by popularity rank) up to capacity, most popular
- * at the MRU end. With a TTL T and fill on miss, a key read λ times a
+ * (hot keys first, then by popularity rank; with routing.replicas, each key
+ * at every replica) up to capacity, most popular at the MRU end. With a TTL T and fill on miss, a key read λ times a
  * second is cached a share λT/(1+λT) of the time (each miss starts T of
  * presence, then 1/λ of absence on average): each key is put in with that
  * probability, with a remaining life uniform in (0, T] — the steady state
@@ -384,10 +384,19 @@ static int prewarm_key(struct sim *s, const struct placement *pl, struct rng *rn
                        uint8_t *full)
 {
     const struct keyspace *ks = &s->wl->ks;
-    uint32_t owner = placement_lookup(pl, ks->rec[key].pos);
-    if (owner == PLACE_NONE || full[owner])
+    uint32_t owners[PLACE_MAX_REPLICAS];
+    uint32_t r = s->sc->routing.replicas, n_owners;
+    if (r <= 1) {
+        owners[0] = placement_lookup(pl, ks->rec[key].pos);
+        n_owners = owners[0] != PLACE_NONE;
+    } else { /* every replica holds it */
+        n_owners = (uint32_t)placement_replicas(pl, ks->rec[key].pos, s->zones, owners, r);
+    }
+    uint32_t open = 0;
+    for (uint32_t i = 0; i < n_owners; i++)
+        open += !full[owners[i]];
+    if (!open)
         return 0;
-    struct node *n = &s->nodes[owner];
     int64_t ttl = s->sc->workload.ttl_ns, expire = 0;
     if (ttl) {
         double reads_per_s = s->sc->workload.qps * (1 - s->sc->workload.write_ratio) *
@@ -397,12 +406,18 @@ static int prewarm_key(struct sim *s, const struct placement *pl, struct rng *rn
             return 0; /* absent in this key's steady state */
         expire = 1 + (int64_t)floor(rng_uniform(rng) * (double)ttl);
     }
-    if (!store_append_cold(&n->store, key, ks->rec[key].version, keyspace_item_bytes(ks, key),
-                           expire)) {
-        full[owner] = 1;
-        return 1;
+    int filled = 0;
+    for (uint32_t i = 0; i < n_owners; i++) {
+        uint32_t owner = owners[i];
+        if (full[owner])
+            continue;
+        if (!store_append_cold(&s->nodes[owner].store, key, ks->rec[key].version,
+                               keyspace_item_bytes(ks, key), expire)) {
+            full[owner] = 1;
+            filled++;
+        }
     }
-    return 0;
+    return filled;
 }
 
 void nodes_prewarm(struct sim *s, const struct placement *pl)
