@@ -187,10 +187,10 @@ static uint32_t client_route(struct sim *s, struct instance *in, uint32_t key, u
     const struct placement *pl = v->pl;
     uint32_t n;
     if (pl->params.algo == PLACE_BOUNDED && pl->n_members) {
-        uint64_t total = (uint64_t)s->inflight_total + 1;
-        uint32_t cap = (uint32_t)ceil(pl->params.load_factor * (double)total
-                                      / (double)pl->n_members);
-        n = placement_lookup_bounded(pl, pos, s->inflight, cap);
+        n = placement_lookup_bounded_by(pl, pos, s->inflight, (uint64_t)s->inflight_total,
+                                        s->sc->routing.bounded_rule);
+        if (n != placement_lookup(pl, pos))
+            TK(s)->bounded_reroutes++;
     } else {
         n = placement_lookup(pl, pos);
     }
@@ -865,6 +865,7 @@ void clients_tick_close(struct sim *s, struct tick_row *row)
     row->fallback_reads = tk->fallback_reads;
     row->local_hits = tk->local_hits;
     row->local_stale_reads = tk->local_stale_reads;
+    row->bounded_reroutes = tk->bounded_reroutes;
     uint32_t emin = UINT32_MAX, emax = 0;
     for (uint32_t j = 0; j < s->n_inst; j++) {
         emin = MIN(emin, s->inst[j].epoch);

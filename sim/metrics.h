@@ -55,7 +55,8 @@
     X(warm_copies,      I, "keys copied to their next owner by a staged join or drain (add_node warm, remove_node drain)") \
     X(warm_db_reads,    I, "database reads made by a staged join warming from the database (warm.source: db)") \
     X(local_hits,       I, "reads answered by the client instance's own local cache (clients.local_cache; also in hits)") \
-    X(local_stale_reads, I, "of those, reads that returned a version older than the database's (also in stale_reads)")
+    X(local_stale_reads, I, "of those, reads that returned a version older than the database's (also in stale_reads)") \
+    X(bounded_reroutes, I, "GETs a bounded-load ring sent past the key's owner because the owner was full (routing.algorithm: bounded, per routing.bounded_rule)")
 
 #define NODE_TICK_FIELDS(X) \
     X(state,            T, "up, slow, crashed, ejected, removed or gutter, at the tick's end") \

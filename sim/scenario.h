@@ -88,6 +88,7 @@ struct routing_cfg {
     char *point_format;
     bool node_key_address;
     double load_factor;
+    enum place_bounded_rule bounded_rule; /* bounded: when a node is full */
     uint32_t table_size;      /* maglev */
     enum fencing_mode fencing;
     int64_t fence_delay_ns;   /* a node learns a published epoch this long after it */

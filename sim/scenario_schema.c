@@ -43,6 +43,7 @@ static const char *const backfill_mode_names[] = {"fail", "wait", NULL};
 static const char *const warm_source_names[] = {"owners", "db", NULL};
 static const char *const read_from_names[] = {"primary", "random", "least_loaded", NULL};
 #define NAME_OF2(e, name) name,
+static const char *const bounded_rule_names[] = {PLACE_BOUNDED_RULES(NAME_OF2) NULL};
 #define NAME_OF3(e, name, x) name,
 static const char *const algo_names[] = {PLACE_CODEC(NAME_OF3) NULL};
 static const char *const hash_kind_names[] = {HASH_CODEC(NAME_OF3) NULL};
@@ -198,6 +199,14 @@ static const struct key routing_keys[] = {
     {"load_factor", KT_NUMBER, F(RC, load_factor), .def = "1.25",
      ABOVE_UPTO(PLACE_MIN_LOAD_FACTOR, PLACE_MAX_LOAD_FACTOR),
      .doc = "`bounded`: each node holds at most ceil(load_factor x keys / nodes)."},
+    {"bounded_rule", KT_ENUM, F(RC, bounded_rule), .def = "paper", .names = bounded_rule_names,
+     .doc = "`bounded`, in the simulation (the load is requests in flight): when a node is "
+            "full. `paper`: at ceil(load_factor x (in flight + 1) / nodes), weights aside, "
+            "the next node in ring order. `haproxy` (hash-balance-factor): "
+            "ceil((in flight + 1) x load_factor) slots shared by weight, at least 1 each, "
+            "full at its slots, ring order. `envoy` (hash_balance_factor): full above "
+            "max(1, ceil(slots x weight share)), one request more than HAProxy, then the "
+            "others in an order drawn from the key. Other algorithms ignore it."},
     {"table_size", KT_UINT, F(RC, table_size), .def = "65537",
      BETWEEN(2, PLACE_MAX_MAGLEV_SIZE), .check = check_table_size,
      .range_doc = "prime, ≤ 16777213; `maglev`: ≥ the most nodes at once",

@@ -617,11 +617,11 @@ static void test_error_keys(void **state)
     (void)state;
     expect_error("routing:\n  vnode: 5\n" NODES,
                  "x.yaml:2:3: routing.vnode: unknown key (expected one of: algorithm, hash, "
-                 "vnodes, point_format, node_key, load_factor, table_size, fencing, fence_delay, replicas, read_from); "
+                 "vnodes, point_format, node_key, load_factor, bounded_rule, table_size, fencing, fence_delay, replicas, read_from); "
                  "did you mean vnodes?");
     expect_error("routing:\n  zzz: 5\n" NODES,
                  "x.yaml:2:3: routing.zzz: unknown key (expected one of: algorithm, hash, "
-                 "vnodes, point_format, node_key, load_factor, table_size, fencing, fence_delay, replicas, read_from)");
+                 "vnodes, point_format, node_key, load_factor, bounded_rule, table_size, fencing, fence_delay, replicas, read_from)");
     expect_error("vnodes: 5\n" NODES,
                  "x.yaml:1:1: vnodes: unknown key (expected one of: name, description, seed, "
                  "duration, tick, warmup, workload, routing, nodes, cache, database, clients, "
@@ -694,7 +694,7 @@ static void test_all_errors_sorted(void **state)
         "x.yaml:1:7: seed: expected a non-negative integer, got \"-1\"",
         "x.yaml:2:19: routing.vnodes: expected a positive integer, got \"x\"",
         "x.yaml:3:3: routing.hashh: unknown key (expected one of: algorithm, hash, vnodes, "
-        "point_format, node_key, load_factor, table_size, fencing, fence_delay, replicas, read_from); did you mean hash?",
+        "point_format, node_key, load_factor, bounded_rule, table_size, fencing, fence_delay, replicas, read_from); did you mean hash?",
         "x.yaml:4:14: nodes.0.id: expected a node id (non-empty, without spaces or commas), "
         "got \"a,b\"",
         "x.yaml:5:36: events.0.crash_node.id: node \"Q\" is not in the cluster at 1s",
@@ -1323,7 +1323,7 @@ static void test_set_errors(void **state)
                       "got \"many\"");
     expect_error_sets(text, SETS("routing.vnode=1"),
                       "--set routing.vnode=1: routing.vnode: unknown key (expected one of: "
-                      "algorithm, hash, vnodes, point_format, node_key, load_factor, "
+                      "algorithm, hash, vnodes, point_format, node_key, load_factor, bounded_rule, "
                       "table_size, fencing, fence_delay, replicas, read_from); did you mean vnodes?");
     expect_error_sets(text, SETS("routng.vnodes=1"),
                       "--set routng.vnodes=1: routng: unknown key (expected one of: name, "
