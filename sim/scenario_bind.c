@@ -370,6 +370,47 @@ void apply_defaults(const struct section *sec, void *obj)
     }
 }
 
+/* Frees what binding allocated under obj: every string, every list (and what
+ * its elements hold), through sub-sections and the `also` table. Fields are
+ * cleared as they go, so a field that two sections share is freed once. */
+void release_section(const struct section *sec, void *obj)
+{
+    for (size_t i = 0; i < sec->n_keys; i++) {
+        const struct key *k = &sec->keys[i];
+        char *field = (char *)obj + k->offset;
+        switch (k->type) {
+        case KT_STRING:
+        case KT_ID:
+            free(*(char **)field);
+            *(char **)field = NULL;
+            break;
+        case KT_MAP:
+            release_section(k->sub, field);
+            break;
+        case KT_LIST: {
+            char **arrp = (char **)field;
+            size_t *countp = (size_t *)((char *)obj + k->count_offset);
+            size_t elem = k->sub ? k->sub->size : k->item->size;
+            for (size_t j = 0; *arrp && j < *countp; j++) {
+                char *e = *arrp + j * elem;
+                if (k->sub)
+                    release_section(k->sub, e);
+                else if (k->item->type == KT_STRING || k->item->type == KT_ID)
+                    free(*(char **)(e + k->item->offset)), *(char **)(e + k->item->offset) = NULL;
+            }
+            free(*arrp);
+            *arrp = NULL;
+            *countp = 0;
+            break;
+        }
+        default:
+            break;
+        }
+    }
+    if (sec->also)
+        release_section(sec->also, (char *)obj + sec->also_offset);
+}
+
 /* Optimal string alignment distance, case-insensitive, for "did you mean". */
 static size_t edit_distance(const char *a, const char *b)
 {

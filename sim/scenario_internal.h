@@ -185,6 +185,7 @@ void names_list(const char *const *names, const char *sep, const char *quote,
                 struct strbuf *sb);
 /* Every key of sec with a default gets it (mappings recursively). */
 void apply_defaults(const struct section *sec, void *obj);
+void release_section(const struct section *sec, void *obj);
 /* Binds one mapping through a section table. A YAML null stands for an empty
  * mapping (a section written with everything commented out). */
 void bind_map(struct loader *L, const struct section *sec, const struct ynode *map, void *obj);
