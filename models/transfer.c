@@ -252,7 +252,11 @@ void transfer_cancel(struct sim *s, uint32_t node)
     }
 }
 
-/* Starts copying the key at list entry i; false if there is nothing to copy. */
+/* Starts copying the key at list entry i; false if there is nothing to copy
+ * (the key no longer moves, or its source no longer holds it), which costs
+ * no time. A copy the database refuses is an attempt all the same: it takes
+ * its turn at `rate`, so a full database slows the copier down instead of
+ * letting it run through the rest of its list at once. */
 static bool copy_one(struct sim *s, struct transfer *t, uint32_t i)
 {
     uint32_t key = t->keys[i], src = t->from[i];
@@ -263,7 +267,7 @@ static bool copy_one(struct sim *s, struct transfer *t, uint32_t i)
     int64_t done = 0;
     if (db) {
         if (db_submit(s, &done))
-            return false; /* the database is full: skipped */
+            return true; /* the database is full: this key is skipped */
     } else {
         struct node *n = &s->nodes[src];
         if (n->state != NODE_UP || !store_get(&n->store, key, s->eng.now_ns, false))
