@@ -44,11 +44,13 @@ int64_t net_reply_time(struct sim *s, const struct node *n, int64_t leaves_ns)
 }
 
 /* Fencing at node nid for a message of r arriving at t: the owner to send
- * it to instead, with the node's epoch in *epoch, or PLACE_NONE. */
+ * it to instead, with the node's epoch in *epoch, or PLACE_NONE. A node that
+ * is not up (crashed, removed) answers nothing, MOVED included. */
 static uint32_t fence_slow(struct sim *s, const struct req *q, uint32_t nid, int64_t t,
                            uint32_t *epoch)
 {
-    if (s->nodes[nid].gutter || q->kind == RQ_COPY || q->kind == RQ_COPY_READ)
+    if (s->nodes[nid].gutter || s->nodes[nid].state != NODE_UP || q->kind == RQ_COPY
+        || q->kind == RQ_COPY_READ)
         return PLACE_NONE;
     uint32_t known = membership_known_epoch(s, t);
     if (known <= q->epoch)

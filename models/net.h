@@ -21,7 +21,8 @@
  * owner (forward); a fenced invalidation also deletes the node's own copy
  * (a previous owner's copy, which fallback reads may still ask for). In
  * direct mode the decision is made when the message is sent, with the
- * epochs published by then. Gutter nodes never fence.
+ * epochs published by then. Gutter nodes never fence, and a node that is
+ * not up (crashed, removed) answers nothing, MOVED included.
  */
 #ifndef RINGSIM_NET_H
 #define RINGSIM_NET_H

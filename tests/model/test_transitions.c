@@ -119,11 +119,43 @@ static void test_fenced_invalidation_deletes_the_copy(void **state)
     mem_run_free(&m);
 }
 
+/* ---- a crashed node answers nothing, MOVED included --------------------------------------- */
+
+/* Central health with a 10 s propagation delay: D crashes, the coordinator
+ * ejects it (a new epoch), and the instances still on the old epoch keep
+ * sending D's keys to D, where they time out until they adopt. With fencing
+ * the same: a crashed node cannot answer MOVED. (It once did, and the first
+ * MOVED made each instance adopt the new epoch at once: 5,019 timeouts
+ * instead of 45,652.) */
+static void test_crashed_node_does_not_fence(void **state)
+{
+    (void)state;
+    const char *yaml =
+        "name: crash-fence\nduration: 30s\ntick: 1s\n"
+        "workload: {keys: 20000, qps: 20000}\n"
+        "routing: {vnodes: 256}\n"
+        "nodes: [{id: A}, {id: B}, {id: C}, {id: D}]\n"
+        "clients: {instances: 4, timeout: 50ms}\n"
+        "health: {mode: central, probe_interval: 1s, failure_limit: 2, propagation_delay: 10s}\n"
+        "events: [{at: 10s, crash_node: {id: D}}]\n";
+    struct mem_run none, fenced;
+    mem_run_yaml(&none, yaml, NULL);
+    const char *sets[] = {"routing.fencing=reject", NULL};
+    mem_run_yaml(&fenced, yaml, sets);
+    assert_true(none.summary.timeouts > 20000); /* the subject: late adoptions time out */
+    assert_int_equal(SUM(&fenced, redirects, 0, 30), 0);
+    assert_int_equal(fenced.summary.timeouts, none.summary.timeouts);
+    assert_int_equal(SUM(&fenced, hits, 0, 30), SUM(&none, hits, 0, 30));
+    mem_run_free(&none);
+    mem_run_free(&fenced);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_warm_from_db_keeps_its_rate),
         cmocka_unit_test(test_fenced_invalidation_deletes_the_copy),
+        cmocka_unit_test(test_crashed_node_does_not_fence),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
