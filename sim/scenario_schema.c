@@ -215,7 +215,8 @@ static const struct key routing_keys[] = {
      .doc = "Epoch fencing at the nodes: a request routed with an older ring epoch, for a key "
             "the node does not own in the epoch it knows, is answered MOVED naming the owner "
             "(`reject`: the client retries there and adopts the newer epoch) or passed on to "
-            "the owner (`forward`). Not with `bounded` (a node cannot know the owner)."},
+            "the owner (`forward`); an invalidation so answered also deletes the node's own "
+            "copy. Not with `bounded` (a node cannot know the owner)."},
     {"fence_delay", KT_DURATION, F(RC, fence_delay_ns), .def = "0s", AT_LEAST(0),
      .doc = "A node learns a published ring epoch this long after it is published."},
     {"replicas", KT_UINT, F(RC, replicas), .def = "1", BETWEEN(1, PLACE_MAX_REPLICAS),
