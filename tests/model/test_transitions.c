@@ -146,10 +146,12 @@ static void test_warm_from_db_keeps_its_rate(void **state)
         if (!strcmp(m.events[i].kind, "warm_start"))
             listed = atoll(m.events[i].detail);
     assert_true(listed > 20000); /* every key D will own is cached at A, B or C */
-    /* every listed key is tried once, read or refused, at 8,000 a second */
-    long long tried = SUM(&m, warm_db_reads, 0, 20) + SUM(&m, db_rejects, 0, 20);
-    CHECK_NEAR(tried, listed, 0.01 * listed, "keys tried");
-    CHECK_NEAR(event_time(&m, "warm_done"), 5 + listed / 8000.0, 0.1, "warm_done");
+    /* every listed key is read once; a refused read is tried again at the
+     * next step, and each attempt, read or refused, takes its turn at 8,000 a
+     * second */
+    long long read = SUM(&m, warm_db_reads, 0, 20), refused = SUM(&m, db_rejects, 0, 20);
+    CHECK_NEAR(read, listed, 0.01 * listed, "keys read");
+    CHECK_NEAR(event_time(&m, "warm_done"), 5 + (read + refused) / 8000.0, 0.1, "warm_done");
     /* refused: what passes the database's 5,000 a second, about 3,000 a second */
     assert_true(TICK_MAX(&m, db_rejects) < 3500);
     assert_true(SUM(&m, db_rejects, 0, 20) > 5000);
@@ -397,14 +399,16 @@ static void test_staged_join(void **state)
     assert_true(bl.summary.recovery_s > cold.summary.recovery_s);
 
     /* from the database at 8,000/s, past the 4,600/s it has to spare: 100%
-     * busy for 3 s (every seed), 8,095-8,451 copies and 475-568 client
-     * operations refused, and the join still dips to 89.7-90.8% */
+     * busy for 5 s (seeds 1-8), 13,521-14,130 copies refused and tried again,
+     * 812-928 client operations refused; the node enters at 34.6-34.7 s with
+     * its keys loaded, so the hit rate dips only to 97.4-97.7%: the database,
+     * not the cache, pays for the warm-up */
     assert_true(dbf.summary.peak_db_util > 0.99);
-    CHECK_RANGE(dbf.summary.db_overload_s, 2, 4, "db 8000/s: seconds overloaded");
-    CHECK_RANGE(SUM(&dbf, db_rejects, 30, 40), 7000, 9500, "db 8000/s: refused");
-    CHECK_RANGE(dbf.summary.errors, 300, 800, "db 8000/s: failed client operations");
-    CHECK_RANGE(dbf.summary.min_hit_rate, 0.88, 0.92, "db 8000/s: min hit rate");
-    CHECK_NEAR(event_time(&dbf, "warm_done"), 30 + 24729 / 8000.0, 0.1, "db 8000/s: enters");
+    CHECK_RANGE(dbf.summary.db_overload_s, 4, 6, "db 8000/s: seconds overloaded");
+    CHECK_RANGE(SUM(&dbf, db_rejects, 30, 40), 12500, 15000, "db 8000/s: refused");
+    CHECK_RANGE(dbf.summary.errors, 650, 1100, "db 8000/s: failed client operations");
+    CHECK_RANGE(dbf.summary.min_hit_rate, 0.965, 0.985, "db 8000/s: min hit rate");
+    CHECK_RANGE(event_time(&dbf, "warm_done"), 34.4, 34.9, "db 8000/s: enters");
     /* at 2,000/s it stays within the headroom: 2,413-2,463/s, half busy */
     CHECK_RANGE(dbs.summary.peak_backend_qps, 2300, 2600, "db 2000/s: database peak");
     assert_true(dbs.summary.peak_db_util < 0.6);
