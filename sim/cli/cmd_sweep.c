@@ -25,7 +25,7 @@
  * work); `ringsim merge` joins the shard files afterwards. --list prints,
  * instead of running anything, one line per run: its number and the
  * command that runs just it (--shard i/N with N the number of runs) into a
- * part file of its own, for GNU parallel or a job array.
+ * part file of its own, for GNU parallel or a job array (examples/).
  *
  * The children end with the sweep: Ctrl-C reaches them with it, a SIGTERM
  * to the sweep is passed on, and each child asks the kernel for a SIGTERM
@@ -96,7 +96,7 @@ static const char sweep_usage[] =
     "  # on two machines, then join:\n"
     "  ringsim sweep S.yaml --vary ... --shard 0/2 -o a.db;  ringsim sweep S.yaml --vary ... --shard 1/2 -o b.db\n"
     "  ringsim merge all.db a.db b.db\n"
-    "  # one job per run, with GNU parallel:\n"
+    "  # one job per run, with GNU parallel (examples/sweep_parallel.sh does all of it):\n"
     "  ringsim sweep S.yaml --vary ... --seeds 4 -o x.db --list | cut -d' ' -f2- | parallel\n"
     "  ringsim merge x.db x.db.part-*\n";
 
