@@ -434,7 +434,7 @@ static void add_to_table(struct sweep *sw, size_t i, const struct summary_row *s
         /* grow each metric's stretch of vals */
         size_t cap = a->cap ? 2 * a->cap : 8;
         double *v = xcalloc(cap * sw->n_metrics + 1, sizeof(*v));
-        for (size_t m = 0; m < sw->n_metrics; m++)
+        for (size_t m = 0; m < sw->n_metrics && a->runs; m++)
             memcpy(v + m * cap, a->vals + m * a->cap, a->runs * sizeof(*v));
         free(a->vals);
         a->vals = v;
