@@ -1042,6 +1042,23 @@ out:
     return rc;
 }
 
+int summary_value(const struct summary_row *s, const char *name, double *out)
+{
+    for (size_t i = 0; i < ARRAY_LEN(sum_cols); i++) {
+        if (strcmp(sum_cols[i].name, name))
+            continue;
+        const char *p = (const char *)s + sum_cols[i].off;
+        if (sum_cols[i].type == 'I')
+            *out = (double)*(const int64_t *)p;
+        else if (sum_cols[i].type == 'R')
+            *out = *(const double *)p;
+        else
+            return -1;
+        return 0;
+    }
+    return -1;
+}
+
 /* ---- documentation ---------------------------------------------------------------- */
 
 static void md_table(FILE *f, const char *title, const char *lead, const struct column *c,
