@@ -32,6 +32,7 @@ enum eject_action { EJECT_REHASH, EJECT_GUTTER };
 enum fencing_mode { FENCE_NONE, FENCE_REJECT, FENCE_FORWARD };
 enum backfill_mode { BACKFILL_FAIL, BACKFILL_WAIT };
 enum warm_source { WARM_OWNERS, WARM_DB };
+enum trace_format { TRACE_ORACLE_GENERAL, TRACE_CSV };
 
 /* Where a value came from, for messages: file line/column (1-based), or
  * line 0 for a value from --set (then `set` is the argument). */
@@ -64,6 +65,20 @@ struct hot_key_cfg {
     double share;             /* of all requests, 0 < share <= 1 */
 };
 
+/* workload.trace: requests replayed from a file instead of generated. */
+struct trace_cfg {
+    char *path;               /* the file's absolute path; NULL: no trace (synthetic requests) */
+    enum trace_format format;
+    double time_scale;        /* simulated time = trace time x time_scale */
+};
+
+/* workload.diurnal: rate(t) = qps x (1 + amplitude x cos(2 pi (t - peak_at) / period)). */
+struct diurnal_cfg {
+    double amplitude;         /* in [0, 1); 0: a constant rate */
+    int64_t period_ns;
+    int64_t peak_at_ns;
+};
+
 struct workload_cfg {
     uint64_t keys;
     char *key_format;         /* printf with exactly one integer conversion */
@@ -75,6 +90,8 @@ struct workload_cfg {
     int64_t ttl_ns;           /* 0: never expires */
     struct hot_key_cfg *hot_keys;
     size_t n_hot_keys;
+    struct trace_cfg trace;
+    struct diurnal_cfg diurnal;
 };
 
 struct routing_cfg {
@@ -145,7 +162,8 @@ struct health_cfg {
     X(EV_HOT_KEY,       "hot_key")            \
     X(EV_SET_WEIGHT,    "set_weight")         \
     X(EV_SET_VNODES,    "set_vnodes")         \
-    X(EV_SET_ROUTING,   "set_routing")
+    X(EV_SET_ROUTING,   "set_routing")        \
+    X(EV_SHIFT_POPULARITY, "shift_popularity")
 
 #define EVENT_ENUM(e, name) e,
 enum event_kind { EVENT_CODEC(EVENT_ENUM) EV_KIND_COUNT };
@@ -188,7 +206,8 @@ struct event_cfg {
     int64_t for_ns;           /* slow_node, split_brain, hot_key: 0 = to the end */
     uint32_t *instances;      /* split_brain: client instance numbers */
     size_t n_instances;
-    double qps;               /* set_qps */
+    double qps;               /* set_qps: the new rate */
+    int64_t over_ns;          /* set_qps: reached linearly over this long; 0: a step */
     char *key;                /* hot_key */
     double share;             /* hot_key */
     struct warm_cfg warm;     /* add_node: a staged join (rate 0: none, the node joins cold) */

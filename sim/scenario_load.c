@@ -117,7 +117,7 @@ struct scenario *scenario_load_string(const char *name, const char *text, size_t
 }
 
 /* What a file that is not a regular file is, for the message. */
-static const char *file_kind(mode_t m)
+const char *file_kind(unsigned m)
 {
     if (S_ISDIR(m))
         return "a directory";
@@ -214,6 +214,7 @@ void scenario_destroy(struct scenario *s)
     for (size_t i = 0; i < s->workload.n_hot_keys; i++)
         free(s->workload.hot_keys[i].key);
     free(s->workload.hot_keys);
+    free(s->workload.trace.path);
     free(s->routing.point_format);
     for (size_t i = 0; i < s->n_nodes; i++) {
         free(s->nodes[i].id);
