@@ -513,7 +513,8 @@ void client_node_op_done(struct sim *s, uint32_t r, uint32_t b)
         u64map_del(&n->leases, q->key); /* a write-through voids leases too */
     }
     int64_t now = s->eng.now_ns;
-    int64_t ttl = (q->flags & RQF_GUTTER) ? s->sc->health.gutter_ttl_ns : s->sc->workload.ttl_ns;
+    int64_t ttl = (q->flags & RQF_GUTTER) ? s->sc->health.gutter_ttl_ns
+                                          : workload_ttl_ns(s->wl, q->key);
     struct store_set_result res = store_set(&n->store, q->key, q->version,
                                             keyspace_item_bytes(&s->wl->ks, q->key),
                                             ttl ? now + ttl : 0, now, mode);

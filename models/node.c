@@ -20,8 +20,10 @@
  *
  * Prewarm: nodes present at time 0 with `prewarm` start holding what an LRU
  * holds in steady state, approximated by the most popular keys they own
- * (hot keys first, then by popularity rank; with routing.replicas, each key
- * at every replica) up to capacity, most popular at the MRU end. With a TTL T and fill on miss, a key read λ times a
+ * (hot keys first, then by popularity rank; with a trace, by the number of
+ * requests the trace makes to each; with routing.replicas, each key at every
+ * replica) up to capacity, most popular at the MRU end. With a TTL T and fill
+ * on miss, a key read λ times a
  * second is cached a share λT/(1+λT) of the time (each miss starts T of
  * presence, then 1/λ of absence on average): each key is put in with that
  * probability, with a remaining life uniform in (0, T] — the steady state
@@ -186,6 +188,8 @@ void nodes_destroy(struct sim *s)
 
 static int64_t draw_service(struct node *n)
 {
+    if (UNLIKELY(!n->cfg.service_ns))
+        return 0; /* service_time 0: no service time, no draw */
     double mean = (double)n->cfg.service_ns * n->slow_factor;
     double v = n->cfg.service_dist == DIST_FIXED ? mean : rng_exp(&n->service, mean);
     int64_t ns = (int64_t)(v + 0.5); /* v >= 0: rounds to nearest */
@@ -397,10 +401,9 @@ static int prewarm_key(struct sim *s, const struct placement *pl, struct rng *rn
         open += !full[owners[i]];
     if (!open)
         return 0;
-    int64_t ttl = s->sc->workload.ttl_ns, expire = 0;
+    int64_t ttl = workload_ttl_ns(s->wl, key), expire = 0;
     if (ttl) {
-        double reads_per_s = s->sc->workload.qps * (1 - s->sc->workload.write_ratio) *
-                             workload_key_prob(s->wl, key);
+        double reads_per_s = workload_read_rate(s->wl, key);
         double lt = reads_per_s * (double)ttl / 1e9;
         if (rng_uniform(rng) >= lt / (1 + lt))
             return 0; /* absent in this key's steady state */
@@ -453,8 +456,9 @@ void nodes_prewarm(struct sim *s, const struct placement *pl)
             open -= (uint32_t)prewarm_key(s, pl, &rng, hot[i].key, full);
     }
     free(hot);
+    /* ids are popularity ranks (with a trace: ordered by request count) */
     for (uint32_t r = 0; r < w->ks.n_keys && open; r++)
-        open -= (uint32_t)prewarm_key(s, pl, &rng, r, full); /* ids are popularity ranks */
+        open -= (uint32_t)prewarm_key(s, pl, &rng, r, full);
     rng_deinit(&rng);
     free(full);
 }

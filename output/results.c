@@ -1089,7 +1089,8 @@ void results_schema_markdown(FILE *f)
                          "by a split brain route with different views; this is how many "
                          "hold each.", view_cols, ARRAY_LEN(view_cols));
     fprintf(f, "### `events`\n\n`(run_id, t_s, kind, node, detail)`: scenario events (their "
-               "YAML names, and `slow_node_end`, `split_brain_end`, `hot_key_end`), `epoch` "
+               "YAML names, and `slow_node_end`, `split_brain_end`, `hot_key_end`), "
+               "`trace_end` (a replayed trace has no more requests), `epoch` "
                "(a ring epoch published), `adopt` (an instance adopts one late), `eject`, "
                "`eject_held` (a guard held an ejection back), `readmit`, "
                "`cascade_removal`, and the first 100 `stale_overwrite`s with key and "

@@ -325,6 +325,8 @@ char *event_label(const char *kind, const char *node, const char *detail)
         {"set_weight", "weight", true},
         {"set_vnodes", "vnodes", true},
         {"set_routing", "routing", false},
+        {"shift_popularity", "popularity shift", false},
+        {"trace_end", "trace end", false},
     };
     for (size_t i = 0; i < ARRAY_LEN(words); i++) {
         if (strcmp(kind, words[i].kind))

@@ -110,6 +110,12 @@ static void on_op_arrive(struct sim *s, uint32_t r, uint32_t b)
     net_op_arrive(s, r);
 }
 
+static void on_trace_end(struct sim *s, uint32_t a, uint32_t b)
+{
+    (void)a, (void)b;
+    run_trace_end(s);
+}
+
 static void on_copy_read(struct sim *s, uint32_t r, uint32_t b)
 {
     (void)b;
@@ -147,6 +153,7 @@ static const struct {
     [EVK_TRANSFER_END] = {NULL, on_transfer_end},
     [EVK_SCENARIO_STEP] = {NULL, on_scenario_step},
     [EVK_PROBE_ARRIVE] = {NULL, on_probe_arrive},
+    [EVK_TRACE_END] = {NULL, on_trace_end},
 };
 
 static void dispatch(struct sim *s, const struct event *e)
@@ -193,6 +200,9 @@ struct sim *sim_create(const struct scenario *sc, const struct sink *sink,
     nodes_prewarm(s, membership_latest(s)->base->pl);
     for (size_t i = 0; i < sc->n_events; i++)
         sim_schedule(s, sc->events[i].at_ns, EVK_SCENARIO, (uint32_t)i, 0);
+    double trace_end = workload_trace_end_ns(s->wl);
+    if (trace_end >= 0 && trace_end < (double)sc->duration_ns)
+        sim_schedule(s, (int64_t)trace_end, EVK_TRACE_END, 0, 0);
     if (engine_failed(&s->eng)) {
         snprintf(err, errlen, "%s", s->eng.error);
         goto fail;
@@ -232,6 +242,8 @@ static void arrival(struct sim *s)
     uint32_t inst, key;
     bool is_write;
     workload_next(s->wl, &at, &inst, &is_write, &key);
+    if (UNLIKELY(s->wl->error)) /* the trace could not be read on: after this request */
+        sim_fail(s, "%s", s->wl->error);
     /* the next arrival's key record was prefetched when it was drawn; now
      * its first item can be fetched too */
     uint32_t head = s->wl->ks.rec[workload_peek_key(s->wl)].head;

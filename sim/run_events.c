@@ -16,6 +16,7 @@
 #include "models/health.h"
 #include "models/membership.h"
 #include "models/node.h"
+#include "models/trace_reader.h"
 #include "models/transfer.h"
 #include "models/workload.h"
 #include "sim/run_internal.h"
@@ -230,8 +231,20 @@ void run_scenario_event(struct sim *s, uint32_t idx)
         split_brain(s, e, idx);
         break;
     case EV_SET_QPS:
-        workload_set_qps(s->wl, s->eng.now_ns, e->qps);
-        sim_event(s, event_kind_name(e->kind), NULL, "%g requests per second", e->qps);
+        workload_set_qps(s->wl, s->eng.now_ns, e->qps, e->over_ns);
+        if (e->over_ns) {
+            char over[32];
+            format_duration(e->over_ns, over, sizeof over);
+            sim_event(s, event_kind_name(e->kind), NULL, "%g requests per second in %s (a ramp)",
+                      e->qps, over);
+        } else {
+            sim_event(s, event_kind_name(e->kind), NULL, "%g requests per second", e->qps);
+        }
+        break;
+    case EV_SHIFT_POPULARITY:
+        workload_shift_popularity(s->wl);
+        sim_event(s, event_kind_name(e->kind), NULL,
+                  "popularity ranks move to other keys (a new permutation)");
         break;
     case EV_SET_ADDRESS:
         set_address(s, e);
@@ -282,4 +295,12 @@ void run_scenario_event_end(struct sim *s, uint32_t idx)
     default:
         break;
     }
+}
+
+void run_trace_end(struct sim *s)
+{
+    const struct trace_reader *t = s->wl->trace;
+    sim_event(s, "trace_end", NULL,
+              "%llu requests of %u keys replayed from %s; no more requests to the end of the run",
+              (unsigned long long)t->n_requests, t->n_keys, t->file);
 }

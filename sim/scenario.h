@@ -33,6 +33,7 @@ enum fencing_mode { FENCE_NONE, FENCE_REJECT, FENCE_FORWARD };
 enum backfill_mode { BACKFILL_FAIL, BACKFILL_WAIT };
 enum warm_source { WARM_OWNERS, WARM_DB };
 enum read_from { READ_PRIMARY, READ_RANDOM, READ_LEAST_LOADED };
+enum trace_format { TRACE_ORACLE_GENERAL, TRACE_CSV };
 
 /* Where a value came from, for messages: file line/column (1-based), or
  * line 0 for a value from --set (then `set` is the argument). */
@@ -68,6 +69,20 @@ struct hot_key_cfg {
     uint32_t replicas;        /* read from this many owners (0, 1: routing.replicas) */
 };
 
+/* workload.trace: requests replayed from a file instead of generated. */
+struct trace_cfg {
+    char *path;               /* the file's absolute path; NULL: no trace (synthetic requests) */
+    enum trace_format format;
+    double time_scale;        /* simulated time = trace time x time_scale */
+};
+
+/* workload.diurnal: rate(t) = qps x (1 + amplitude x cos(2 pi (t - peak_at) / period)). */
+struct diurnal_cfg {
+    double amplitude;         /* in [0, 1); 0: a constant rate */
+    int64_t period_ns;
+    int64_t peak_at_ns;
+};
+
 struct workload_cfg {
     uint64_t keys;
     char *key_format;         /* printf with exactly one integer conversion */
@@ -79,6 +94,8 @@ struct workload_cfg {
     int64_t ttl_ns;           /* 0: never expires */
     struct hot_key_cfg *hot_keys;
     size_t n_hot_keys;
+    struct trace_cfg trace;
+    struct diurnal_cfg diurnal;
 };
 
 struct routing_cfg {
@@ -157,7 +174,8 @@ struct health_cfg {
     X(EV_SET_WEIGHT,    "set_weight")         \
     X(EV_SET_VNODES,    "set_vnodes")         \
     X(EV_SET_ROUTING,   "set_routing")        \
-    X(EV_CRASH_ZONE,    "crash_zone")
+    X(EV_CRASH_ZONE,    "crash_zone")         \
+    X(EV_SHIFT_POPULARITY, "shift_popularity")
 
 #define EVENT_ENUM(e, name) e,
 enum event_kind { EVENT_CODEC(EVENT_ENUM) EV_KIND_COUNT };
@@ -200,7 +218,8 @@ struct event_cfg {
     int64_t for_ns;           /* slow_node, split_brain, hot_key: 0 = to the end */
     uint32_t *instances;      /* split_brain: client instance numbers */
     size_t n_instances;
-    double qps;               /* set_qps */
+    double qps;               /* set_qps: the new rate */
+    int64_t over_ns;          /* set_qps: reached linearly over this long; 0: a step */
     char *key;                /* hot_key */
     double share;             /* hot_key */
     uint32_t split;           /* hot_key: copies (0, 1: none) */

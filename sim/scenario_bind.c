@@ -105,6 +105,8 @@ void format_field(const struct key *k, const void *f, char *buf, size_t n)
 bool field_is_zero(const struct key *k, const void *f)
 {
     switch (k->type) {
+    case KT_STRING:
+    case KT_ID: return *(char *const *)f == NULL;
     case KT_NUMBER: return *(const double *)f == 0;
     case KT_DURATION: return *(const int64_t *)f == 0;
     case KT_SIZE: return *(const uint64_t *)f == 0;
@@ -477,7 +479,9 @@ static void report_unknown(struct loader *L, const struct section *sec, const st
                 }
         }
     size_t old = path_push(L, kn->text);
-    if (best_name[0])
+    if (!sec->n_keys && !sec->also)
+        report(L, kn, L->path.buf, "unknown key (this mapping takes no keys: write {})");
+    else if (best_name[0])
         report(L, kn, L->path.buf, "unknown key (expected one of: %s); did you mean %s?", sb.buf,
                best_name);
     else
@@ -545,10 +549,36 @@ static void bind_list(struct loader *L, const struct key *k, const struct ynode 
     }
 }
 
+/* A K_SCALAR_FORM mapping written as a single value: its first key's value. */
+static void bind_scalar_form(struct loader *L, const struct key *k, const struct ynode *v,
+                             void *obj)
+{
+    const struct key *first = &k->sub->keys[0];
+    if (v->type == YNODE_SEQ) {
+        char got[128];
+        struct strbuf keys;
+        sb_init(&keys);
+        for (size_t i = 0; i < k->sub->n_keys; i++)
+            sb_printf(&keys, "%s%s", i ? ", " : "", k->sub->keys[i].name);
+        describe(v, got, sizeof got);
+        report(L, v, L->path.buf, "expected %s, or a mapping {%s}, got %s",
+               type_noun(first->type), keys.buf, got);
+        sb_deinit(&keys);
+        mark_bad(L, (char *)obj + k->offset + first->offset);
+        return;
+    }
+    bind_scalar(L, first, v, (char *)obj + k->offset + first->offset);
+}
+
 static void bind_value(struct loader *L, const struct key *k, const struct ynode *v, void *obj)
 {
     switch (k->type) {
-    case KT_MAP: bind_map(L, k->sub, v, (char *)obj + k->offset); break;
+    case KT_MAP:
+        if ((k->flags & K_SCALAR_FORM) && v->type != YNODE_MAP && !ynode_is_null(v))
+            bind_scalar_form(L, k, v, obj);
+        else
+            bind_map(L, k->sub, v, (char *)obj + k->offset);
+        break;
     case KT_LIST: bind_list(L, k, v, obj); break;
     default: bind_scalar(L, k, v, (char *)obj + k->offset); break;
     }

@@ -88,6 +88,11 @@ enum ktype { KT_STRING, KT_ID, KT_UINT, KT_NUMBER, KT_DURATION, KT_SIZE, KT_BOOL
 #define K_OMIT_ONE  0x10u  /* an integer emitted only when it is not 1 (its default) */
 #define K_OPTIONAL  0x08u  /* no default: given or not (present_offset's bool says which);
                               emitted only when given */
+#define K_SCALAR_FORM 0x10u /* a mapping that may be written as a single value: the value of
+                               its first key (emitted so when the other keys are zero) */
+#define K_SYNTHETIC 0x20u  /* a workload key of the synthetic requests: refused, and not
+                              emitted, with workload.trace */
+#define K_NOT_CSV   0x40u  /* a workload key refused, and not emitted, with a csv trace */
 
 struct section;
 
@@ -133,6 +138,7 @@ struct section {
 #define ABOVE(x)           .lo = (x), .lo_open = true
 #define BETWEEN(a, b)      .lo = (a), .hi = (b), .has_hi = true
 #define ABOVE_UPTO(a, b)   .lo = (a), .lo_open = true, .hi = (b), .has_hi = true
+#define FROM_BELOW(a, b)   .lo = (a), .hi = (b), .has_hi = true, .hi_open = true
 #define MAX_BYTES(n)       .hi = (n), .has_hi = true
 #define SECTION(t, keys_, st) .title = (t), .keys = (keys_), .n_keys = ARRAY_LEN(keys_), \
                               .size = sizeof(st)
@@ -142,6 +148,11 @@ extern const struct section top_section, cache_section, event_section;
 extern const struct key event_keys[]; /* [0] is `at`, then one per event kind */
 /* The event_keys entry of each kind (the order of EVENT_CODEC). */
 const struct key *event_kind_key(enum event_kind k);
+/* Whether key k of the workload section applies to w (K_SYNTHETIC keys do
+ * not with a trace, K_NOT_CSV keys not with a csv trace). */
+bool workload_key_applies(const struct workload_cfg *w, const struct key *k);
+/* Why a key or event that does not apply with a trace is refused (for messages). */
+const char *trace_refusal(const struct workload_cfg *w, const struct key *k);
 
 /* ---- scenario_report.c: the error collector ------------------------------ */
 
@@ -209,6 +220,8 @@ struct ev_ref {
 void check_membership(struct loader *L, const struct ev_ref *order, size_t n, bool nodes_ok);
 /* scenario_set.c: applies one --set to the tree. */
 void apply_override(struct loader *L, const struct override *o);
+/* scenario_load.c: what a file that is not a regular file is ("a directory"). */
+const char *file_kind(unsigned mode);
 /* scenario_emit.c: writes s->effective_yaml. Returns 0, or -1 with the emitter's problem. */
 int emit_scenario(struct scenario *s, char *problem, size_t n);
 

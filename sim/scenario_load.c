@@ -117,7 +117,7 @@ struct scenario *scenario_load_string(const char *name, const char *text, size_t
 }
 
 /* What a file that is not a regular file is, for the message. */
-static const char *file_kind(mode_t m)
+const char *file_kind(unsigned m)
 {
     if (S_ISDIR(m))
         return "a directory";

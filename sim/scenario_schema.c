@@ -42,6 +42,7 @@ static const char *const fencing_names[] = {"none", "reject", "forward", NULL};
 static const char *const backfill_mode_names[] = {"fail", "wait", NULL};
 static const char *const warm_source_names[] = {"owners", "db", NULL};
 static const char *const read_from_names[] = {"primary", "random", "least_loaded", NULL};
+static const char *const trace_format_names[] = {"oracle_general", "csv", NULL};
 #define NAME_OF2(e, name) name,
 static const char *const bounded_rule_names[] = {PLACE_BOUNDED_RULES(NAME_OF2) NULL};
 #define NAME_OF3(e, name, x) name,
@@ -62,6 +63,7 @@ _Static_assert(BACKFILL_FAIL == 0 && BACKFILL_WAIT == 1, "backfill_mode_names or
 _Static_assert(WARM_OWNERS == 0 && WARM_DB == 1, "warm_source_names order");
 _Static_assert(READ_PRIMARY == 0 && READ_RANDOM == 1 && READ_LEAST_LOADED == 2,
                "read_from_names order");
+_Static_assert(TRACE_ORACLE_GENERAL == 0 && TRACE_CSV == 1, "trace_format_names order");
 
 static const char *check_key_format(const void *field, char *buf, size_t n);
 static const char *check_point_format(const void *field, char *buf, size_t n);
@@ -87,8 +89,9 @@ static const struct key cache_keys[] = {
     {"capacity_items", KT_UINT, F(CC, capacity_items), .def_doc = "unset", AT_LEAST(1),
      .flags = K_OMIT_ZERO,
      .doc = "Capacity as a number of items instead of bytes; replaces `capacity`."},
-    {"service_time", KT_DURATION, F(CC, service_ns), .def = "20us", ABOVE(0),
-     .doc = "Mean time one worker spends on one request."},
+    {"service_time", KT_DURATION, F(CC, service_ns), .def = "20us", AT_LEAST(0),
+     .doc = "Mean time one worker spends on one request; `0` serves every request the moment "
+            "it arrives (no queueing)."},
     {"service_dist", KT_ENUM, F(CC, service_dist), .def = "exp", .names = dist_names,
      .doc = "Service time distribution: exponential with that mean, or fixed."},
     {"workers", KT_UINT, F(CC, workers), .def = "1", BETWEEN(1, 1024),
@@ -152,35 +155,104 @@ static const struct section hot_key_section = {
     .doc = "Keys that receive a fixed share of all requests for the whole run; the rest "
            "follow `popularity`. The shares must sum to at most 1."};
 
+#define TC struct trace_cfg
+static const struct key trace_keys[] = {
+    {"path", KT_STRING, F(TC, path), .flags = K_REQUIRED | K_NONEMPTY, MAX_BYTES(4096),
+     .doc = "The trace file; a relative path is taken from the scenario file's folder. The "
+            "effective scenario holds its absolute path."},
+    {"format", KT_ENUM, F(TC, format), .def = "oracle_general", .names = trace_format_names,
+     .doc = "`oracle_general`: libCacheSim's binary records (24 bytes: time in seconds, object "
+            "id, size, next access; all reads); `csv`: lines `time,key,op[,size[,ttl]]` "
+            "(both described under *Replaying a trace*)."},
+    {"time_scale", KT_NUMBER, F(TC, time_scale), .def = "1", ABOVE_UPTO(0, 1000000),
+     .doc = "Simulated time is the trace's time times this: `0.5` replays the trace twice as "
+            "fast (twice the load), `2` at half the load."},
+};
+#undef TC
+static const struct section trace_section = {
+    SECTION("workload.trace", trace_keys, struct trace_cfg),
+    .doc = "Requests replayed from a trace instead of generated: each request's time, key and "
+           "operation come from the file (its instance is still drawn). Time starts at the "
+           "first request's second; the requests of one second are spread evenly over it. The "
+           "run goes on to `duration` after the trace ends (a `trace_end` event says when). "
+           "Not with the synthetic keys (`keys`, `popularity`, `zipf_s`, `qps`, `write_ratio`, "
+           "`hot_keys`, `diurnal`) or the events `set_qps`, `hot_key`, `shift_popularity`."};
+
+#define DI struct diurnal_cfg
+static const struct key diurnal_keys[] = {
+    {"amplitude", KT_NUMBER, F(DI, amplitude), .flags = K_REQUIRED, FROM_BELOW(0, 1),
+     .doc = "How far the rate swings around `qps`: from qps x (1 - amplitude) to qps x (1 + "
+            "amplitude); `0` is a constant rate."},
+    {"period", KT_DURATION, F(DI, period_ns), .def = "24h", ABOVE(0),
+     .doc = "Length of one cycle."},
+    {"peak_at", KT_DURATION, F(DI, peak_at_ns), .def = "0s", AT_LEAST(0),
+     .doc = "When the rate peaks (and again every `period`), from the start of the run."},
+};
+#undef DI
+static const struct section diurnal_section = {
+    SECTION("workload.diurnal", diurnal_keys, struct diurnal_cfg),
+    .doc = "A cycle of the request rate (daily by default): rate(t) = qps x (1 + amplitude x "
+           "cos(2 pi (t - peak_at) / period)), arrivals a Poisson process of that rate. `qps` "
+           "(and `set_qps`) set the cycle's mean."};
+
 #define WC struct workload_cfg
 static const struct key workload_keys[] = {
-    {"keys", KT_UINT, F(WC, keys), .def = "100000", BETWEEN(1, 1000000000),
+    {"keys", KT_UINT, F(WC, keys), .def = "100000", BETWEEN(1, 1000000000), .flags = K_SYNTHETIC,
      .doc = "Number of distinct keys; key i (from 0) is named by `key_format`."},
     {"key_format", KT_STRING, F(WC, key_format), .def = "key-%06d", .check = check_key_format,
-     .range_doc = "one integer conversion, at most 200 characters",
+     .flags = K_NOT_CSV, .range_doc = "one integer conversion, at most 200 characters",
      .doc = "printf format with exactly one integer conversion (`%d %i %u %x %X`; flags, "
             "width and precision allowed, width and precision at most 64, `#` only with "
-            "`%x %X`, no length modifier) and `%%`."},
+            "`%x %X`, no length modifier) and `%%`. With an `oracle_general` trace it names "
+            "the object ids (all 64 bits of them)."},
     {"popularity", KT_ENUM, F(WC, popularity), .def = "uniform", .names = popularity_names,
+     .flags = K_SYNTHETIC,
      .doc = "How keys are chosen: all equally likely, or Zipf with exponent `zipf_s`."},
-    {"zipf_s", KT_NUMBER, F(WC, zipf_s), .def = "0.99", ABOVE_UPTO(0, 10),
+    {"zipf_s", KT_NUMBER, F(WC, zipf_s), .def = "0.99", ABOVE_UPTO(0, 10), .flags = K_SYNTHETIC,
      .doc = "Zipf exponent (used with `popularity: zipf`)."},
-    {"qps", KT_NUMBER, F(WC, qps), .def = "10000", ABOVE(0),
+    {"qps", KT_NUMBER, F(WC, qps), .def = "10000", ABOVE(0), .flags = K_SYNTHETIC,
      .doc = "Requests per second of all clients together; Poisson arrivals."},
-    {"write_ratio", KT_NUMBER, F(WC, write_ratio), .def = "0", BETWEEN(0, 1),
+    {"write_ratio", KT_NUMBER, F(WC, write_ratio), .def = "0", BETWEEN(0, 1), .flags = K_SYNTHETIC,
      .doc = "Fraction of requests that are writes."},
     {"value_bytes", KT_SIZE, F(WC, value_bytes), .def = "1024", BETWEEN(1, 1 << 30),
-     .doc = "Size of every value; a bare integer is bytes."},
+     .doc = "Size of every value; a bare integer is bytes. With a trace, the size of the "
+            "objects the trace gives no size for."},
     {"ttl", KT_DURATION, F(WC, ttl_ns), .def = "0s", AT_LEAST(0),
-     .doc = "Time to live of cached items; `0s` never expires."},
+     .doc = "Time to live of cached items; `0s` never expires. With a csv trace, of the keys "
+            "the trace gives no ttl for."},
     {"hot_keys", KT_LIST, F(WC, hot_keys), .count_offset = offsetof(WC, n_hot_keys),
-     .sub = &hot_key_section, .def_doc = "`[]`", BETWEEN(0, 1000),
+     .sub = &hot_key_section, .def_doc = "`[]`", BETWEEN(0, 1000), .flags = K_SYNTHETIC,
      .doc = "Keys with a fixed share of requests (table below)."},
+    {"trace", KT_MAP, F(WC, trace), .sub = &trace_section, .flags = K_OMIT_ZERO,
+     .def_doc = "none: synthetic requests", .doc = "Replay a request trace (table below)."},
+    {"diurnal", KT_MAP, F(WC, diurnal), .sub = &diurnal_section,
+     .flags = K_OMIT_ZERO | K_SYNTHETIC, .def_doc = "none: a constant rate",
+     .doc = "A cycle of the rate, daily or any period (table below)."},
 };
 #undef WC
 static const struct section workload_section = {
     SECTION("workload", workload_keys, struct workload_cfg),
-    .doc = "What the clients ask for."};
+    .doc = "What the clients ask for: synthetic requests, or a trace replayed (`trace`). The "
+           "keys marked \"not with `trace`\" describe the synthetic requests and are refused "
+           "with a trace."};
+
+bool workload_key_applies(const struct workload_cfg *w, const struct key *k)
+{
+    if (!w->trace.path)
+        return true;
+    if (k->flags & K_SYNTHETIC)
+        return false;
+    return !((k->flags & K_NOT_CSV) && w->trace.format == TRACE_CSV);
+}
+
+const char *trace_refusal(const struct workload_cfg *w, const struct key *k)
+{
+    (void)w;
+    if (k && (k->flags & K_NOT_CSV))
+        return "a csv trace names its keys itself (its key column); remove it";
+    return "the trace gives the requests (their times, keys and operations); remove it, or "
+           "remove workload.trace";
+}
 
 /* -- routing -- */
 #define RC struct routing_cfg
@@ -240,8 +312,9 @@ static const struct section routing_section = {
 static const struct key db_keys[] = {
     {"workers", KT_UINT, F(DC, workers), .def = "16", BETWEEN(1, 1000000),
      .doc = "Requests served at once; capacity = workers / service_time."},
-    {"service_time", KT_DURATION, F(DC, service_ns), .def = "2ms", ABOVE(0),
-     .doc = "Mean time of one read or write."},
+    {"service_time", KT_DURATION, F(DC, service_ns), .def = "2ms", AT_LEAST(0),
+     .doc = "Mean time of one read or write; `0` answers at once (a database that is never "
+            "the bottleneck)."},
     {"service_dist", KT_ENUM, F(DC, service_dist), .def = "exp", .names = dist_names,
      .doc = "Service time distribution: exponential with that mean, or fixed."},
     {"max_queue", KT_UINT, F(DC, max_queue), .def = "2000", BETWEEN(1, 10000000),
@@ -495,6 +568,26 @@ static const struct key crash_zone_keys[] = {
      .doc = "A zone with at least one node in the cluster at that time."},
 };
 
+static const struct key set_qps_keys[] = {
+    {"qps", KT_NUMBER, F(EC, qps), .flags = K_REQUIRED, ABOVE(0),
+     .doc = "The new total request rate."},
+    {"over", KT_DURATION, F(EC, over_ns), .def = "0s", AT_LEAST(0),
+     .doc = "The rate moves linearly from its value at `at` to `qps` over this long; `0s` is "
+            "a step."},
+};
+
+static const struct section set_qps_section = {
+    SECTION("events.N.set_qps", set_qps_keys, struct event_cfg),
+    .doc = "The total request rate changes: `set_qps: 20000` is a step, `set_qps: {qps: 20000, "
+           "over: 300s}` a linear ramp (arrivals stay a Poisson process of the rate at each "
+           "moment). With `workload.diurnal` it sets the cycle's mean."};
+static const struct section shift_popularity_section = {
+    .title = "events.N.shift_popularity", .keys = NULL, .n_keys = 0,
+    .size = sizeof(struct event_cfg),
+    .doc = "The popularity moves to other keys: popularity rank r now names a different key "
+           "(a new seeded permutation), as after a product launch or a cache-busting deploy. "
+           "Hot keys keep their shares. Written `shift_popularity: {}`."};
+
 static const struct section add_node_section = {
     SECTION("events.N.add_node", add_node_keys, struct event_cfg), .also = &cache_section,
     .also_offset = offsetof(struct event_cfg, cache), .post = add_node_post,
@@ -557,8 +650,8 @@ const struct key event_keys[] = {
      .doc = "A crashed node restarts."},
     {"split_brain", KT_MAP, .offset = 0, .sub = &split_brain_section,
      .doc = "Client instances freeze their ring view."},
-    {"set_qps", KT_NUMBER, F(EC, qps), ABOVE(0),
-     .doc = "The total request rate changes to this number (a scalar: `set_qps: 20000`)."},
+    {"set_qps", KT_MAP, .offset = 0, .sub = &set_qps_section, .flags = K_SCALAR_FORM,
+     .doc = "The total request rate changes, at once (`set_qps: 20000`) or in a ramp."},
     {"set_address", KT_MAP, .offset = 0, .sub = &set_address_section,
      .doc = "A node's address changes."},
     {"hot_key", KT_MAP, .offset = 0, .sub = &hot_key_event_section, .doc = "A key becomes hot."},
@@ -570,6 +663,8 @@ const struct key event_keys[] = {
      .doc = "The routing protocol changes."},
     {"crash_zone", KT_MAP, .offset = 0, .sub = &crash_zone_section,
      .doc = "A zone's nodes crash."},
+    {"shift_popularity", KT_MAP, .offset = 0, .sub = &shift_popularity_section,
+     .doc = "The hot keys move to other keys."},
 };
 #undef EC
 const struct section event_section = {

@@ -66,6 +66,7 @@ enum {
     EVK_TRANSFER_END,   /* a: transfer — max_wait has passed */
     EVK_SCENARIO_STEP,  /* a: scenario event index, b: step — a gradual change's next epoch */
     EVK_PROBE_ARRIVE,   /* a: node — a central probe reaches it (arrival mode) */
+    EVK_TRACE_END,      /* the replayed trace has no more requests */
     EVK_COUNT
 };
 

@@ -261,6 +261,9 @@ static void test_event_label(void **state)
         {"set_address", "B", "10.0.0.9:11211", "address B"},
         {"hot_key", NULL, "key-000007 takes 0.3 of requests", "hot key"},
         {"hot_key_end", NULL, "", "end hot key"},
+        {"set_qps", NULL, "20000 requests per second in 5m (a ramp)", "qps 20000"},
+        {"shift_popularity", NULL, "popularity ranks move to other keys", "popularity shift"},
+        {"trace_end", NULL, "30 requests of 4 keys replayed from t.csv", "trace end"},
     };
     for (size_t i = 0; i < ARRAY_LEN(cases); i++) {
         char *got = event_label(cases[i].kind, cases[i].node, cases[i].detail);
