@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "models/cures.h"
 #include "models/db.h"
 #include "models/health.h"
 #include "models/membership.h"
@@ -187,10 +188,10 @@ static uint32_t client_route(struct sim *s, struct instance *in, uint32_t key, u
     const struct placement *pl = v->pl;
     uint32_t n;
     if (pl->params.algo == PLACE_BOUNDED && pl->n_members) {
-        uint64_t total = (uint64_t)s->inflight_total + 1;
-        uint32_t cap = (uint32_t)ceil(pl->params.load_factor * (double)total
-                                      / (double)pl->n_members);
-        n = placement_lookup_bounded(pl, pos, s->inflight, cap);
+        n = placement_lookup_bounded_by(pl, pos, s->inflight, (uint64_t)s->inflight_total,
+                                        s->sc->routing.bounded_rule);
+        if (n != placement_lookup(pl, pos))
+            TK(s)->bounded_reroutes++;
     } else {
         n = placement_lookup(pl, pos);
     }
@@ -316,6 +317,8 @@ static void answered_by_db(struct sim *s, uint32_t r, uint32_t v)
 {
     struct req *q = R(s, r);
     lhist_add(&TK(s)->client_lat, s->eng.now_ns - q->t0_ns);
+    if (UNLIKELY(cures_local_on(s)))
+        cures_local_put(s, q->inst, q->key, v);
     if (q->flags & RQF_SAMPLED)
         trace_answer(s, r, SRC_DB, q->flags & RQF_FAILED ? OUT_TIMEOUT : OUT_MISS, v,
                      s->eng.now_ns - q->t0_ns);
@@ -513,7 +516,8 @@ void client_node_op_done(struct sim *s, uint32_t r, uint32_t b)
         u64map_del(&n->leases, q->key); /* a write-through voids leases too */
     }
     int64_t now = s->eng.now_ns;
-    int64_t ttl = (q->flags & RQF_GUTTER) ? s->sc->health.gutter_ttl_ns : s->sc->workload.ttl_ns;
+    int64_t ttl = (q->flags & RQF_GUTTER) ? s->sc->health.gutter_ttl_ns
+                                          : workload_ttl_ns(s->wl, q->key);
     struct store_set_result res = store_set(&n->store, q->key, q->version,
                                             keyspace_item_bytes(&s->wl->ks, q->key),
                                             ttl ? now + ttl : 0, now, mode);
@@ -540,13 +544,22 @@ static void fill(struct sim *s, uint32_t r, uint32_t version)
 }
 
 /* In the fallback window, a write also invalidates the key at its owner in
- * the writer's previous epoch (a record of its own). */
+ * the writer's previous epoch. */
+static void send_copy_op(struct sim *s, const struct req *w, uint32_t node, enum req_kind kind,
+                         uint32_t version);
+
 static void invalidate_previous_owner(struct sim *s, const struct req *w, uint32_t current)
 {
     const struct instance *in = &s->inst[w->inst];
     uint32_t p = client_previous_owner(s, in, w->key, current);
-    if (p == PLACE_NONE)
-        return;
+    if (p != PLACE_NONE)
+        send_copy_op(s, w, p, RQ_INVALIDATE, 0);
+}
+
+/* The same cache operation as record w's, to another node (a record of its own). */
+static void send_copy_op(struct sim *s, const struct req *w, uint32_t node, enum req_kind kind,
+                         uint32_t version)
+{
     uint32_t r = req_alloc(&s->eng);
     struct req *q = R(s, r);
     req_clear(q);
@@ -555,7 +568,7 @@ static void invalidate_previous_owner(struct sim *s, const struct req *w, uint32
     q->node = q->fill_node = PLACE_NONE;
     q->next_waiter = NO_WAITER;
     q->t0_ns = w->t0_ns;
-    client_send_op(s, r, p, RQ_INVALIDATE, 0);
+    client_send_op(s, r, node, kind, version);
     req_put(&s->eng, r);
 }
 
@@ -567,14 +580,28 @@ static void write_committed(struct sim *s, uint32_t r)
         trace_answer(s, r, SRC_DB, OUT_WRITE, v, s->eng.now_ns - q->t0_ns);
     if (UNLIKELY(s->tr->n))
         transfers_on_write(s, q->key);
-    uint8_t flags = 0;
     struct instance *in = &s->inst[q->inst];
+    if (UNLIKELY(cures_local_on(s)))
+        cures_local_drop(s, q->inst, q->key); /* its own copy; not the other instances' */
+    enum req_kind kind = s->sc->clients.write == WRITE_INVALIDATE ? RQ_INVALIDATE
+                                                                   : RQ_WRITE_THROUGH;
+    uint32_t replicas = cures_replicas(s, q->key);
+    if (UNLIKELY(replicas > 1)) { /* every replica; the record goes to the first */
+        uint32_t owners[PLACE_MAX_REPLICAS];
+        uint32_t n = cures_owners(s, in->view, q->inst, q->key, replicas, owners);
+        q->flags &= RQF_SAMPLED;
+        for (uint32_t i = 1; i < n; i++)
+            send_copy_op(s, q, owners[i], kind, v);
+        if (n)
+            client_send_op(s, r, owners[0], kind, v);
+        return;
+    }
+    uint8_t flags = 0;
     uint32_t n = client_route(s, in, q->key, &flags);
     if (n == PLACE_NONE)
         return;
     q->flags = (uint8_t)(flags | (q->flags & RQF_SAMPLED));
-    client_send_op(s, r, n, s->sc->clients.write == WRITE_INVALIDATE ? RQ_INVALIDATE
-                                                                      : RQ_WRITE_THROUGH, v);
+    client_send_op(s, r, n, kind, v);
     if (s->sc->clients.fallback_to_previous_owner && s->sc->clients.invalidate_previous_owner)
         invalidate_previous_owner(s, R(s, r), n);
 }
@@ -618,13 +645,45 @@ static void client_start_write(struct sim *s, uint32_t r)
 
 /* ---- the read path ---------------------------------------------------------------------- */
 
+/* A read answered by the instance's local cache (clients.local_cache). */
+static void local_hit(struct sim *s, uint32_t r, const struct item *it)
+{
+    struct req *q = R(s, r);
+    outcome(s, q, true);
+    TK(s)->local_hits++;
+    if (it->version < db_version(s->db, q->key)) {
+        TK(s)->stale_reads++;
+        TK(s)->local_stale_reads++;
+    }
+    lhist_add(&TK(s)->client_lat, 0);
+    if (q->flags & RQF_SAMPLED)
+        trace_answer(s, r, SRC_LOCAL, OUT_HIT, it->version, 0);
+}
+
 static void client_start_read(struct sim *s, uint32_t r)
 {
     struct req *q = R(s, r);
     TK(s)->reads++;
     q->kind = RQ_READ;
+    q->tried = 0;
+    if (UNLIKELY(cures_local_on(s))) {
+        const struct item *it = cures_local_get(s, q->inst, q->key);
+        if (it) {
+            local_hit(s, r, it);
+            return;
+        }
+    }
     uint8_t flags = 0;
-    uint32_t nid = client_route(s, &s->inst[q->inst], q->key, &flags);
+    uint32_t replicas = cures_replicas(s, q->key), nid;
+    if (LIKELY(replicas <= 1)) {
+        nid = client_route(s, &s->inst[q->inst], q->key, &flags);
+    } else {
+        nid = cures_next(s, r, s->inst[q->inst].view, replicas);
+        if (nid == PLACE_NONE && s->n_gutter) { /* every replica ejected: the gutter */
+            nid = placement_lookup(membership_gutter(s), s->wl->ks.rec[q->key].pos);
+            flags |= RQF_GUTTER;
+        }
+    }
     q->flags |= flags;
     if (nid == PLACE_NONE) {
         /* no node to ask: straight to the database, nothing to fill */
@@ -669,6 +728,8 @@ void client_get_done(struct sim *s, uint32_t r, uint32_t b)
         outcome(s, q, true);
         if (it->version < db_version(s->db, q->key))
             TK(s)->stale_reads++;
+        if (UNLIKELY(cures_local_on(s)))
+            cures_local_put(s, q->inst, q->key, it->version);
         lhist_add(&TK(s)->client_lat, q->t_resp_ns - q->t0_ns);
         if (q->flags & RQF_SAMPLED)
             trace_answer(s, r, q->flags & RQF_FALLBACK ? SRC_PREVIOUS : SRC_NODE, OUT_HIT,
@@ -708,16 +769,26 @@ void client_get_resp(struct sim *s, uint32_t r, uint32_t b)
     read_db(s, r);
 }
 
-/* A timeout, or an error reply from a full queue: the read has missed. */
+/* A timeout, or an error reply from a full queue: the read asks the next
+ * replica it has not asked, or it has missed. */
 static void get_failed(struct sim *s, uint32_t r, bool rejected)
 {
     struct req *q = R(s, r);
-    outcome(s, q, false);
     if (rejected)
         TK(s)->cache_errors++;
     else
         TK(s)->timeouts++;
     client_report_failure(s, &s->inst[q->inst], q->node, rejected ? "queue full" : "timeout");
+    uint32_t replicas = cures_replicas(s, q->key);
+    if (replicas > 1 && !(q->flags & (RQF_FALLBACK | RQF_GUTTER))) {
+        uint32_t next = cures_next(s, r, s->inst[q->inst].view, replicas);
+        if (next != PLACE_NONE) {
+            q->flags |= RQF_FAILED;
+            client_send_get(s, r, next);
+            return;
+        }
+    }
+    outcome(s, q, false);
     after_failure(s, r);
 }
 
@@ -799,6 +870,9 @@ void clients_tick_close(struct sim *s, struct tick_row *row)
     row->stale_overwrites = tk->stale_overwrites;
     row->clobbers = tk->clobbers;
     row->fallback_reads = tk->fallback_reads;
+    row->local_hits = tk->local_hits;
+    row->local_stale_reads = tk->local_stale_reads;
+    row->bounded_reroutes = tk->bounded_reroutes;
     uint32_t emin = UINT32_MAX, emax = 0;
     for (uint32_t j = 0; j < s->n_inst; j++) {
         emin = MIN(emin, s->inst[j].epoch);

@@ -33,7 +33,8 @@ struct instance {
 /* The client-side counts of the tick being accumulated. */
 struct tick_acc {
     int64_t requests, reads, writes, hits, misses, timeouts, errors, cache_errors;
-    int64_t stale_reads, stale_overwrites, clobbers, fallback_reads;
+    int64_t stale_reads, stale_overwrites, clobbers, fallback_reads, local_hits,
+        local_stale_reads, bounded_reroutes;
     struct lhist client_lat;
 };
 

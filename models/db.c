@@ -46,10 +46,13 @@ int db_submit(struct sim *s, int64_t *done_ns)
 {
     struct database *d = s->db;
     double mean = (double)d->cfg.service_ns;
-    double v = d->cfg.service_dist == DIST_FIXED ? mean : rng_exp(&d->service, mean);
-    int64_t service = (int64_t)(v + 0.5), start; /* v >= 0: rounds to nearest */
-    if (service < 1)
-        service = 1;
+    int64_t service = 0, start; /* service_time 0: no service time, no draw */
+    if (LIKELY(d->cfg.service_ns)) {
+        double v = d->cfg.service_dist == DIST_FIXED ? mean : rng_exp(&d->service, mean);
+        service = (int64_t)(v + 0.5); /* v >= 0: rounds to nearest */
+        if (service < 1)
+            service = 1;
+    }
     d->demand_ns += service;
     if (fifo_admit(&d->queue, s->eng.now_ns, service, &start, done_ns)) {
         d->rejects++;

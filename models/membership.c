@@ -664,17 +664,33 @@ uint32_t membership_known_epoch(struct sim *s, int64_t t_ns)
     return i;
 }
 
-uint32_t membership_owner(struct sim *s, uint32_t epoch, uint32_t key)
+/* The epoch's base view, built again if it was trimmed (it stays until
+ * trimmed again); NULL if it cannot be. */
+static struct view *base_of(struct sim *s, uint32_t epoch)
 {
     struct epoch *e = membership_epoch(s, epoch);
-    if (!e->base) { /* trimmed: build it again (it stays until trimmed again) */
+    if (!e->base) {
         struct view *v = view_get(s, epoch, NULL);
         if (!v)
-            return PLACE_NONE;
+            return NULL;
         e = membership_epoch(s, epoch);
         e->base = v;
     }
-    return placement_lookup(e->base->pl, view_position(s, e->base, key));
+    return e->base;
+}
+
+uint32_t membership_owner(struct sim *s, uint32_t epoch, uint32_t key)
+{
+    struct view *v = base_of(s, epoch);
+    return v ? placement_lookup(v->pl, view_position(s, v, key)) : PLACE_NONE;
+}
+
+uint32_t membership_owners(struct sim *s, uint32_t epoch, uint32_t key, uint32_t r,
+                           uint32_t *out)
+{
+    struct view *v = base_of(s, epoch);
+    return v ? (uint32_t)placement_replicas(v->pl, view_position(s, v, key), s->zones, out, r)
+             : 0;
 }
 
 const char *membership_check(const struct sim *s)

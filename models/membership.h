@@ -116,6 +116,9 @@ struct placement *membership_future(struct sim *s, uint32_t node, bool member);
  * fence_delay before t), and a key's owner in an epoch (its base view). */
 uint32_t membership_known_epoch(struct sim *s, int64_t t_ns);
 uint32_t membership_owner(struct sim *s, uint32_t epoch, uint32_t key);
+/* Its r owners (routing.replicas; the owner first). Returns how many. */
+uint32_t membership_owners(struct sim *s, uint32_t epoch, uint32_t key, uint32_t r,
+                           uint32_t *out);
 
 /* add_node take_slots: false (slots): the node becomes a member at the next
  * publication holding no slot, as a node that meets a Redis Cluster does;

@@ -44,18 +44,33 @@ int64_t net_reply_time(struct sim *s, const struct node *n, int64_t leaves_ns)
 }
 
 /* Fencing at node nid for a message of r arriving at t: the owner to send
- * it to instead, with the node's epoch in *epoch, or PLACE_NONE. */
+ * it to instead, with the node's epoch in *epoch, or PLACE_NONE. A node that
+ * is not up (crashed, removed) answers nothing, MOVED included. */
 static uint32_t fence_slow(struct sim *s, const struct req *q, uint32_t nid, int64_t t,
                            uint32_t *epoch)
 {
-    if (s->nodes[nid].gutter || q->kind >= RQ_COPY || q->asking == ASKING_YES)
+    if (s->nodes[nid].gutter || s->nodes[nid].state != NODE_UP || q->kind >= RQ_COPY
+        || q->asking == ASKING_YES)
         return PLACE_NONE; /* copies, migrations and ASKING are never fenced */
     uint32_t known = membership_known_epoch(s, t);
     if (known <= q->epoch)
         return PLACE_NONE;
-    uint32_t owner = membership_owner(s, known, q->key);
-    if (owner == nid || owner == PLACE_NONE)
-        return PLACE_NONE;
+    uint32_t owner;
+    uint32_t r = s->sc->routing.replicas;
+    if (r <= 1) {
+        owner = membership_owner(s, known, q->key);
+        if (owner == nid || owner == PLACE_NONE)
+            return PLACE_NONE;
+    } else { /* with replicas a node answers for the keys it holds a replica of */
+        uint32_t owners[PLACE_MAX_REPLICAS];
+        uint32_t n = membership_owners(s, known, q->key, r, owners);
+        for (uint32_t i = 0; i < n; i++)
+            if (owners[i] == nid)
+                return PLACE_NONE;
+        if (!n)
+            return PLACE_NONE;
+        owner = owners[0];
+    }
     *epoch = known;
     return owner;
 }
@@ -165,12 +180,42 @@ void net_get_arrive(struct sim *s, uint32_t r, uint32_t attempt)
 
 /* ---- fills, invalidations, write-throughs, copies --------------------------------- */
 
+/* A fenced invalidation still deletes the node's own copy, through its
+ * queue, besides the MOVED reply or the forward: the node no longer owns
+ * the key, but it is the key's previous owner, and a fallback read
+ * (clients.fallback_to_previous_owner) may still ask it for that copy. A
+ * delete is always safe; left in place, the copy would miss every write of
+ * the instances still on the old ring, and fallback reads would copy it,
+ * stale, into the new owner. */
+static void delete_here_too(struct sim *s, const struct req *q, struct node *n,
+                            int64_t t_arrive)
+{
+    int64_t done;
+    if (node_submit(s, n, t_arrive, &done))
+        return; /* down or its queue full: nothing to delete */
+    uint32_t r = req_alloc(&s->eng);
+    struct req *d = req_at(&s->eng, r);
+    req_clear(d);
+    d->kind = RQ_INVALIDATE;
+    d->key = q->key;
+    d->inst = q->inst;
+    d->epoch = q->epoch;
+    d->t0_ns = q->t0_ns;
+    d->node = n->index;
+    d->fill_node = PLACE_NONE;
+    d->incarnation = n->incarnation;
+    req_schedule(&s->eng, r, done, EVK_NODE_OP_DONE);
+    req_put(&s->eng, r);
+}
+
 static void op_arrives(struct sim *s, uint32_t r, uint32_t node, int64_t t_arrive)
 {
     struct req *q = req_at(&s->eng, r);
     struct node *n = &s->nodes[node];
     uint32_t epoch, owner = fence(s, q, node, t_arrive, &epoch);
     if (owner != PLACE_NONE) {
+        if (q->kind == RQ_INVALIDATE)
+            delete_here_too(s, q, n, t_arrive);
         if (s->sc->routing.fencing == FENCE_REJECT) {
             moved(s, r, n, t_arrive, owner, epoch);
         } else {

@@ -18,8 +18,11 @@
  * epoch, about a key the node does not own in the epoch it knows, is
  * answered MOVED naming the owner (reject: one more round trip for the
  * client, which adopts the node's epoch unless frozen) or passed on to the
- * owner (forward). In direct mode the decision is made when the message is
- * sent, with the epochs published by then. Gutter nodes never fence.
+ * owner (forward); a fenced invalidation also deletes the node's own copy
+ * (a previous owner's copy, which fallback reads may still ask for). In
+ * direct mode the decision is made when the message is sent, with the
+ * epochs published by then. Gutter nodes never fence, and a node that is
+ * not up (crashed, removed) answers nothing, MOVED included.
  *
  * Slot migrations (models/migrate.c): a message after an ASK reply carries
  * ASKING (req.asking) and is never fenced; the ASK and MOVED replies of a

@@ -20,8 +20,10 @@
  *
  * Prewarm: nodes present at time 0 with `prewarm` start holding what an LRU
  * holds in steady state, approximated by the most popular keys they own
- * (hot keys first, then by popularity rank) up to capacity, most popular
- * at the MRU end. With a TTL T and fill on miss, a key read λ times a
+ * (hot keys first, then by popularity rank; with a trace, by the number of
+ * requests the trace makes to each; with routing.replicas, each key at every
+ * replica) up to capacity, most popular at the MRU end. With a TTL T and fill
+ * on miss, a key read λ times a
  * second is cached a share λT/(1+λT) of the time (each miss starts T of
  * presence, then 1/λ of absence on average): each key is put in with that
  * probability, with a remaining life uniform in (0, T] — the steady state
@@ -39,13 +41,14 @@
 /* ---- building --------------------------------------------------------------- */
 
 static int node_init(struct sim *s, struct node *n, uint32_t index, const char *id,
-                     const char *address, double weight, const struct cache_cfg *cfg,
-                     bool gutter)
+                     const char *address, double weight, const char *zone,
+                     const struct cache_cfg *cfg, bool gutter)
 {
     memset(n, 0, sizeof(*n));
     n->index = index;
     n->id = xstrdup(id);
     n->address = xstrdup(address ? address : id);
+    n->zone = xstrdup(zone ? zone : "");
     n->weight = weight;
     n->cfg = *cfg;
     n->gutter = gutter;
@@ -67,6 +70,7 @@ static void node_deinit(struct node *n)
 {
     free(n->id);
     free(n->address);
+    free(n->zone);
     fifo_deinit(&n->queue);
     rng_deinit(&n->service);
     if (n->leases.slots)
@@ -105,7 +109,8 @@ int nodes_create(struct sim *s, char *err, size_t errlen)
     uint32_t n = 0;
     for (size_t i = 0; i < sc->n_nodes; i++, n++) {
         const struct node_cfg *c = &sc->nodes[i];
-        if (node_init(s, &s->nodes[n], n, c->id, c->address, c->weight, &c->cache, false))
+        if (node_init(s, &s->nodes[n], n, c->id, c->address, c->weight, c->zone, &c->cache,
+                      false))
             goto oom;
         node_present(&s->nodes[n]);
     }
@@ -113,7 +118,8 @@ int nodes_create(struct sim *s, char *err, size_t errlen)
         const struct event_cfg *e = &sc->events[i];
         if (e->kind != EV_ADD_NODE || find_among(s, e->node, n) >= 0)
             continue;
-        if (node_init(s, &s->nodes[n], n, e->node, e->address, e->weight, &e->cache, false))
+        if (node_init(s, &s->nodes[n], n, e->node, e->address, e->weight, e->zone, &e->cache,
+                      false))
             goto oom;
         n++;
     }
@@ -128,7 +134,7 @@ int nodes_create(struct sim *s, char *err, size_t errlen)
                 snprintf(err, errlen, "a node is named %s, which the gutter pool needs", id);
                 return -1;
             }
-            if (node_init(s, &s->nodes[n], n, id, id, 1.0, &sc->cache, true))
+            if (node_init(s, &s->nodes[n], n, id, id, 1.0, NULL, &sc->cache, true))
                 goto oom;
             node_present(&s->nodes[n]);
             n++;
@@ -141,6 +147,15 @@ int nodes_create(struct sim *s, char *err, size_t errlen)
         return -1;
     }
     s->inflight = xcalloc(s->n_nodes + 1, sizeof(*s->inflight));
+    /* zone ids: one per distinct name (in order of first appearance); a node
+     * without a zone gets one of its own */
+    s->zones = xcalloc(s->n_nodes + 1, sizeof(*s->zones));
+    for (uint32_t i = 0, next = 0; i < s->n_nodes; i++) {
+        uint32_t j = s->nodes[i].zone[0] ? 0 : i; /* O(nodes) per named zone */
+        while (j < i && strcmp(s->nodes[j].zone, s->nodes[i].zone))
+            j++;
+        s->zones[i] = j < i ? s->zones[j] : next++;
+    }
     for (uint32_t i = 0; i < s->n_nodes; i++) {
         s->nodes[i].tk.evictions0 = s->nodes[i].store.evictions;
         s->nodes[i].tk.expirations0 = s->nodes[i].store.expirations;
@@ -161,6 +176,8 @@ void nodes_destroy(struct sim *s)
     s->n_nodes = 0;
     free(s->inflight);
     s->inflight = NULL;
+    free(s->zones);
+    s->zones = NULL;
     if (s->pool)
         item_pool_deinit(s->pool);
     free(s->pool);
@@ -171,6 +188,8 @@ void nodes_destroy(struct sim *s)
 
 static int64_t draw_service(struct node *n)
 {
+    if (UNLIKELY(!n->cfg.service_ns))
+        return 0; /* service_time 0: no service time, no draw */
     double mean = (double)n->cfg.service_ns * n->slow_factor;
     double v = n->cfg.service_dist == DIST_FIXED ? mean : rng_exp(&n->service, mean);
     int64_t ns = (int64_t)(v + 0.5); /* v >= 0: rounds to nearest */
@@ -376,25 +395,39 @@ static int prewarm_key(struct sim *s, const struct placement *pl, struct rng *rn
                        uint8_t *full)
 {
     const struct keyspace *ks = &s->wl->ks;
-    uint32_t owner = placement_lookup(pl, ks->rec[key].pos);
-    if (owner == PLACE_NONE || full[owner])
+    uint32_t owners[PLACE_MAX_REPLICAS];
+    uint32_t r = s->sc->routing.replicas, n_owners;
+    if (r <= 1) {
+        owners[0] = placement_lookup(pl, ks->rec[key].pos);
+        n_owners = owners[0] != PLACE_NONE;
+    } else { /* every replica holds it */
+        n_owners = (uint32_t)placement_replicas(pl, ks->rec[key].pos, s->zones, owners, r);
+    }
+    uint32_t open = 0;
+    for (uint32_t i = 0; i < n_owners; i++)
+        open += !full[owners[i]];
+    if (!open)
         return 0;
-    struct node *n = &s->nodes[owner];
-    int64_t ttl = s->sc->workload.ttl_ns, expire = 0;
+    int64_t ttl = workload_ttl_ns(s->wl, key), expire = 0;
     if (ttl) {
-        double reads_per_s = s->sc->workload.qps * (1 - s->sc->workload.write_ratio) *
-                             workload_key_prob(s->wl, key);
+        double reads_per_s = workload_read_rate(s->wl, key);
         double lt = reads_per_s * (double)ttl / 1e9;
         if (rng_uniform(rng) >= lt / (1 + lt))
             return 0; /* absent in this key's steady state */
         expire = 1 + (int64_t)floor(rng_uniform(rng) * (double)ttl);
     }
-    if (!store_append_cold(&n->store, key, ks->rec[key].version, keyspace_item_bytes(ks, key),
-                           expire)) {
-        full[owner] = 1;
-        return 1;
+    int filled = 0;
+    for (uint32_t i = 0; i < n_owners; i++) {
+        uint32_t owner = owners[i];
+        if (full[owner])
+            continue;
+        if (!store_append_cold(&s->nodes[owner].store, key, ks->rec[key].version,
+                               keyspace_item_bytes(ks, key), expire)) {
+            full[owner] = 1;
+            filled++;
+        }
     }
-    return 0;
+    return filled;
 }
 
 void nodes_prewarm(struct sim *s, const struct placement *pl)
@@ -430,8 +463,9 @@ void nodes_prewarm(struct sim *s, const struct placement *pl)
             open -= (uint32_t)prewarm_key(s, pl, &rng, hot[i].key, full);
     }
     free(hot);
+    /* ids are popularity ranks (with a trace: ordered by request count) */
     for (uint32_t r = 0; r < w->ks.n_keys && open; r++)
-        open -= (uint32_t)prewarm_key(s, pl, &rng, r, full); /* ids are popularity ranks */
+        open -= (uint32_t)prewarm_key(s, pl, &rng, r, full);
     rng_deinit(&rng);
     free(full);
 }

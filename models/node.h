@@ -30,6 +30,7 @@ struct node {
     uint32_t index;
     char *id;
     char *address;           /* current */
+    char *zone;              /* its failure domain as given ("" : none) */
     double weight;
     struct cache_cfg cfg;
     bool gutter;
@@ -54,6 +55,9 @@ struct node {
  * Returns 0, or -1 with a reason in err. */
 int nodes_create(struct sim *s, char *err, size_t errlen);
 void nodes_destroy(struct sim *s);
+/* The zone id of each node (s->zones): nodes that share a zone name share
+ * an id; a node without a zone has one of its own. */
+
 /* The index of node id among the non-gutter nodes, or -1. */
 int node_find(const struct sim *s, const char *id);
 

@@ -134,7 +134,7 @@ static const char *node_name(const struct sim *s, uint32_t node)
 void trace_answer(struct sim *s, uint32_t r, enum trace_source src, enum trace_outcome out,
                   uint32_t version, int64_t latency_ns)
 {
-    static const char *const sources[] = {"node", "previous_owner", "db", "none"};
+    static const char *const sources[] = {"node", "previous_owner", "db", "none", "local"};
     static const char *const outcomes[] = {"hit", "miss", "timeout", "error", "write"};
     uint32_t slot;
     struct trace *t = find(s, r, &slot);

@@ -14,7 +14,7 @@
 
 struct view;
 
-enum trace_source { SRC_NODE, SRC_PREVIOUS, SRC_DB, SRC_NONE };
+enum trace_source { SRC_NODE, SRC_PREVIOUS, SRC_DB, SRC_NONE, SRC_LOCAL };
 enum trace_outcome { OUT_HIT, OUT_MISS, OUT_TIMEOUT, OUT_ERROR, OUT_WRITE };
 
 int traces_create(struct sim *s);

@@ -24,7 +24,31 @@
  * prefetched then: by the time the request is handled its per-key state is
  * in the CPU cache (a run is bound by memory latency on the cold keys).
  * Each purpose has its own stream, so drawing early changes no value; a
- * change of the hot keys discards the draws made under the old ones.
+ * change of the hot keys, or of the popularity permutation, discards the
+ * draws made under the old ones.
+ *
+ * Shapes: a set_qps ramp (linear from the rate at that moment to the new
+ * one) and workload.diurnal make the rate a function of time. Arrivals stay
+ * an exact non-homogeneous Poisson process, by thinning: over a piece of
+ * time (a 32nd of a ramp; no end without one) candidates come at a bound of
+ * the piece's rate (its highest base times 1 + amplitude) and each is kept
+ * with probability rate(t) / that bound; a candidate past the piece's end
+ * is dropped and the next piece starts there (memorylessness makes that
+ * exact). A constant rate uses no thinning: its draws are exactly those of
+ * a scenario without shapes.
+ *
+ * shift_popularity: popularity rank r names key rank_key[r], a seeded
+ * permutation that each shift shuffles again (its own stream, `shift`); key
+ * ids stay what they were (names, positions, cached items), only which of
+ * them are hot changes.
+ *
+ * A trace (workload.trace): the keyspace is the trace's distinct keys,
+ * numbered by request count (so ids are popularity ranks here too), named by
+ * key_format (oracle_general object ids, all 64 bits) or by the trace (csv);
+ * each request's time, key and operation come from the trace
+ * (models/trace_reader.c), its instance from `instances`. Items take the
+ * size the trace first gives a key (else value_bytes + the name's length)
+ * and a csv trace's ttl.
  */
 #include <assert.h>
 #include <math.h>
@@ -32,6 +56,8 @@
 #include <string.h>
 
 #include "models/workload.h"
+
+#include "models/trace_reader.h"
 
 /* ---- keyspace ------------------------------------------------------------- */
 
@@ -61,8 +87,50 @@ static int format_key(const struct keyspace *ks, uint32_t id, char *buf, size_t 
 #pragma GCC diagnostic pop
 }
 
+/* An object id of a trace by key_format, every one of its 64 bits: with an
+ * `ll` length; %d and %i print ids above INT64_MAX as unsigned (dropping a
+ * `+` or space flag, the only difference). */
+static int format_key64(const struct keyspace *ks, uint64_t v, char *buf, size_t n)
+{
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
+    if ((ks->conv == 'd' || ks->conv == 'i') && v <= INT64_MAX)
+        return snprintf(buf, n, ks->fmt64, (long long)v);
+    return snprintf(buf, n, ks->fmt64u, (unsigned long long)v);
+#pragma GCC diagnostic pop
+}
+
+/* fmt with `ll` before its conversion, and the conversion replaced by u
+ * when it is d or i (for fmt64u). Caller frees. */
+static char *format_ll(const char *fmt, bool to_unsigned)
+{
+    struct strbuf sb;
+    sb_init(&sb);
+    for (const char *p = fmt; *p; p++) {
+        sb_putc(&sb, *p);
+        if (*p != '%')
+            continue;
+        if (p[1] == '%') {
+            sb_putc(&sb, *++p);
+            continue;
+        }
+        while (p[1] && strchr("-+ #0123456789.", p[1]))
+            sb_putc(&sb, *++p);
+        char c = *++p;
+        sb_puts(&sb, "ll");
+        sb_putc(&sb, to_unsigned && (c == 'd' || c == 'i') ? 'u' : c);
+    }
+    return sb_steal(&sb);
+}
+
 const char *keyspace_name(const struct keyspace *ks, uint32_t id, char *buf, size_t n)
 {
+    if (ks->trace) {
+        if (ks->trace->names)
+            return ks->trace->names + ks->trace->name_at[id];
+        format_key64(ks, ks->trace->ids[id], buf, n);
+        return buf;
+    }
     if (id >= ks->n_keys)
         return ks->extra_names[id - ks->n_keys];
     format_key(ks, ks->name_of[id], buf, n);
@@ -166,8 +234,59 @@ static int keyspace_init(struct keyspace *ks, const struct scenario *sc,
     return 0;
 }
 
+/* The keyspace of a trace: its keys, their positions and item sizes. */
+static int keyspace_init_trace(struct keyspace *ks, const struct scenario *sc,
+                               const struct place_params *pp, struct trace_reader *t,
+                               const volatile sig_atomic_t *stop, char *err, size_t errlen)
+{
+    const struct workload_cfg *w = &sc->workload;
+    memset(ks, 0, sizeof(*ks));
+    ks->trace = t;
+    ks->n_keys = ks->n_total = t->n_keys;
+    ks->key_format = xstrdup(w->key_format);
+    ks->conv = format_conversion(w->key_format);
+    ks->fmt64 = format_ll(w->key_format, false);
+    ks->fmt64u = format_ll(w->key_format, true);
+    ks->extra_names = xcalloc(1, sizeof(char *));
+    ks->rec = calloc(ks->n_total ? ks->n_total : 1, sizeof(*ks->rec));
+    ks->item_bytes = t->size; /* the sizes the trace gave, completed below */
+    t->size = NULL;
+    if (!ks->rec) {
+        snprintf(err, errlen, "out of memory for the trace's %u keys", ks->n_total);
+        return -1;
+    }
+    char buf[512];
+    bool same = true;
+    for (uint32_t i = 0; i < ks->n_keys; i++) {
+        if ((i & 0xffff) == 0 && stop && *stop) {
+            snprintf(err, errlen, "interrupted while placing the keys (%u of %u done)", i,
+                     ks->n_keys);
+            return -1;
+        }
+        const char *name = keyspace_name(ks, i, buf, sizeof buf);
+        size_t len = strlen(name);
+        if (len >= sizeof buf - 1) {
+            snprintf(err, errlen, "workload.key_format: key %u is longer than %zu bytes", i,
+                     sizeof buf - 2);
+            return -1;
+        }
+        ks->rec[i].pos = placement_key_position(pp, name, len);
+        if (!ks->item_bytes[i])
+            ks->item_bytes[i] = (uint32_t)MIN(w->value_bytes + (uint64_t)len, UINT32_MAX);
+        same = same && ks->item_bytes[i] == ks->item_bytes[0];
+    }
+    if (same && ks->n_total) {
+        ks->bytes_fixed = ks->item_bytes[0];
+        free(ks->item_bytes);
+        ks->item_bytes = NULL;
+    }
+    return 0;
+}
+
 static void keyspace_deinit(struct keyspace *ks)
 {
+    free(ks->fmt64);
+    free(ks->fmt64u);
     if (ks->extra_names)
         for (uint32_t i = 0; i < ks->n_total - ks->n_keys; i++)
             free(ks->extra_names[i]);
@@ -298,6 +417,8 @@ double workload_rank_prob(const struct workload *w, uint32_t rank)
 {
     if (rank >= w->ks.n_keys)
         return 0;
+    if (w->trace)
+        return (double)w->trace->count[rank] / (double)w->trace->n_requests;
     if (w->kind == POP_UNIFORM)
         return 1.0 / w->ks.n_keys;
     return pow(rank + 1.0, -w->zipf_s) / w->z_mass;
@@ -305,7 +426,8 @@ double workload_rank_prob(const struct workload *w, uint32_t rank)
 
 double workload_key_prob(const struct workload *w, uint32_t key)
 {
-    double p = (1 - w->hot_total) * workload_rank_prob(w, key);
+    uint32_t rank = w->key_rank && key < w->ks.n_keys ? w->key_rank[key] : key;
+    double p = (1 - w->hot_total) * workload_rank_prob(w, rank);
     for (size_t j = 0; j < w->n_hot; j++)
         if (w->hot[j].key == key)
             p += w->hot[j].share;
@@ -340,10 +462,142 @@ static uint32_t *name_permutation(uint64_t seed, uint32_t n, const volatile sig_
     return p;
 }
 
-int workload_create(struct sim *s, char *err, size_t errlen)
+/* ---- shapes: a ramp and a daily cycle ------------------------------------------------ */
+
+/* The rate without the cycle: qps, or on a ramp the straight line to it. */
+static double base_rate(const struct workload *w, double t)
+{
+    if (t < w->ramp_t1_ns)
+        return w->ramp_from
+               + (w->qps - w->ramp_from) * (t - w->ramp_t0_ns) / (w->ramp_t1_ns - w->ramp_t0_ns);
+    return w->qps;
+}
+
+/* Where t is in the cycle: ns since the last peak, in [0, period). */
+static double since_peak(const struct workload *w, double t)
+{
+    double x = fmod(t - w->d_peak_ns, w->d_period_ns);
+    return x < 0 ? x + w->d_period_ns : x;
+}
+
+static double cycle(const struct workload *w, double t)
+{
+    if (!w->d_amp)
+        return 1;
+    return 1 + w->d_amp * cos(2 * M_PI * since_peak(w, t) / w->d_period_ns);
+}
+
+double workload_rate(const struct workload *w, double t_ns)
+{
+    return base_rate(w, t_ns) * cycle(w, t_ns);
+}
+
+/* A bound of the rate over [a, b]: the base is linear there (b never passes
+ * a ramp's end by more than a rounding, and the base is constant past it),
+ * and the cycle is at most 1 + amplitude. */
+static double rate_bound(const struct workload *w, double a, double b)
+{
+    return fmax(base_rate(w, a), base_rate(w, b)) * (1 + w->d_amp);
+}
+
+/* The end of the thinning piece that starts at t: a 32nd of a ramp (always
+ * after t, even when that is below t's precision), or no end. So a cycle
+ * keeps about 1 / (1 + amplitude) of its candidates, whatever its period. */
+static double piece_end(const struct workload *w, double t)
+{
+    if (t >= w->ramp_t1_ns)
+        return INFINITY;
+    double b = fmin(t + (w->ramp_t1_ns - w->ramp_t0_ns) / 32, w->ramp_t1_ns);
+    return fmax(b, nextafter(t, INFINITY));
+}
+
+/* The next arrival after t under a varying rate (thinning, see above); back
+ * to the plain draws once the rate is constant again. O(1) expected draws:
+ * at most 2 (1 + amplitude) candidates an arrival, and 32 pieces a ramp. */
+static void shaped_next(struct workload *w, double t)
+{
+    for (;;) {
+        if (!w->d_amp && t >= w->ramp_t1_ns) {
+            w->shaped = false;
+            w->next_arrival_ns = t + rng_exp(&w->arrivals, 1e9 / w->qps);
+            return;
+        }
+        double b = piece_end(w, t), top = rate_bound(w, t, b);
+        double cand = t + rng_exp(&w->arrivals, 1e9 / top);
+        if (cand >= b) {
+            t = b;
+            continue;
+        }
+        t = cand;
+        if (rng_uniform(&w->arrivals) * top <= workload_rate(w, t)) {
+            w->next_arrival_ns = t;
+            return;
+        }
+    }
+}
+
+void workload_set_qps(struct workload *w, int64_t now_ns, double qps, int64_t over_ns)
+{
+    double now = (double)now_ns;
+    if (over_ns > 0) {
+        w->ramp_from = base_rate(w, now);
+        w->ramp_t0_ns = now;
+        w->ramp_t1_ns = now + (double)over_ns;
+    } else {
+        w->ramp_t1_ns = 0; /* a step ends any ramp */
+    }
+    w->qps = qps;
+    w->shaped = over_ns > 0 || w->d_amp > 0;
+    /* Poisson arrivals are memoryless: restart the gap from now at the new rate */
+    if (w->shaped)
+        shaped_next(w, now);
+    else
+        w->next_arrival_ns = now + rng_exp(&w->arrivals, 1e9 / qps);
+}
+
+/* ---- shift_popularity ------------------------------------------------------------------ */
+
+void workload_shift_popularity(struct workload *w)
+{
+    uint32_t n = w->ks.n_keys;
+    assert(w->rank_key); /* made at the start when the scenario has a shift */
+    for (uint32_t i = n; i > 1; i--) {
+        uint32_t j = rng_below(&w->shift, i);
+        uint32_t x = w->rank_key[i - 1];
+        w->rank_key[i - 1] = w->rank_key[j];
+        w->rank_key[j] = x;
+    }
+    for (uint32_t r = 0; r < n; r++)
+        w->key_rank[w->rank_key[r]] = r;
+    w->ahead_n = 0; /* keys drawn ahead under the old ranks are dropped */
+}
+
+static void trace_ahead(struct workload *w);
+
+/* ---- creating ------------------------------------------------------------------------- */
+
+static int workload_create_trace(struct sim *s, struct workload *w, char *err, size_t errlen)
 {
     const struct scenario *sc = s->sc;
-    struct workload *w = s->wl = xcalloc(1, sizeof(*s->wl));
+    w->trace = trace_reader_open(&sc->workload.trace, s->opt.stop, err, errlen);
+    if (!w->trace)
+        return -1;
+    if (keyspace_init_trace(&w->ks, sc, &s->pp, w->trace, s->opt.stop, err, errlen))
+        return -1;
+    w->hot = xcalloc(1, sizeof(*w->hot));
+    w->end_ns = (double)sc->duration_ns;
+    trace_ahead(w); /* the first requests, and when the first arrives */
+    if (w->error) {
+        snprintf(err, errlen, "%s", w->error);
+        return -1;
+    }
+    return 0;
+}
+
+static int workload_create_synthetic(struct sim *s, struct workload *w, char *err,
+                                     size_t errlen)
+{
+    const struct scenario *sc = s->sc;
     struct hot_name *hot;
     if (sc->workload.keys > UINT32_MAX / 2) {
         snprintf(err, errlen, "workload.keys: at most %u keys are supported", UINT32_MAX / 2);
@@ -370,16 +624,47 @@ int workload_create(struct sim *s, char *err, size_t errlen)
     w->zipf_s = sc->workload.zipf_s;
     w->qps = sc->workload.qps;
     w->write_ratio = sc->workload.write_ratio;
+    for (size_t i = 0; i < sc->n_events; i++) {
+        if (sc->events[i].kind != EV_SHIFT_POPULARITY || w->rank_key)
+            continue;
+        w->rank_key = malloc((size_t)(w->ks.n_keys ? w->ks.n_keys : 1) * sizeof(uint32_t));
+        w->key_rank = malloc((size_t)(w->ks.n_keys ? w->ks.n_keys : 1) * sizeof(uint32_t));
+        if (!w->rank_key || !w->key_rank || rng_init(&w->shift, sc->seed, "shift")) {
+            snprintf(err, errlen, "out of memory for the popularity permutation");
+            return -1;
+        }
+        for (uint32_t r = 0; r < w->ks.n_keys; r++)
+            w->rank_key[r] = w->key_rank[r] = r;
+    }
+    return 0;
+}
+
+int workload_create(struct sim *s, char *err, size_t errlen)
+{
+    const struct scenario *sc = s->sc;
+    struct workload *w = s->wl = xcalloc(1, sizeof(*s->wl));
     w->n_inst = sc->clients.instances;
+    w->ttl_ns = sc->workload.ttl_ns;
     if (rng_init(&w->arrivals, sc->seed, "arrivals") || rng_init(&w->instances, sc->seed, "instances")
         || rng_init(&w->ops, sc->seed, "operations") || rng_init(&w->keys, sc->seed, "keys")) {
         snprintf(err, errlen, "cannot allocate random streams");
         return -1;
     }
+    if (sc->workload.trace.path)
+        return workload_create_trace(s, w, err, errlen);
+    if (workload_create_synthetic(s, w, err, errlen))
+        return -1;
     if (w->kind == POP_ZIPF)
         zipf_setup(w, w->ks.n_keys);
     workload_set_hot(w, sc, 0);
-    w->next_arrival_ns = rng_exp(&w->arrivals, 1e9 / w->qps);
+    w->d_amp = sc->workload.diurnal.amplitude;
+    w->d_period_ns = (double)sc->workload.diurnal.period_ns;
+    w->d_peak_ns = (double)sc->workload.diurnal.peak_at_ns;
+    w->shaped = w->d_amp > 0;
+    if (w->shaped)
+        shaped_next(w, 0);
+    else
+        w->next_arrival_ns = rng_exp(&w->arrivals, 1e9 / w->qps);
     return 0;
 }
 
@@ -388,19 +673,23 @@ void workload_destroy(struct workload *w)
     if (!w)
         return;
     keyspace_deinit(&w->ks);
+    trace_reader_destroy(w->trace);
     free(w->hot);
     free(w->hot_names);
     free(w->z_cdf);
     free(w->z_guide);
+    free(w->rank_key);
+    free(w->key_rank);
     rng_deinit(&w->arrivals);
     rng_deinit(&w->instances);
     rng_deinit(&w->ops);
     rng_deinit(&w->keys);
+    rng_deinit(&w->shift);
     free(w);
 }
 
 /* The id of a hot key by name (resolved when the keyspace was built). */
-static uint32_t key_id(const struct workload *w, const char *name)
+uint32_t workload_key_id(const struct workload *w, const char *name)
 {
     struct hot_name probe = {name, 0};
     const struct hot_name *hit =
@@ -413,7 +702,7 @@ void workload_set_hot(struct workload *w, const struct scenario *sc, int64_t now
     /* the file's hot keys, then active hot_key events override by key */
     w->n_hot = 0;
     for (size_t i = 0; i < sc->workload.n_hot_keys; i++) {
-        uint32_t id = key_id(w, sc->workload.hot_keys[i].key);
+        uint32_t id = workload_key_id(w, sc->workload.hot_keys[i].key);
         assert(id != UINT32_MAX);
         w->hot[w->n_hot].key = id;
         w->hot[w->n_hot].share = sc->workload.hot_keys[i].share;
@@ -425,7 +714,7 @@ void workload_set_hot(struct workload *w, const struct scenario *sc, int64_t now
             continue;
         if (e->for_ns && e->at_ns + e->for_ns <= now_ns)
             continue;
-        uint32_t id = key_id(w, e->key);
+        uint32_t id = workload_key_id(w, e->key);
         assert(id != UINT32_MAX);
         size_t j;
         for (j = 0; j < w->n_hot; j++)
@@ -455,9 +744,9 @@ uint32_t workload_sample_key(struct workload *w)
             return w->hot[w->n_hot - 1].key;
         }
     }
-    if (w->kind == POP_UNIFORM)
-        return rng_below(&w->keys, w->ks.n_keys);
-    return zipf_rank(w, w->ks.n_keys);
+    uint32_t rank = w->kind == POP_UNIFORM ? rng_below(&w->keys, w->ks.n_keys)
+                                           : zipf_rank(w, w->ks.n_keys);
+    return w->rank_key ? w->rank_key[rank] : rank;
 }
 
 static void draw_ahead(struct workload *w)
@@ -472,9 +761,42 @@ static void draw_ahead(struct workload *w)
     }
 }
 
+/* A trace's requests, read ahead the same way (up to the run's end). */
+static void trace_ahead(struct workload *w)
+{
+    while (w->ahead_n < WORKLOAD_AHEAD && !w->trace_done) {
+        struct arrival_draw *d = &w->ahead[(w->ahead_head + w->ahead_n) % WORKLOAD_AHEAD];
+        enum trace_op op;
+        int rc = trace_reader_next(w->trace, &d->t_ns, &d->key, &op);
+        if (rc <= 0 || d->t_ns >= w->end_ns) {
+            w->trace_done = true;
+            if (rc < 0)
+                w->error = w->trace->error;
+            break;
+        }
+        d->inst = w->n_inst > 1 ? rng_below(&w->instances, w->n_inst) : 0;
+        d->write = op != TRACE_GET;
+        __builtin_prefetch(&w->ks.rec[d->key], 1);
+        w->ahead_n++;
+    }
+    w->next_arrival_ns = w->ahead_n ? w->ahead[w->ahead_head].t_ns : WORKLOAD_NEVER_NS;
+}
+
 void workload_next(struct workload *w, int64_t *t_ns, uint32_t *inst, bool *is_write,
                    uint32_t *key)
 {
+    if (w->trace) {
+        const struct arrival_draw *d = &w->ahead[w->ahead_head];
+        assert(w->ahead_n > 0);
+        *t_ns = (int64_t)d->t_ns;
+        *inst = d->inst;
+        *is_write = d->write;
+        *key = d->key;
+        w->ahead_head = (w->ahead_head + 1) % WORKLOAD_AHEAD;
+        w->ahead_n--;
+        trace_ahead(w);
+        return;
+    }
     draw_ahead(w);
     const struct arrival_draw *d = &w->ahead[w->ahead_head];
     *t_ns = (int64_t)w->next_arrival_ns;
@@ -484,12 +806,34 @@ void workload_next(struct workload *w, int64_t *t_ns, uint32_t *inst, bool *is_w
     w->ahead_head = (w->ahead_head + 1) % WORKLOAD_AHEAD;
     w->ahead_n--;
     draw_ahead(w);
-    w->next_arrival_ns += rng_exp(&w->arrivals, 1e9 / w->qps);
+    if (UNLIKELY(w->shaped))
+        shaped_next(w, w->next_arrival_ns);
+    else
+        w->next_arrival_ns += rng_exp(&w->arrivals, 1e9 / w->qps);
 }
 
-void workload_set_qps(struct workload *w, int64_t now_ns, double qps)
+/* ---- what other models ask ----------------------------------------------------------- */
+
+double workload_trace_end_ns(const struct workload *w)
 {
-    /* Poisson arrivals are memoryless: restart the gap from now at the new rate */
-    w->qps = qps;
-    w->next_arrival_ns = (double)now_ns + rng_exp(&w->arrivals, 1e9 / qps);
+    return w->trace ? (double)w->trace->span_s * w->trace->scale_ns : -1;
+}
+
+int64_t workload_ttl_ns(const struct workload *w, uint32_t key)
+{
+    if (w->trace && w->trace->ttl_ns && key < w->ks.n_keys && w->trace->ttl_ns[key])
+        return w->trace->ttl_ns[key];
+    return w->ttl_ns;
+}
+
+double workload_read_rate(const struct workload *w, uint32_t key)
+{
+    if (w->trace) {
+        const struct trace_reader *t = w->trace;
+        if (key >= w->ks.n_keys)
+            return 0;
+        double reads = (double)t->count[key] * (double)t->n_reads / (double)t->n_requests;
+        return reads / ((double)t->span_s * t->scale_ns / 1e9);
+    }
+    return w->qps * (1 - w->write_ratio) * workload_key_prob(w, key);
 }

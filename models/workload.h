@@ -1,6 +1,8 @@
 /*
  * workload.h — the keyspace (every key's name, placement position, item
- * size and per-key record) and the request stream. Owned by workload.c.
+ * size and per-key record) and the request stream: synthetic (Poisson
+ * arrivals, possibly shaped by ramps and a daily cycle) or replayed from a
+ * trace (models/trace_reader.c). Owned by workload.c.
  */
 #ifndef RINGSIM_WORKLOAD_H
 #define RINGSIM_WORKLOAD_H
@@ -15,9 +17,13 @@
 #include "sim/scenario.h"
 #include "sim/sim.h"
 
+struct trace_reader;
+
 struct keyspace {
     uint32_t n_keys;      /* ids 0..n_keys-1 (popularity ranks) are key_format(name_of[id]) */
-    uint32_t *name_of;    /* seeded permutation: the name number of each id */
+    uint32_t *name_of;    /* seeded permutation: the name number of each id; NULL with a trace */
+    const struct trace_reader *trace; /* with a trace: its keys (ids by request count), or NULL */
+    char *fmt64, *fmt64u; /* key_format for 64-bit object ids (signed and unsigned) */
     uint32_t n_total;     /* plus hot keys outside that range */
     struct key_rec *rec;  /* per key: position (here), first item (store), version (db) */
     uint32_t *item_bytes; /* value_bytes + name length; NULL when all are bytes_fixed */
@@ -39,9 +45,13 @@ struct hot_name {
 
 /* One arrival's draws, made ahead of time (see workload.c). */
 struct arrival_draw {
+    double t_ns;             /* a trace's request: its time (synthetic: next_arrival_ns) */
     uint32_t key, inst;
     bool write;
 };
+
+/* A time after the end of every run (2^62 ns): no more arrivals. */
+#define WORKLOAD_NEVER_NS 4611686018427387904.0
 #define WORKLOAD_AHEAD 8
 
 struct workload {
@@ -58,9 +68,23 @@ struct workload {
     double *z_cdf;           /* cumulative probability within the head */
     double z_mass;           /* sum of k^-s over all ranks: the normaliser */
     uint32_t *z_guide;       /* guide table: first rank whose cdf reaches g / z_head */
-    double qps;
+    double qps;              /* the rate (with a ramp: its target; with a cycle: its mean) */
     double write_ratio;
     double next_arrival_ns;  /* exact, for rounding without drift */
+    /* shapes: rate(t) = base(t) x (1 + d_amp cos(2 pi (t - d_peak_ns) / d_period_ns)),
+     * base(t) going linearly from ramp_from at ramp_t0_ns to qps at ramp_t1_ns */
+    bool shaped;             /* the rate varies now: arrivals by thinning */
+    double ramp_from, ramp_t0_ns, ramp_t1_ns;
+    double d_amp, d_period_ns, d_peak_ns;
+    /* shift_popularity: rank r names key rank_key[r] (NULL: key r) */
+    uint32_t *rank_key, *key_rank;
+    struct rng shift;
+    /* a trace's requests instead of drawn ones */
+    struct trace_reader *trace;
+    int64_t ttl_ns;          /* workload.ttl */
+    double end_ns;           /* the run's duration: the trace is not read past it */
+    bool trace_done;
+    const char *error;       /* set when the trace cannot be read on: the run fails */
     struct hot_name *hot_names; /* every hot key name of the scenario, sorted, with its id */
     size_t n_hot_names;
     struct hot_entry *hot;   /* active hot keys: the file's, overridden by events */
@@ -87,14 +111,29 @@ static inline uint32_t workload_peek_key(const struct workload *w)
     return w->ahead[w->ahead_head].key;
 }
 uint32_t workload_sample_key(struct workload *w);
-void workload_set_qps(struct workload *w, int64_t now_ns, double qps);
+/* The rate becomes qps from now (over_ns 0), or moves there linearly over over_ns. */
+void workload_set_qps(struct workload *w, int64_t now_ns, double qps, int64_t over_ns);
+/* The popularity ranks move to other keys (a new seeded permutation). */
+void workload_shift_popularity(struct workload *w);
+/* The rate at time t (ns), synthetic requests only. */
+double workload_rate(const struct workload *w, double t_ns);
+/* When the trace ends (ns; the end of its last second), or -1 without a trace. */
+double workload_trace_end_ns(const struct workload *w);
+/* Item lifetime of key (0: none): a csv trace's own ttl, else workload.ttl. */
+int64_t workload_ttl_ns(const struct workload *w, uint32_t key);
+/* Reads of key a second, on average (prewarm's steady state). */
+double workload_read_rate(const struct workload *w, uint32_t key);
 void workload_set_hot(struct workload *w, const struct scenario *sc, int64_t now_ns);
+/* The id of a hot key of the scenario (any name in workload.hot_keys or a
+ * hot_key event), UINT32_MAX for another name. O(log hot keys). */
+uint32_t workload_key_id(const struct workload *w, const char *name);
 const char *keyspace_name(const struct keyspace *ks, uint32_t id, char *buf, size_t n);
 static inline uint32_t keyspace_item_bytes(const struct keyspace *ks, uint32_t id)
 {
     return ks->item_bytes ? ks->item_bytes[id] : ks->bytes_fixed;
 }
-/* Probability that one request (ignoring hot keys) picks popularity rank r. */
+/* Probability that one request (ignoring hot keys) picks popularity rank r
+ * (with a trace: key id r's share of the trace's requests). */
 double workload_rank_prob(const struct workload *w, uint32_t rank);
 /* Probability that one request picks key id (hot keys included). */
 double workload_key_prob(const struct workload *w, uint32_t key);

@@ -1042,6 +1042,23 @@ out:
     return rc;
 }
 
+int summary_value(const struct summary_row *s, const char *name, double *out)
+{
+    for (size_t i = 0; i < ARRAY_LEN(sum_cols); i++) {
+        if (strcmp(sum_cols[i].name, name))
+            continue;
+        const char *p = (const char *)s + sum_cols[i].off;
+        if (sum_cols[i].type == 'I')
+            *out = (double)*(const int64_t *)p;
+        else if (sum_cols[i].type == 'R')
+            *out = *(const double *)p;
+        else
+            return -1;
+        return 0;
+    }
+    return -1;
+}
+
 /* ---- documentation ---------------------------------------------------------------- */
 
 static void md_table(FILE *f, const char *title, const char *lead, const struct column *c,
@@ -1072,7 +1089,8 @@ void results_schema_markdown(FILE *f)
                          "by a split brain route with different views; this is how many "
                          "hold each.", view_cols, ARRAY_LEN(view_cols));
     fprintf(f, "### `events`\n\n`(run_id, t_s, kind, node, detail)`: scenario events (their "
-               "YAML names, and `slow_node_end`, `split_brain_end`, `hot_key_end`), `epoch` "
+               "YAML names, and `slow_node_end`, `split_brain_end`, `hot_key_end`), "
+               "`trace_end` (a replayed trace has no more requests), `epoch` "
                "(a ring epoch published), `adopt` (an instance adopts one late), `eject`, "
                "`eject_held` (a guard held an ejection back), `readmit`, "
                "`cascade_removal`, and the first 100 `stale_overwrite`s with key and "

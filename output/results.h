@@ -61,6 +61,10 @@ int results_merge_from(struct results *r, const char *src_path, char *err, size_
  * database at path. Returns 0, or -1 if there is none. */
 int results_read_summary(const char *path, int64_t run_id, struct summary_row *out);
 
+/* The value of the summary column name in s, as a double (NaN for a
+ * NULL REAL). 0, or -1 when there is no such numeric column. */
+int summary_value(const struct summary_row *s, const char *name, double *out);
+
 /* The metric reference (Markdown tables) for output/README.md. */
 void results_schema_markdown(FILE *f);
 

@@ -328,6 +328,8 @@ char *event_label(const char *kind, const char *node, const char *detail)
         {"migrate_slots", "migrate", true},
         {"migrate_done", "migrated", true},
         {"migrate_cancel", "migration stopped", true},
+        {"shift_popularity", "popularity shift", false},
+        {"trace_end", "trace end", false},
     };
     for (size_t i = 0; i < ARRAY_LEN(words); i++) {
         if (strcmp(kind, words[i].kind))

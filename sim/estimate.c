@@ -11,7 +11,15 @@
  *           + placements (views) × their points
  *           + requests in flight × (a record and its events)
  *           + ticks × a tick point (the summary keeps one per tick)
- *   requests = ∫ qps dt over the run (set_qps steps included)
+ *   requests = ∫ qps dt over the run (set_qps steps and ramps included; a
+ *              daily cycle adds at most amplitude × qps × period / π); with
+ *              a trace, the trace's requests (file size / 24 for
+ *              oracle_general, lines counted in the first 8 MiB and scaled
+ *              by the size for csv), the share of them before `duration`
+ *   keys     = workload.keys; with a trace, the distinct keys of its first
+ *              2^18 records (csv: first 8 MiB) extrapolated by Heaps' law
+ *              (models/trace_reader.c), and about 100 bytes each while the
+ *              trace is read (its table, counts, ids, the sort)
  *   events   ≈ 4 per request (a miss: served, reply, database, fill)
  *            + central probes: 2 per member per probe_interval
  *   rows     = ticks × (1 tick + nodes + views)
@@ -28,6 +36,7 @@
 #include <unistd.h>
 
 #include "models/placement/placement.h"
+#include "models/trace_reader.h"
 
 #define EXP_TAIL 40.0            /* an exponential draw stays below 40 × its mean */
 #define BYTES_PER_KEY 28.0       /* key_rec 16 + name 4 + size 4 + slack */
@@ -39,6 +48,9 @@
 #define BYTES_PER_ROW 90.0       /* SQLite, with indexes */
 #define EVENTS_PER_REQUEST 4.0
 #define FIXED_BYTES (16.0 * 1024 * 1024)
+#define BYTES_PER_TRACE_KEY 100.0 /* key_rec, sizes, ids, counts, rank map, the first pass's
+                                     table (32) and sort (16), a csv key's name */
+#define TRACE_PEAK_FACTOR 4.0    /* a trace's busiest moments over its mean rate */
 
 /* Most points one placement of this scenario can have. */
 static double cost_points(const struct scenario *sc, double n_nodes, double total_weight)
@@ -117,22 +129,61 @@ static void estimate_nodes(const struct scenario *sc, double keys, double item_b
             add_node_cfg(a, sc, NULL, &sc->cache, 1.0, keys, item_bytes);
 }
 
+/* A rate that set_qps events change: a step, or a ramp from `from` at t0
+ * to `to` at t1 (ns). */
+struct rate_piece {
+    double from, to, t0, t1;
+};
+
+static double piece_at(const struct rate_piece *p, double t)
+{
+    return t >= p->t1 ? p->to : p->from + (p->to - p->from) * (t - p->t0) / (p->t1 - p->t0);
+}
+
+/* ∫ of the rate over [a, b] (requests; times in ns). */
+static double piece_integral(const struct rate_piece *p, double a, double b)
+{
+    if (b <= a)
+        return 0;
+    double mid = fmin(fmax(p->t1, a), b); /* the ramp's part ends here */
+    return ((piece_at(p, a) + piece_at(p, mid)) / 2 * (mid - a) + p->to * (b - mid)) / 1e9;
+}
+
 /* Client operations over the run, and the highest rate. */
 static double total_requests(const struct scenario *sc, double *max_qps)
 {
-    double qps = sc->workload.qps, t = 0, total = 0;
-    double end = (double)sc->duration_ns;
-    *max_qps = qps;
+    struct rate_piece p = {sc->workload.qps, sc->workload.qps, 0, 0};
+    double t = 0, total = 0, end = (double)sc->duration_ns;
+    *max_qps = p.to;
     for (size_t i = 0; i < sc->n_events; i++) {
         const struct event_cfg *e = &sc->events[i];
         if (e->kind != EV_SET_QPS || (double)e->at_ns >= end)
             continue;
-        total += qps * ((double)e->at_ns - t) / 1e9;
-        t = (double)e->at_ns;
-        qps = e->qps;
-        *max_qps = fmax(*max_qps, qps);
+        double at = (double)e->at_ns;
+        total += piece_integral(&p, t, at);
+        p = (struct rate_piece){piece_at(&p, at), e->qps, at, at + (double)e->over_ns};
+        t = at;
+        *max_qps = fmax(*max_qps, e->qps);
     }
-    return total + qps * (end - t) / 1e9;
+    total += piece_integral(&p, t, end);
+    const struct diurnal_cfg *d = &sc->workload.diurnal;
+    if (d->amplitude > 0) { /* the cycle's excess over its mean, at most */
+        total += d->amplitude * *max_qps * fmin((double)d->period_ns / M_PI, end) / 1e9;
+        *max_qps *= 1 + d->amplitude;
+    }
+    return total;
+}
+
+/* The same for a trace, from a sample of it; *keys: its distinct keys. */
+static double trace_requests(const struct scenario *sc, double *max_qps, double *keys)
+{
+    struct trace_estimate te;
+    trace_reader_estimate(&sc->workload.trace, &te);
+    double span_s = te.span_s * sc->workload.trace.time_scale;
+    double played = fmin(1.0, ((double)sc->duration_ns / 1e9) / span_s);
+    *keys = fmax(1.0, te.keys);
+    *max_qps = te.requests / span_s * TRACE_PEAK_FACTOR;
+    return te.requests * played;
 }
 
 /* The longest any per-event time (`for`) reaches. */
@@ -150,7 +201,15 @@ void run_cost_estimate(const struct scenario *sc, struct run_cost *c)
     const struct workload_cfg *w = &sc->workload;
     double keys = (double)w->keys + (double)w->n_hot_keys + (double)sc->n_events;
     double item_bytes = (double)w->value_bytes + 1;
-    c->key_bytes = keys * BYTES_PER_KEY;
+    double max_qps;
+    if (w->trace.path) {
+        c->requests = trace_requests(sc, &max_qps, &keys);
+        item_bytes = fmin(item_bytes, 64); /* the trace's sizes are not known yet: err high */
+        c->key_bytes = keys * BYTES_PER_TRACE_KEY;
+    } else {
+        c->requests = total_requests(sc, &max_qps);
+        c->key_bytes = keys * BYTES_PER_KEY;
+    }
 
     struct node_acc nodes = {0};
     estimate_nodes(sc, keys, item_bytes, &nodes);
@@ -163,8 +222,6 @@ void run_cost_estimate(const struct scenario *sc, struct run_cost *c)
                    + (sc->clients.fallback_to_previous_owner ? inst : 0);
     c->view_bytes = views * points * BYTES_PER_POINT;
 
-    double max_qps;
-    c->requests = total_requests(sc, &max_qps);
     const struct db_cfg *db = &sc->database;
     double db_time = (double)db->service_ns * EXP_TAIL * ((double)db->max_queue / db->workers + 1);
     double lifetime_ns = (double)sc->clients.timeout_ns + db_time + nodes.queue_time;
@@ -230,7 +287,7 @@ void format_bytes(double b, char *buf, size_t n)
 static const char *memory_key(const struct run_cost *c)
 {
     struct { double v; const char *key; } t[] = {
-        {c->key_bytes, "workload.keys"},
+        {c->key_bytes, "workload.keys (with a trace: its distinct keys)"},
         {c->item_bytes, "cache.capacity (or capacity_items) and the number of nodes"},
         {c->node_bytes, "the number of nodes and clients.instances"},
         {c->view_bytes, "routing.vnodes (or table_size) and clients.instances"},
@@ -270,7 +327,7 @@ enum run_cost_verdict run_cost_judge(const struct run_cost *c, bool force, doubl
                        "%s, or pass --force to run it anyway\n",
                   c->events, c->requests, probes ? ", most of them health probes" : "",
                   probes ? "the nodes' count or raise health.probe_interval"
-                         : "workload.qps or duration");
+                         : "workload.qps (with a trace: its length or time_scale) or duration");
         if (v == COST_OK)
             v = COST_TOO_BIG;
     }

@@ -56,7 +56,10 @@
     X(warm_db_reads,    I, "database reads made by a staged join warming from the database (warm.source: db)") \
     X(ask_redirects,    I, "operations a slot's source answered ASK (migrate_slots: the key is not there, the slot is being migrated); the client asks the target with ASKING, one more round trip") \
     X(moved_redirects,  I, "operations a node answered MOVED: a key of a slot it handed over by migrate_slots (the client adopts the newer epoch), or routing.fencing: reject") \
-    X(migrated_keys,    I, "keys moved from a slot's source to its target by migrate_slots")
+    X(migrated_keys,    I, "keys moved from a slot's source to its target by migrate_slots") \
+    X(local_hits,       I, "reads answered by the client instance's own local cache (clients.local_cache; also in hits)") \
+    X(local_stale_reads, I, "of those, reads that returned a version older than the database's (also in stale_reads)") \
+    X(bounded_reroutes, I, "GETs a bounded-load ring sent past the key's owner because the owner was full (routing.algorithm: bounded, per routing.bounded_rule)")
 
 #define NODE_TICK_FIELDS(X) \
     X(state,            T, "up, slow, crashed, ejected, removed or gutter, at the tick's end") \
@@ -90,7 +93,7 @@
     X(owner,            T, "the key's owner in the instance's view then (the node it routed to)") \
     X(previous_owner,   T, "the key's owner in the instance's previous epoch, when it differs; NULL otherwise") \
     X(node,             T, "the nodes actually asked, in order, comma-separated (redirects, fallback and forwarding add to it); NULL if none") \
-    X(source,           T, "where the answer came from: node, previous_owner, db, or none (the operation failed)") \
+    X(source,           T, "where the answer came from: node, previous_owner, local (the instance's local cache), db, or none (the operation failed)") \
     X(version_seen,     I, "the version the client got (a read) or wrote (a write); NULL if none") \
     X(db_version,       I, "the database's version of the key when the answer came") \
     X(outcome,          T, "hit, miss, timeout, error or write") \

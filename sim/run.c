@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "models/client.h"
+#include "models/cures.h"
 #include "models/db.h"
 #include "models/health.h"
 #include "models/membership.h"
@@ -110,6 +111,12 @@ static void on_op_arrive(struct sim *s, uint32_t r, uint32_t b)
     net_op_arrive(s, r);
 }
 
+static void on_trace_end(struct sim *s, uint32_t a, uint32_t b)
+{
+    (void)a, (void)b;
+    run_trace_end(s);
+}
+
 static void on_copy_read(struct sim *s, uint32_t r, uint32_t b)
 {
     (void)b;
@@ -169,6 +176,7 @@ static const struct {
     [EVK_MIGRATE_STEP] = {NULL, on_migrate_step},
     [EVK_MIGRATE_READ] = {on_migrate_read, NULL},
     [EVK_MIGRATE_LAND] = {on_migrate_land, NULL},
+    [EVK_TRACE_END] = {NULL, on_trace_end},
 };
 
 static void dispatch(struct sim *s, const struct event *e)
@@ -207,7 +215,7 @@ struct sim *sim_create(const struct scenario *sc, const struct sink *sink,
     }
     if (membership_create(s, err, errlen))
         goto fail;
-    if (net_create(s) || transfers_create(s) || migrate_create(s) || traces_create(s)
+    if (net_create(s) || transfers_create(s) || migrate_create(s) || traces_create(s) || cures_create(s)
         || clients_create(s) || health_create(s)) {
         snprintf(err, errlen, "%s", s->eng.error[0] ? s->eng.error : "cannot set up the clients");
         goto fail;
@@ -215,6 +223,9 @@ struct sim *sim_create(const struct scenario *sc, const struct sink *sink,
     nodes_prewarm(s, membership_latest(s)->base->pl);
     for (size_t i = 0; i < sc->n_events; i++)
         sim_schedule(s, sc->events[i].at_ns, EVK_SCENARIO, (uint32_t)i, 0);
+    double trace_end = workload_trace_end_ns(s->wl);
+    if (trace_end >= 0 && trace_end < (double)sc->duration_ns)
+        sim_schedule(s, (int64_t)trace_end, EVK_TRACE_END, 0, 0);
     if (engine_failed(&s->eng)) {
         snprintf(err, errlen, "%s", s->eng.error);
         goto fail;
@@ -235,6 +246,7 @@ void sim_destroy(struct sim *s)
     transfers_destroy(s);
     migrate_destroy(s);
     traces_destroy(s);
+    cures_destroy(s);
     net_destroy(s);
     membership_destroy(s);
     nodes_destroy(s);
@@ -254,6 +266,8 @@ static void arrival(struct sim *s)
     uint32_t inst, key;
     bool is_write;
     workload_next(s->wl, &at, &inst, &is_write, &key);
+    if (UNLIKELY(s->wl->error)) /* the trace could not be read on: after this request */
+        sim_fail(s, "%s", s->wl->error);
     /* the next arrival's key record was prefetched when it was drawn; now
      * its first item can be fetched too */
     uint32_t head = s->wl->ks.rec[workload_peek_key(s->wl)].head;

@@ -18,6 +18,7 @@
 #include "models/membership.h"
 #include "models/migrate.h"
 #include "models/node.h"
+#include "models/trace_reader.h"
 #include "models/transfer.h"
 #include "models/workload.h"
 #include "sim/run_internal.h"
@@ -192,6 +193,23 @@ static void set_routing(struct sim *s, const struct event_cfg *e)
     sb_deinit(&what);
 }
 
+/* Every running node of the zone crashes at this instant. */
+static void crash_zone(struct sim *s, const struct event_cfg *e)
+{
+    struct strbuf which;
+    sb_init(&which);
+    for (uint32_t i = 0; i < s->gutter_first; i++) {
+        struct node *n = &s->nodes[i];
+        if (n->state != NODE_UP || strcmp(n->zone, e->zone))
+            continue;
+        node_crash(s, n);
+        sb_printf(&which, "%s%s", which.len ? "," : "", n->id);
+    }
+    sim_event(s, event_kind_name(e->kind), NULL, "zone %s: %s crashed", e->zone,
+              which.len ? which.buf : "no running node");
+    sb_deinit(&which);
+}
+
 void run_scenario_event(struct sim *s, uint32_t idx)
 {
     const struct event_cfg *e = &s->sc->events[idx];
@@ -220,8 +238,20 @@ void run_scenario_event(struct sim *s, uint32_t idx)
         split_brain(s, e, idx);
         break;
     case EV_SET_QPS:
-        workload_set_qps(s->wl, s->eng.now_ns, e->qps);
-        sim_event(s, event_kind_name(e->kind), NULL, "%g requests per second", e->qps);
+        workload_set_qps(s->wl, s->eng.now_ns, e->qps, e->over_ns);
+        if (e->over_ns) {
+            char over[32];
+            format_duration(e->over_ns, over, sizeof over);
+            sim_event(s, event_kind_name(e->kind), NULL, "%g requests per second in %s (a ramp)",
+                      e->qps, over);
+        } else {
+            sim_event(s, event_kind_name(e->kind), NULL, "%g requests per second", e->qps);
+        }
+        break;
+    case EV_SHIFT_POPULARITY:
+        workload_shift_popularity(s->wl);
+        sim_event(s, event_kind_name(e->kind), NULL,
+                  "popularity ranks move to other keys (a new permutation)");
         break;
     case EV_SET_ADDRESS:
         set_address(s, e);
@@ -251,6 +281,9 @@ void run_scenario_event(struct sim *s, uint32_t idx)
         migrate_enqueue(s, idx);
         break;
     }
+    case EV_CRASH_ZONE:
+        crash_zone(s, e);
+        break;
     case EV_KIND_COUNT:
         break;
     }
@@ -282,4 +315,12 @@ void run_scenario_event_end(struct sim *s, uint32_t idx)
     default:
         break;
     }
+}
+
+void run_trace_end(struct sim *s)
+{
+    const struct trace_reader *t = s->wl->trace;
+    sim_event(s, "trace_end", NULL,
+              "%llu requests of %u keys replayed from %s; no more requests to the end of the run",
+              (unsigned long long)t->n_requests, t->n_keys, t->file);
 }

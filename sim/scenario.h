@@ -32,6 +32,8 @@ enum eject_action { EJECT_REHASH, EJECT_GUTTER };
 enum fencing_mode { FENCE_NONE, FENCE_REJECT, FENCE_FORWARD };
 enum backfill_mode { BACKFILL_FAIL, BACKFILL_WAIT };
 enum warm_source { WARM_OWNERS, WARM_DB };
+enum read_from { READ_PRIMARY, READ_RANDOM, READ_LEAST_LOADED };
+enum trace_format { TRACE_ORACLE_GENERAL, TRACE_CSV };
 
 /* Where a value came from, for messages: file line/column (1-based), or
  * line 0 for a value from --set (then `set` is the argument). */
@@ -55,6 +57,7 @@ struct node_cfg {
     char *id;
     char *address;            /* defaults to the id */
     double weight;            /* > 0, default 1 */
+    char *zone;               /* failure domain; "" (default): a zone of its own */
     struct cache_cfg cache;   /* the cache defaults with this node's overrides */
     struct src_pos pos;
 };
@@ -62,6 +65,22 @@ struct node_cfg {
 struct hot_key_cfg {
     char *key;
     double share;             /* of all requests, 0 < share <= 1 */
+    uint32_t split;           /* stored as this many suffixed copies (0, 1: not split) */
+    uint32_t replicas;        /* read from this many owners (0, 1: routing.replicas) */
+};
+
+/* workload.trace: requests replayed from a file instead of generated. */
+struct trace_cfg {
+    char *path;               /* the file's absolute path; NULL: no trace (synthetic requests) */
+    enum trace_format format;
+    double time_scale;        /* simulated time = trace time x time_scale */
+};
+
+/* workload.diurnal: rate(t) = qps x (1 + amplitude x cos(2 pi (t - peak_at) / period)). */
+struct diurnal_cfg {
+    double amplitude;         /* in [0, 1); 0: a constant rate */
+    int64_t period_ns;
+    int64_t peak_at_ns;
 };
 
 struct workload_cfg {
@@ -75,6 +94,8 @@ struct workload_cfg {
     int64_t ttl_ns;           /* 0: never expires */
     struct hot_key_cfg *hot_keys;
     size_t n_hot_keys;
+    struct trace_cfg trace;
+    struct diurnal_cfg diurnal;
 };
 
 struct routing_cfg {
@@ -84,9 +105,12 @@ struct routing_cfg {
     char *point_format;
     bool node_key_address;
     double load_factor;
+    enum place_bounded_rule bounded_rule; /* bounded: when a node is full */
     uint32_t table_size;      /* maglev */
     enum fencing_mode fencing;
     int64_t fence_delay_ns;   /* a node learns a published epoch this long after it */
+    uint32_t replicas;        /* owners per key, on distinct nodes (distinct zones first) */
+    enum read_from read_from; /* which replica a read asks */
 };
 
 struct db_cfg {
@@ -109,6 +133,10 @@ struct client_cfg {
     bool invalidate_previous_owner; /* in that window a write also invalidates the previous owner */
     enum backfill_mode backfill_mode;
     int64_t backfill_wait_ns; /* wait: the longest a miss read waits for a token */
+    struct local_cache_cfg {
+        uint64_t capacity_items; /* per instance, in front of the ring; 0: none */
+        int64_t ttl_ns;
+    } local_cache;
 };
 
 struct network_cfg {
@@ -146,7 +174,9 @@ struct health_cfg {
     X(EV_SET_WEIGHT,    "set_weight")         \
     X(EV_SET_VNODES,    "set_vnodes")         \
     X(EV_SET_ROUTING,   "set_routing")        \
-    X(EV_MIGRATE_SLOTS, "migrate_slots")
+    X(EV_MIGRATE_SLOTS, "migrate_slots") \
+    X(EV_CRASH_ZONE,    "crash_zone")         \
+    X(EV_SHIFT_POPULARITY, "shift_popularity")
 
 #define EVENT_ENUM(e, name) e,
 enum event_kind { EVENT_CODEC(EVENT_ENUM) EV_KIND_COUNT };
@@ -202,9 +232,13 @@ struct event_cfg {
     int64_t for_ns;           /* slow_node, split_brain, hot_key: 0 = to the end */
     uint32_t *instances;      /* split_brain: client instance numbers */
     size_t n_instances;
-    double qps;               /* set_qps */
+    double qps;               /* set_qps: the new rate */
+    int64_t over_ns;          /* set_qps: reached linearly over this long; 0: a step */
     char *key;                /* hot_key */
     double share;             /* hot_key */
+    uint32_t split;           /* hot_key: copies (0, 1: none) */
+    uint32_t replicas;        /* hot_key: owners read from (0, 1: routing.replicas) */
+    char *zone;               /* add_node: its zone; crash_zone: the zone */
     struct warm_cfg warm;     /* add_node: a staged join (rate 0: none, the node joins cold) */
     bool take_slots;          /* add_node (slots): takes its share of slots (when given) */
     bool has_take_slots;      /* add_node: take_slots was given (absent: true) */

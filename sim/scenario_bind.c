@@ -22,7 +22,7 @@
 
 /* ---- field access and formatting --------------------------------------- */
 
-static uint64_t get_uint(const struct key *k, const void *f)
+uint64_t get_uint(const struct key *k, const void *f)
 {
     switch (k->size) {
     case 1: return *(const uint8_t *)f;
@@ -113,6 +113,8 @@ void format_field(const struct key *k, const void *f, char *buf, size_t n)
 bool field_is_zero(const struct key *k, const void *f)
 {
     switch (k->type) {
+    case KT_STRING:
+    case KT_ID: return *(char *const *)f == NULL;
     case KT_NUMBER: return *(const double *)f == 0;
     case KT_DURATION: return *(const int64_t *)f == 0;
     case KT_SIZE: return *(const uint64_t *)f == 0;
@@ -409,6 +411,47 @@ void apply_defaults(const struct section *sec, void *obj)
     }
 }
 
+/* Frees what binding allocated under obj: every string, every list (and what
+ * its elements hold), through sub-sections and the `also` table. Fields are
+ * cleared as they go, so a field that two sections share is freed once. */
+void release_section(const struct section *sec, void *obj)
+{
+    for (size_t i = 0; i < sec->n_keys; i++) {
+        const struct key *k = &sec->keys[i];
+        char *field = (char *)obj + k->offset;
+        switch (k->type) {
+        case KT_STRING:
+        case KT_ID:
+            free(*(char **)field);
+            *(char **)field = NULL;
+            break;
+        case KT_MAP:
+            release_section(k->sub, field);
+            break;
+        case KT_LIST: {
+            char **arrp = (char **)field;
+            size_t *countp = (size_t *)((char *)obj + k->count_offset);
+            size_t elem = k->sub ? k->sub->size : k->item->size;
+            for (size_t j = 0; *arrp && j < *countp; j++) {
+                char *e = *arrp + j * elem;
+                if (k->sub)
+                    release_section(k->sub, e);
+                else if (k->item->type == KT_STRING || k->item->type == KT_ID)
+                    free(*(char **)(e + k->item->offset)), *(char **)(e + k->item->offset) = NULL;
+            }
+            free(*arrp);
+            *arrp = NULL;
+            *countp = 0;
+            break;
+        }
+        default:
+            break;
+        }
+    }
+    if (sec->also)
+        release_section(sec->also, (char *)obj + sec->also_offset);
+}
+
 /* Optimal string alignment distance, case-insensitive, for "did you mean". */
 static size_t edit_distance(const char *a, const char *b)
 {
@@ -475,7 +518,9 @@ static void report_unknown(struct loader *L, const struct section *sec, const st
                 }
         }
     size_t old = path_push(L, kn->text);
-    if (best_name[0])
+    if (!sec->n_keys && !sec->also)
+        report(L, kn, L->path.buf, "unknown key (this mapping takes no keys: write {})");
+    else if (best_name[0])
         report(L, kn, L->path.buf, "unknown key (expected one of: %s); did you mean %s?", sb.buf,
                best_name);
     else
@@ -543,10 +588,36 @@ static void bind_list(struct loader *L, const struct key *k, const struct ynode 
     }
 }
 
+/* A K_SCALAR_FORM mapping written as a single value: its first key's value. */
+static void bind_scalar_form(struct loader *L, const struct key *k, const struct ynode *v,
+                             void *obj)
+{
+    const struct key *first = &k->sub->keys[0];
+    if (v->type == YNODE_SEQ) {
+        char got[128];
+        struct strbuf keys;
+        sb_init(&keys);
+        for (size_t i = 0; i < k->sub->n_keys; i++)
+            sb_printf(&keys, "%s%s", i ? ", " : "", k->sub->keys[i].name);
+        describe(v, got, sizeof got);
+        report(L, v, L->path.buf, "expected %s, or a mapping {%s}, got %s",
+               type_noun(first->type), keys.buf, got);
+        sb_deinit(&keys);
+        mark_bad(L, (char *)obj + k->offset + first->offset);
+        return;
+    }
+    bind_scalar(L, first, v, (char *)obj + k->offset + first->offset);
+}
+
 static void bind_value(struct loader *L, const struct key *k, const struct ynode *v, void *obj)
 {
     switch (k->type) {
-    case KT_MAP: bind_map(L, k->sub, v, (char *)obj + k->offset); break;
+    case KT_MAP:
+        if ((k->flags & K_SCALAR_FORM) && v->type != YNODE_MAP && !ynode_is_null(v))
+            bind_scalar_form(L, k, v, obj);
+        else
+            bind_map(L, k->sub, v, (char *)obj + k->offset);
+        break;
     case KT_LIST: bind_list(L, k, v, obj); break;
     default: bind_scalar(L, k, v, (char *)obj + k->offset); break;
     }

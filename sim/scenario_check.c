@@ -12,9 +12,14 @@
  * 1. A check skips fields marked bad by binding (good()), so one mistake
  * gives one message. Nothing here keeps state between calls.
  */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "sim/scenario_internal.h"
 
@@ -312,6 +317,109 @@ static void check_health(struct loader *L)
     }
 }
 
+/* ---- workload.trace ---------------------------------------------------------- */
+
+#define ORACLE_RECORD_BYTES 24
+
+/* A trace's path as the run opens it: relative to the folder of the
+ * scenario file (as named), absolute as written. Caller frees. */
+static char *trace_resolve(const char *scenario_file, const char *path)
+{
+    const char *slash = strrchr(scenario_file, '/');
+    if (path[0] == '/' || !slash)
+        return xstrdup(path);
+    return xasprintf("%.*s/%s", (int)(slash - scenario_file), scenario_file, path);
+}
+
+/* The trace file: readable, a regular file, not empty, and for
+ * oracle_general a whole number of records; then its absolute path replaces
+ * the path as written. Its content is read when a run starts. */
+static void check_trace_file(struct loader *L, struct trace_cfg *t)
+{
+    static const char *const at = "workload.trace.path";
+    char *file = trace_resolve(L->file, t->path), shown[4200];
+    if (strcmp(file, t->path))
+        snprintf(shown, sizeof shown, "\"%s\" (%s)", t->path, file);
+    else
+        snprintf(shown, sizeof shown, "\"%s\"", t->path);
+    struct stat st;
+    int fd = open(file, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0 || fstat(fd, &st)) {
+        report_path(L, at, "cannot read the trace %s: %s", shown, strerror(errno));
+        goto out;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        report_path(L, at, "the trace %s is not a regular file (%s)", shown,
+                    file_kind((unsigned)st.st_mode));
+        goto out;
+    }
+    uint64_t size = (uint64_t)st.st_size;
+    if (size == 0) {
+        report_path(L, at, "the trace %s is empty (expected at least one request)", shown);
+        goto out;
+    }
+    if (t->format == TRACE_ORACLE_GENERAL && size % ORACLE_RECORD_BYTES) {
+        report_path(L, at,
+                    "the trace %s has %llu bytes, not a whole number of %d-byte oracle_general "
+                    "records: record %llu is truncated (%llu of %d bytes); is it a csv trace "
+                    "(format: csv)?", shown, (unsigned long long)size, ORACLE_RECORD_BYTES,
+                    (unsigned long long)(size / ORACLE_RECORD_BYTES + 1),
+                    (unsigned long long)(size % ORACLE_RECORD_BYTES), ORACLE_RECORD_BYTES);
+        goto out;
+    }
+    char *abs = realpath(file, NULL);
+    if (abs) {
+        free(t->path);
+        t->path = xstrdup(abs);
+        free(abs);
+    }
+out:
+    if (fd >= 0)
+        close(fd);
+    free(file);
+}
+
+/* With a trace the synthetic workload's keys and the events that change the
+ * requests do not apply: each one given is refused where it is. */
+static void check_trace(struct loader *L)
+{
+    struct scenario *s = L->s;
+    struct workload_cfg *w = &s->workload;
+    if (!w->trace.path || !good(L, &w->trace.path) || !good(L, &w->trace.format))
+        return;
+    const struct ynode *wmap = tree_at(L->root, "workload");
+    const struct section *wsec = NULL;
+    for (size_t i = 0; i < top_section.n_keys; i++)
+        if (!strcmp(top_section.keys[i].name, "workload"))
+            wsec = top_section.keys[i].sub;
+    char path[96];
+    for (size_t i = 0; wsec && wmap && i < wsec->n_keys; i++) {
+        const struct key *k = &wsec->keys[i];
+        const struct ynode *kn = ynode_map_get_key(wmap, k->name);
+        if (!kn || workload_key_applies(w, k))
+            continue;
+        snprintf(path, sizeof path, "workload.%s", k->name);
+        report(L, kn, path, "does not apply with workload.trace: %s", trace_refusal(w, k));
+    }
+    for (size_t i = 0; i < s->n_events; i++) {
+        const struct event_cfg *ev = &s->events[i];
+        const char *why;
+        switch (ev->kind) {
+        case EV_SET_QPS: why = "the trace gives the request rate (time_scale scales it)"; break;
+        case EV_HOT_KEY: why = "the trace gives every request's key"; break;
+        case EV_SHIFT_POPULARITY: why = "the trace gives every request's key"; break;
+        default: continue;
+        }
+        snprintf(path, sizeof path, "events.%zu", i);
+        const struct ynode *map = tree_at(L->root, path);
+        const char *name = event_kind_name(ev->kind);
+        snprintf(path, sizeof path, "events.%zu.%s", i, name);
+        report(L, map ? ynode_map_get_key(map, name) : L->root, path,
+               "does not apply with workload.trace: %s; remove the event", why);
+    }
+    check_trace_file(L, &w->trace);
+}
+
 static char *default_name(const char *file)
 {
     const char *base = strrchr(file, '/');
@@ -327,6 +435,28 @@ static char *default_name(const char *file)
 }
 
 /* Cross-checks after binding, then puts the events in time order. */
+/* Key splitting makes a key several keys at the nodes; a lease is granted
+ * per key at one node, so the two do not combine. */
+static void check_cures(struct loader *L)
+{
+    const struct scenario *s = L->s;
+    if (s->clients.fill != FILL_LEASE || !good(L, &s->clients.fill))
+        return;
+    char path[96];
+    for (size_t i = 0; i < s->workload.n_hot_keys; i++)
+        if (s->workload.hot_keys[i].split > 1) {
+            snprintf(path, sizeof path, "workload.hot_keys.%zu.split", i);
+            report_path(L, path, "key splitting does not work with clients.fill: lease (a lease "
+                        "is one node's, for one key); use another fill mode or no split");
+        }
+    for (size_t i = 0; i < s->n_events; i++)
+        if (s->events[i].kind == EV_HOT_KEY && s->events[i].split > 1) {
+            snprintf(path, sizeof path, "events.%zu.hot_key.split", i);
+            report_path(L, path, "key splitting does not work with clients.fill: lease (a lease "
+                        "is one node's, for one key); use another fill mode or no split");
+        }
+}
+
 void finish(struct loader *L)
 {
     struct scenario *s = L->s;
@@ -349,6 +479,8 @@ void finish(struct loader *L)
     check_membership(L, order, n_order, nodes_ok);
     check_hot_timeline(L, order, n_order);
     check_health(L);
+    check_cures(L);
+    check_trace(L);
 
     if (!L->n_errs && s->n_events) { /* every event is in `order` */
         struct event_cfg *sorted = xcalloc(s->n_events, sizeof(*sorted));

@@ -25,7 +25,14 @@ static void md_type(FILE *f, const struct key *k)
     case KT_DURATION: fputs("duration", f); break;
     case KT_SIZE: fputs("size", f); break;
     case KT_BOOL: fputs("boolean", f); break;
-    case KT_MAP: fputs("mapping", f); break;
+    case KT_MAP:
+        if (k->flags & K_SCALAR_FORM) {
+            fputs(k->sub->keys[0].type == KT_NUMBER ? "number" : "value", f);
+            fputs(", or mapping", f);
+        } else {
+            fputs("mapping", f);
+        }
+        break;
     case KT_LIST:
         fputs(k->sub ? "sequence of mappings" : "sequence of integers", f);
         break;
@@ -80,6 +87,10 @@ static void md_section(FILE *f, const struct section *sec, const char *path)
 {
     fprintf(f, "### %s%s%s\n\n%s\n\n", path[0] ? "`" : "", path[0] ? path : sec->title,
             path[0] ? "`" : "", sec->doc);
+    if (!sec->n_keys && !sec->also) {
+        fputs("It takes no keys.\n\n", f);
+        return;
+    }
     fputs("| key | type | default | range | meaning |\n|---|---|---|---|---|\n", f);
     for (size_t i = 0; i < sec->n_keys; i++) {
         const struct key *k = &sec->keys[i];
@@ -100,7 +111,9 @@ static void md_section(FILE *f, const struct section *sec, const char *path)
             fputs("—", f);
         fputs(" | ", f);
         md_range(f, k);
-        fprintf(f, " | %s |\n", k->doc);
+        fprintf(f, " | %s%s |\n", k->doc,
+                k->flags & K_SYNTHETIC ? " Not with `trace`."
+                : k->flags & K_NOT_CSV ? " Not with a `csv` trace." : "");
     }
     if (sec->also && sec->also_not)
         fprintf(f, "| any key of `%s` but `%s` | | the `%s` value | | this node's own value |\n",

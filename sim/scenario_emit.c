@@ -4,7 +4,8 @@
  * replayed from the database alone.
  *
  * Invariants: every key of every section is written (but K_OMIT_ZERO keys
- * that are zero, which mean "absent"); a node or add_node event writes only
+ * that are zero, which mean "absent", and the synthetic workload's keys
+ * when a trace replaces them); a node or add_node event writes only
  * the cache keys that differ from the `cache` defaults; events are written
  * in time order, as finish() left them; loading the emitted text gives the
  * same scenario (tests/unit/test_scenario.c checks the round trip).
@@ -55,6 +56,16 @@ static void emit_cache_overrides(struct yemitter *y, const struct cache_cfg *c,
     }
 }
 
+/* A K_SCALAR_FORM mapping is written as its first key's value when every
+ * other key is zero (`set_qps: 20000`, as it was before ramps). */
+static bool scalar_form(const struct section *sec, const void *obj)
+{
+    for (size_t i = 1; i < sec->n_keys; i++)
+        if (!field_is_zero(&sec->keys[i], (const char *)obj + sec->keys[i].offset))
+            return false;
+    return true;
+}
+
 static void emit_event(struct yemitter *y, const struct event_cfg *ev, const struct scenario *s)
 {
     const struct key *kk = event_kind_key(ev->kind);
@@ -62,7 +73,9 @@ static void emit_event(struct yemitter *y, const struct event_cfg *ev, const str
     yemit_scalar(y, "at", true);
     emit_scalar_field(y, &event_keys[0], &ev->at_ns);
     yemit_scalar(y, kk->name, true);
-    if (kk->type == KT_MAP)
+    if (kk->type == KT_MAP && (kk->flags & K_SCALAR_FORM) && scalar_form(kk->sub, ev))
+        emit_scalar_field(y, &kk->sub->keys[0], (const char *)ev + kk->sub->keys[0].offset);
+    else if (kk->type == KT_MAP)
         emit_section(y, kk->sub, ev, s);
     else
         emit_scalar_field(y, kk, (const char *)ev + kk->offset);
@@ -99,6 +112,10 @@ static void emit_section(struct yemitter *y, const struct section *sec, const vo
             continue;
         if ((k->flags & K_OPTIONAL) && !*(const bool *)((const char *)obj + k->present_offset))
             continue;
+        if ((k->flags & K_OMIT_ONE) && k->type == KT_UINT && get_uint(k, field) == 1)
+            continue;
+        if ((k->flags & (K_SYNTHETIC | K_NOT_CSV)) && !workload_key_applies(&s->workload, k))
+            continue; /* a workload key that a trace replaces */
         yemit_scalar(y, k->name, true);
         if (k->type == KT_MAP)
             emit_section(y, k->sub, field, s);

@@ -86,8 +86,14 @@ enum ktype { KT_STRING, KT_ID, KT_UINT, KT_NUMBER, KT_DURATION, KT_SIZE, KT_BOOL
 #define K_NONEMPTY  0x02u  /* strings: not "" */
 #define K_OMIT_ZERO 0x04u  /* emitted only when not zero (0 means "absent"); a mapping:
                               when its first key is zero */
+#define K_OMIT_ONE  0x10u  /* an integer emitted only when it is not 1 (its default) */
 #define K_OPTIONAL  0x08u  /* no default: given or not (present_offset's bool says which);
                               emitted only when given */
+#define K_SCALAR_FORM 0x10u /* a mapping that may be written as a single value: the value of
+                               its first key (emitted so when the other keys are zero) */
+#define K_SYNTHETIC 0x20u  /* a workload key of the synthetic requests: refused, and not
+                              emitted, with workload.trace */
+#define K_NOT_CSV   0x40u  /* a workload key refused, and not emitted, with a csv trace */
 
 struct section;
 
@@ -133,6 +139,7 @@ struct section {
 #define ABOVE(x)           .lo = (x), .lo_open = true
 #define BETWEEN(a, b)      .lo = (a), .hi = (b), .has_hi = true
 #define ABOVE_UPTO(a, b)   .lo = (a), .lo_open = true, .hi = (b), .has_hi = true
+#define FROM_BELOW(a, b)   .lo = (a), .hi = (b), .has_hi = true, .hi_open = true
 #define MAX_BYTES(n)       .hi = (n), .has_hi = true
 #define SECTION(t, keys_, st) .title = (t), .keys = (keys_), .n_keys = ARRAY_LEN(keys_), \
                               .size = sizeof(st)
@@ -142,6 +149,11 @@ extern const struct section top_section, cache_section, event_section;
 extern const struct key event_keys[]; /* [0] is `at`, then one per event kind */
 /* The event_keys entry of each kind (the order of EVENT_CODEC). */
 const struct key *event_kind_key(enum event_kind k);
+/* Whether key k of the workload section applies to w (K_SYNTHETIC keys do
+ * not with a trace, K_NOT_CSV keys not with a csv trace). */
+bool workload_key_applies(const struct workload_cfg *w, const struct key *k);
+/* Why a key or event that does not apply with a trace is refused (for messages). */
+const char *trace_refusal(const struct workload_cfg *w, const struct key *k);
 
 /* ---- scenario_report.c: the error collector ------------------------------ */
 
@@ -176,6 +188,8 @@ const struct ynode *value_or(const struct loader *L, const char *a, const char *
 void format_number(double v, char *buf, size_t n);
 /* The text of a scalar field, as the effective YAML writes it. */
 void format_field(const struct key *k, const void *f, char *buf, size_t n);
+/* An integer field of any width. */
+uint64_t get_uint(const struct key *k, const void *f);
 bool field_is_zero(const struct key *k, const void *f);
 /* "> 0", ">= 1", "1 to 1024", "> 0 and <= 10"; doc: with ≥ and ≤. */
 void range_text(const struct key *k, bool doc, char *buf, size_t n);
@@ -183,6 +197,7 @@ void names_list(const char *const *names, const char *sep, const char *quote,
                 struct strbuf *sb);
 /* Every key of sec with a default gets it (mappings recursively). */
 void apply_defaults(const struct section *sec, void *obj);
+void release_section(const struct section *sec, void *obj);
 /* Binds one mapping through a section table. A YAML null stands for an empty
  * mapping (a section written with everything commented out). */
 void bind_map(struct loader *L, const struct section *sec, const struct ynode *map, void *obj);
@@ -206,6 +221,8 @@ struct ev_ref {
 void check_membership(struct loader *L, const struct ev_ref *order, size_t n, bool nodes_ok);
 /* scenario_set.c: applies one --set to the tree. */
 void apply_override(struct loader *L, const struct override *o);
+/* scenario_load.c: what a file that is not a regular file is ("a directory"). */
+const char *file_kind(unsigned mode);
 /* scenario_emit.c: writes s->effective_yaml. Returns 0, or -1 with the emitter's problem. */
 int emit_scenario(struct scenario *s, char *problem, size_t n);
 

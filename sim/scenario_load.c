@@ -117,7 +117,7 @@ struct scenario *scenario_load_string(const char *name, const char *text, size_t
 }
 
 /* What a file that is not a regular file is, for the message. */
-static const char *file_kind(mode_t m)
+const char *file_kind(unsigned m)
 {
     if (S_ISDIR(m))
         return "a directory";
@@ -208,26 +208,7 @@ void scenario_destroy(struct scenario *s)
     if (!s)
         return;
     free(s->path);
-    free(s->name);
-    free(s->description);
-    free(s->workload.key_format);
-    for (size_t i = 0; i < s->workload.n_hot_keys; i++)
-        free(s->workload.hot_keys[i].key);
-    free(s->workload.hot_keys);
-    free(s->routing.point_format);
-    for (size_t i = 0; i < s->n_nodes; i++) {
-        free(s->nodes[i].id);
-        free(s->nodes[i].address);
-    }
-    free(s->nodes);
-    for (size_t i = 0; i < s->n_events; i++) {
-        free(s->events[i].node);
-        free(s->events[i].address);
-        free(s->events[i].instances);
-        free(s->events[i].key);
-        free(s->events[i].migrate.to);
-    }
-    free(s->events);
+    release_section(&top_section, s);
     for (size_t i = 0; i < s->n_overrides; i++)
         override_deinit(&s->overrides[i]);
     free(s->overrides);

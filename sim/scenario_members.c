@@ -52,7 +52,7 @@
 
 /* The membership as events change it. */
 struct member {
-    const char *id, *address;
+    const char *id, *address, *zone;
     double weight;
     uint32_t vnodes;        /* its own (set_vnodes), 0: the routing's */
     bool live, crashed;
@@ -140,7 +140,8 @@ static void member_index_grow(struct members *m)
 }
 
 /* The node joins (again, if it was a member before). Returns its index. */
-static size_t member_join(struct members *m, const char *id, const char *addr, double weight)
+static size_t member_join(struct members *m, const char *id, const char *addr, double weight,
+                          const char *zone)
 {
     struct member *x = member_find(m, id);
     if (!x) {
@@ -157,6 +158,7 @@ static size_t member_join(struct members *m, const char *id, const char *addr, d
     }
     x->address = addr;
     x->weight = weight;
+    x->zone = zone;
     x->vnodes = 0;
     x->live = true;
     x->crashed = false;
@@ -471,7 +473,7 @@ static bool apply_event(struct timeline *tl, const struct event_cfg *ev, size_t 
             return false;
         }
         check_address_free(tl, ev, i, t);
-        tl->joined = member_join(m, ev->node, ev->address, ev->weight);
+        tl->joined = member_join(m, ev->node, ev->address, ev->weight, ev->zone);
         if (ev->has_take_slots && !ev->take_slots && good(L, &ev->take_slots)) {
             snprintf(path, sizeof path, "events.%zu.add_node.take_slots", i);
             if (tl->p.algo != PLACE_SLOTS)
@@ -531,6 +533,41 @@ static bool apply_event(struct timeline *tl, const struct event_cfg *ev, size_t 
     }
 }
 
+/* crash_zone: every live, running node of the zone crashes. */
+static void crash_zone(struct timeline *tl, const struct event_cfg *ev, size_t i, const char *t)
+{
+    size_t hit = 0;
+    for (size_t k = 0; ev->zone && k < tl->m.n; k++) {
+        struct member *x = &tl->m.v[k];
+        if (x->live && !x->crashed && x->zone && !strcmp(x->zone, ev->zone)) {
+            x->crashed = true;
+            hit++;
+        }
+    }
+    if (!hit && ev->zone) {
+        char path[96];
+        snprintf(path, sizeof path, "events.%zu.crash_zone.zone", i);
+        report_path(tl->L, path, "no running node of the cluster is in zone \"%s\" at %s",
+                    ev->zone, t);
+    }
+}
+
+/* Replicas need that many members at every moment, and an algorithm that
+ * picks one owner by position (not by load). */
+static void check_replicas(struct timeline *tl, const char *path, const char *t)
+{
+    uint32_t r = tl->L->s->routing.replicas;
+    if (r <= 1 || !good(tl->L, &tl->L->s->routing.replicas))
+        return;
+    if (tl->p.algo == PLACE_BOUNDED)
+        report_path(tl->L, path, "routing.replicas %u needs an algorithm that places a key by "
+                    "its position alone; under bounded loads the owner depends on the load (%s)",
+                    r, t);
+    else if (tl->m.live < r)
+        report_path(tl->L, path, "routing.replicas is %u but the cluster has %zu node%s at %s",
+                    r, tl->m.live, tl->m.live == 1 ? "" : "s", t);
+}
+
 /* Fencing needs a node to know a key's owner from the membership alone. */
 static void check_fencing(struct timeline *tl, const char *path, const char *t)
 {
@@ -587,10 +624,12 @@ void check_membership(struct loader *L, const struct ev_ref *order, size_t n, bo
     tl.instant = -1;
     for (size_t i = 0; i < s->n_nodes; i++)
         if (s->nodes[i].id && !member_find(&tl.m, s->nodes[i].id))
-            member_join(&tl.m, s->nodes[i].id, s->nodes[i].address, s->nodes[i].weight);
+            member_join(&tl.m, s->nodes[i].id, s->nodes[i].address, s->nodes[i].weight,
+                        s->nodes[i].zone);
     run_start(&tl, TIME_ZERO);
 
     check_fencing(&tl, "routing.fencing", "from the start");
+    check_replicas(&tl, "routing.replicas", "at time 0");
     for (size_t r = 0; r < n; r++) {
         size_t i = order[r].idx;
         const struct event_cfg *ev = &s->events[i];
@@ -609,6 +648,13 @@ void check_membership(struct loader *L, const struct ev_ref *order, size_t n, bo
             if (apply_routing(&tl, ev, i, t))
                 run_start(&tl, i); /* every member under the new routing */
             tl.slots_fresh = tl.slots_dirty = true;
+            char path[96];
+            snprintf(path, sizeof path, "events.%zu.set_routing", i);
+            check_replicas(&tl, path, t);
+            continue;
+        }
+        if (ev->kind == EV_CRASH_ZONE) {
+            crash_zone(&tl, ev, i, t);
             continue;
         }
         if (!ev->node || !good(L, &ev->node))
@@ -625,6 +671,11 @@ void check_membership(struct loader *L, const struct ev_ref *order, size_t n, bo
             tl.added_event[tl.n_added++] = i;
             tl.pending = true;
         } else if (shrinks) {
+            if (ev->kind == EV_REMOVE_NODE) {
+                char path[96];
+                snprintf(path, sizeof path, "events.%zu.remove_node.id", i);
+                check_replicas(&tl, path, t);
+            }
             /* after a remove the membership is a subset of one checked; after a
              * set_address, set_weight or set_vnodes it is new */
             run_start(&tl, ev->kind == EV_REMOVE_NODE ? NO_BASE : i);

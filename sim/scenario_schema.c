@@ -41,7 +41,10 @@ static const char *const node_key_names[] = {"id", "address", NULL};
 static const char *const fencing_names[] = {"none", "reject", "forward", NULL};
 static const char *const backfill_mode_names[] = {"fail", "wait", NULL};
 static const char *const warm_source_names[] = {"owners", "db", NULL};
+static const char *const read_from_names[] = {"primary", "random", "least_loaded", NULL};
+static const char *const trace_format_names[] = {"oracle_general", "csv", NULL};
 #define NAME_OF2(e, name) name,
+static const char *const bounded_rule_names[] = {PLACE_BOUNDED_RULES(NAME_OF2) NULL};
 #define NAME_OF3(e, name, x) name,
 static const char *const algo_names[] = {PLACE_CODEC(NAME_OF3) NULL};
 static const char *const hash_kind_names[] = {HASH_CODEC(NAME_OF3) NULL};
@@ -58,6 +61,9 @@ _Static_assert(EJECT_REHASH == 0 && EJECT_GUTTER == 1, "on_eject_names order");
 _Static_assert(FENCE_NONE == 0 && FENCE_REJECT == 1 && FENCE_FORWARD == 2, "fencing_names order");
 _Static_assert(BACKFILL_FAIL == 0 && BACKFILL_WAIT == 1, "backfill_mode_names order");
 _Static_assert(WARM_OWNERS == 0 && WARM_DB == 1, "warm_source_names order");
+_Static_assert(READ_PRIMARY == 0 && READ_RANDOM == 1 && READ_LEAST_LOADED == 2,
+               "read_from_names order");
+_Static_assert(TRACE_ORACLE_GENERAL == 0 && TRACE_CSV == 1, "trace_format_names order");
 
 static const char *check_key_format(const void *field, char *buf, size_t n);
 static const char *check_point_format(const void *field, char *buf, size_t n);
@@ -83,8 +89,9 @@ static const struct key cache_keys[] = {
     {"capacity_items", KT_UINT, F(CC, capacity_items), .def_doc = "unset", AT_LEAST(1),
      .flags = K_OMIT_ZERO,
      .doc = "Capacity as a number of items instead of bytes; replaces `capacity`."},
-    {"service_time", KT_DURATION, F(CC, service_ns), .def = "20us", ABOVE(0),
-     .doc = "Mean time one worker spends on one request."},
+    {"service_time", KT_DURATION, F(CC, service_ns), .def = "20us", AT_LEAST(0),
+     .doc = "Mean time one worker spends on one request; `0` serves every request the moment "
+            "it arrives (no queueing)."},
     {"service_dist", KT_ENUM, F(CC, service_dist), .def = "exp", .names = dist_names,
      .doc = "Service time distribution: exponential with that mean, or fixed."},
     {"workers", KT_UINT, F(CC, workers), .def = "1", BETWEEN(1, 1024),
@@ -115,6 +122,9 @@ static const struct key node_keys[] = {
             "`node_key: address` (then addresses must be unique)."},
     {"weight", KT_NUMBER, F(NC, weight), .def = "1", ABOVE_UPTO(0, PLACE_MAX_WEIGHT),
      .doc = "Relative share of the keys (ring points, rendezvous and maglev weight)."},
+    {"zone", KT_STRING, F(NC, zone), .def = "", MAX_BYTES(MAX_ID_BYTES),
+     .doc = "Failure domain (rack, zone): replicas go to distinct zones first; `crash_zone` "
+            "crashes a zone's nodes. Empty: a zone of its own."},
 };
 #undef NC
 static const struct section node_section = {
@@ -130,6 +140,14 @@ static const struct key hot_key_keys[] = {
      .doc = "The key, as the workload names keys (such as `key-000042`)."},
     {"share", KT_NUMBER, F(HC, share), .flags = K_REQUIRED, ABOVE_UPTO(0, 1),
      .doc = "Fraction of all requests that go to this key."},
+    {"split", KT_UINT, F(HC, split), .def = "1", BETWEEN(1, PLACE_MAX_REPLICAS),
+     .flags = K_OMIT_ONE,
+     .doc = "Key splitting: store it as this many suffixed copies (`KEY#0` ...), which "
+            "usually land on as many nodes; a read picks one at random, a write updates all."},
+    {"replicas", KT_UINT, F(HC, replicas), .def = "1", BETWEEN(1, PLACE_MAX_REPLICAS),
+     .flags = K_OMIT_ONE,
+     .doc = "Replica reads for this key alone: it is read from (and written to) this many "
+            "owners, per `routing.read_from` (`random` when that is `primary`)."},
 };
 #undef HC
 static const struct section hot_key_section = {
@@ -137,35 +155,104 @@ static const struct section hot_key_section = {
     .doc = "Keys that receive a fixed share of all requests for the whole run; the rest "
            "follow `popularity`. The shares must sum to at most 1."};
 
+#define TC struct trace_cfg
+static const struct key trace_keys[] = {
+    {"path", KT_STRING, F(TC, path), .flags = K_REQUIRED | K_NONEMPTY, MAX_BYTES(4096),
+     .doc = "The trace file; a relative path is taken from the scenario file's folder. The "
+            "effective scenario holds its absolute path."},
+    {"format", KT_ENUM, F(TC, format), .def = "oracle_general", .names = trace_format_names,
+     .doc = "`oracle_general`: libCacheSim's binary records (24 bytes: time in seconds, object "
+            "id, size, next access; all reads); `csv`: lines `time,key,op[,size[,ttl]]` "
+            "(both described under *Replaying a trace*)."},
+    {"time_scale", KT_NUMBER, F(TC, time_scale), .def = "1", ABOVE_UPTO(0, 1000000),
+     .doc = "Simulated time is the trace's time times this: `0.5` replays the trace twice as "
+            "fast (twice the load), `2` at half the load."},
+};
+#undef TC
+static const struct section trace_section = {
+    SECTION("workload.trace", trace_keys, struct trace_cfg),
+    .doc = "Requests replayed from a trace instead of generated: each request's time, key and "
+           "operation come from the file (its instance is still drawn). Time starts at the "
+           "first request's second; the requests of one second are spread evenly over it. The "
+           "run goes on to `duration` after the trace ends (a `trace_end` event says when). "
+           "Not with the synthetic keys (`keys`, `popularity`, `zipf_s`, `qps`, `write_ratio`, "
+           "`hot_keys`, `diurnal`) or the events `set_qps`, `hot_key`, `shift_popularity`."};
+
+#define DI struct diurnal_cfg
+static const struct key diurnal_keys[] = {
+    {"amplitude", KT_NUMBER, F(DI, amplitude), .flags = K_REQUIRED, FROM_BELOW(0, 1),
+     .doc = "How far the rate swings around `qps`: from qps x (1 - amplitude) to qps x (1 + "
+            "amplitude); `0` is a constant rate."},
+    {"period", KT_DURATION, F(DI, period_ns), .def = "24h", ABOVE(0),
+     .doc = "Length of one cycle."},
+    {"peak_at", KT_DURATION, F(DI, peak_at_ns), .def = "0s", AT_LEAST(0),
+     .doc = "When the rate peaks (and again every `period`), from the start of the run."},
+};
+#undef DI
+static const struct section diurnal_section = {
+    SECTION("workload.diurnal", diurnal_keys, struct diurnal_cfg),
+    .doc = "A cycle of the request rate (daily by default): rate(t) = qps x (1 + amplitude x "
+           "cos(2 pi (t - peak_at) / period)), arrivals a Poisson process of that rate. `qps` "
+           "(and `set_qps`) set the cycle's mean."};
+
 #define WC struct workload_cfg
 static const struct key workload_keys[] = {
-    {"keys", KT_UINT, F(WC, keys), .def = "100000", BETWEEN(1, 1000000000),
+    {"keys", KT_UINT, F(WC, keys), .def = "100000", BETWEEN(1, 1000000000), .flags = K_SYNTHETIC,
      .doc = "Number of distinct keys; key i (from 0) is named by `key_format`."},
     {"key_format", KT_STRING, F(WC, key_format), .def = "key-%06d", .check = check_key_format,
-     .range_doc = "one integer conversion, at most 200 characters",
+     .flags = K_NOT_CSV, .range_doc = "one integer conversion, at most 200 characters",
      .doc = "printf format with exactly one integer conversion (`%d %i %u %x %X`; flags, "
             "width and precision allowed, width and precision at most 64, `#` only with "
-            "`%x %X`, no length modifier) and `%%`."},
+            "`%x %X`, no length modifier) and `%%`. With an `oracle_general` trace it names "
+            "the object ids (all 64 bits of them)."},
     {"popularity", KT_ENUM, F(WC, popularity), .def = "uniform", .names = popularity_names,
+     .flags = K_SYNTHETIC,
      .doc = "How keys are chosen: all equally likely, or Zipf with exponent `zipf_s`."},
-    {"zipf_s", KT_NUMBER, F(WC, zipf_s), .def = "0.99", ABOVE_UPTO(0, 10),
+    {"zipf_s", KT_NUMBER, F(WC, zipf_s), .def = "0.99", ABOVE_UPTO(0, 10), .flags = K_SYNTHETIC,
      .doc = "Zipf exponent (used with `popularity: zipf`)."},
-    {"qps", KT_NUMBER, F(WC, qps), .def = "10000", ABOVE(0),
+    {"qps", KT_NUMBER, F(WC, qps), .def = "10000", ABOVE(0), .flags = K_SYNTHETIC,
      .doc = "Requests per second of all clients together; Poisson arrivals."},
-    {"write_ratio", KT_NUMBER, F(WC, write_ratio), .def = "0", BETWEEN(0, 1),
+    {"write_ratio", KT_NUMBER, F(WC, write_ratio), .def = "0", BETWEEN(0, 1), .flags = K_SYNTHETIC,
      .doc = "Fraction of requests that are writes."},
     {"value_bytes", KT_SIZE, F(WC, value_bytes), .def = "1024", BETWEEN(1, 1 << 30),
-     .doc = "Size of every value; a bare integer is bytes."},
+     .doc = "Size of every value; a bare integer is bytes. With a trace, the size of the "
+            "objects the trace gives no size for."},
     {"ttl", KT_DURATION, F(WC, ttl_ns), .def = "0s", AT_LEAST(0),
-     .doc = "Time to live of cached items; `0s` never expires."},
+     .doc = "Time to live of cached items; `0s` never expires. With a csv trace, of the keys "
+            "the trace gives no ttl for."},
     {"hot_keys", KT_LIST, F(WC, hot_keys), .count_offset = offsetof(WC, n_hot_keys),
-     .sub = &hot_key_section, .def_doc = "`[]`", BETWEEN(0, 1000),
+     .sub = &hot_key_section, .def_doc = "`[]`", BETWEEN(0, 1000), .flags = K_SYNTHETIC,
      .doc = "Keys with a fixed share of requests (table below)."},
+    {"trace", KT_MAP, F(WC, trace), .sub = &trace_section, .flags = K_OMIT_ZERO,
+     .def_doc = "none: synthetic requests", .doc = "Replay a request trace (table below)."},
+    {"diurnal", KT_MAP, F(WC, diurnal), .sub = &diurnal_section,
+     .flags = K_OMIT_ZERO | K_SYNTHETIC, .def_doc = "none: a constant rate",
+     .doc = "A cycle of the rate, daily or any period (table below)."},
 };
 #undef WC
 static const struct section workload_section = {
     SECTION("workload", workload_keys, struct workload_cfg),
-    .doc = "What the clients ask for."};
+    .doc = "What the clients ask for: synthetic requests, or a trace replayed (`trace`). The "
+           "keys marked \"not with `trace`\" describe the synthetic requests and are refused "
+           "with a trace."};
+
+bool workload_key_applies(const struct workload_cfg *w, const struct key *k)
+{
+    if (!w->trace.path)
+        return true;
+    if (k->flags & K_SYNTHETIC)
+        return false;
+    return !((k->flags & K_NOT_CSV) && w->trace.format == TRACE_CSV);
+}
+
+const char *trace_refusal(const struct workload_cfg *w, const struct key *k)
+{
+    (void)w;
+    if (k && (k->flags & K_NOT_CSV))
+        return "a csv trace names its keys itself (its key column); remove it";
+    return "the trace gives the requests (their times, keys and operations); remove it, or "
+           "remove workload.trace";
+}
 
 /* -- routing -- */
 #define RC struct routing_cfg
@@ -184,6 +271,14 @@ static const struct key routing_keys[] = {
     {"load_factor", KT_NUMBER, F(RC, load_factor), .def = "1.25",
      ABOVE_UPTO(PLACE_MIN_LOAD_FACTOR, PLACE_MAX_LOAD_FACTOR),
      .doc = "`bounded`: each node holds at most ceil(load_factor x keys / nodes)."},
+    {"bounded_rule", KT_ENUM, F(RC, bounded_rule), .def = "paper", .names = bounded_rule_names,
+     .doc = "`bounded`, in the simulation (the load is requests in flight): when a node is "
+            "full. `paper`: at ceil(load_factor x (in flight + 1) / nodes), weights aside, "
+            "the next node in ring order. `haproxy` (hash-balance-factor): "
+            "ceil((in flight + 1) x load_factor) slots shared by weight, at least 1 each, "
+            "full at its slots, ring order. `envoy` (hash_balance_factor): full above "
+            "max(1, ceil(slots x weight share)), one request more than HAProxy, then the "
+            "others in an order drawn from the key. Other algorithms ignore it."},
     {"table_size", KT_UINT, F(RC, table_size), .def = "65537",
      BETWEEN(2, PLACE_MAX_MAGLEV_SIZE), .check = check_table_size,
      .range_doc = "prime, ≤ 16777213; `maglev`: ≥ the most nodes at once",
@@ -192,9 +287,20 @@ static const struct key routing_keys[] = {
      .doc = "Epoch fencing at the nodes: a request routed with an older ring epoch, for a key "
             "the node does not own in the epoch it knows, is answered MOVED naming the owner "
             "(`reject`: the client retries there and adopts the newer epoch) or passed on to "
-            "the owner (`forward`). Not with `bounded` (a node cannot know the owner)."},
+            "the owner (`forward`); an invalidation so answered also deletes the node's own "
+            "copy. Not with `bounded` (a node cannot know the owner)."},
     {"fence_delay", KT_DURATION, F(RC, fence_delay_ns), .def = "0s", AT_LEAST(0),
      .doc = "A node learns a published ring epoch this long after it is published."},
+    {"replicas", KT_UINT, F(RC, replicas), .def = "1", BETWEEN(1, PLACE_MAX_REPLICAS),
+     .range_doc = "1 to 16, ≤ the nodes in the ring at every moment; 1 with `bounded`",
+     .doc = "Owners of each key, on distinct nodes (in distinct zones first): the owner and the "
+            "next ones in the algorithm's preference order (ring and ketama clockwise, "
+            "rendezvous by score; mod, jump, maglev and slots: the members after the owner). "
+            "Writes reach every replica."},
+    {"read_from", KT_ENUM, F(RC, read_from), .def = "primary", .names = read_from_names,
+     .doc = "Which replica a read asks: the owner, one at random, or the one with the fewest "
+            "requests in flight. A read that times out or gets an error reply tries the next "
+            "replica before the database."},
 };
 #undef RC
 static const struct section routing_section = {
@@ -206,8 +312,9 @@ static const struct section routing_section = {
 static const struct key db_keys[] = {
     {"workers", KT_UINT, F(DC, workers), .def = "16", BETWEEN(1, 1000000),
      .doc = "Requests served at once; capacity = workers / service_time."},
-    {"service_time", KT_DURATION, F(DC, service_ns), .def = "2ms", ABOVE(0),
-     .doc = "Mean time of one read or write."},
+    {"service_time", KT_DURATION, F(DC, service_ns), .def = "2ms", AT_LEAST(0),
+     .doc = "Mean time of one read or write; `0` answers at once (a database that is never "
+            "the bottleneck)."},
     {"service_dist", KT_ENUM, F(DC, service_dist), .def = "exp", .names = dist_names,
      .doc = "Service time distribution: exponential with that mean, or fixed."},
     {"max_queue", KT_UINT, F(DC, max_queue), .def = "2000", BETWEEN(1, 10000000),
@@ -217,6 +324,22 @@ static const struct key db_keys[] = {
 static const struct section db_section = {
     SECTION("database", db_keys, struct db_cfg),
     .doc = "The backing store behind the caches."};
+
+/* -- clients.local_cache -- */
+#define LCC struct local_cache_cfg
+static const struct key local_cache_keys[] = {
+    {"capacity_items", KT_UINT, F(LCC, capacity_items), .def = "0", BETWEEN(0, 100000000),
+     .doc = "Items each instance keeps (LRU); `0`: no local cache."},
+    {"ttl", KT_DURATION, F(LCC, ttl_ns), .def = "1s", ABOVE(0),
+     .doc = "How long a local copy is used. It is not invalidated by other instances' writes "
+            "(an instance's own writes drop its copy): within the TTL it may be stale."},
+};
+#undef LCC
+static const struct section local_cache_section = {
+    SECTION("clients.local_cache", local_cache_keys, struct local_cache_cfg),
+    .doc = "A per-instance cache in front of the ring: the first cure for a hot key. A read "
+           "it answers never leaves the client (`local_hits`); what it answers may be stale "
+           "(`local_stale_reads`)."};
 
 /* -- clients -- */
 #define LC struct client_cfg
@@ -250,6 +373,8 @@ static const struct key client_keys[] = {
             "`backfill_wait` and fails only then (`wait`)."},
     {"backfill_wait", KT_DURATION, F(LC, backfill_wait_ns), .def = "1s", AT_LEAST(0),
      .doc = "`backfill_mode: wait`: the longest a miss read waits for a token."},
+    {"local_cache", KT_MAP, F(LC, local_cache), .sub = &local_cache_section,
+     .doc = "A cache in each client instance, in front of the ring (table below)."},
 };
 #undef LC
 static const struct section client_section = {
@@ -349,6 +474,8 @@ static const struct key add_node_keys[] = {
      .doc = "Its address."},
     {"weight", KT_NUMBER, F(EC, weight), .def = "1", ABOVE_UPTO(0, PLACE_MAX_WEIGHT),
      .doc = "Its weight."},
+    {"zone", KT_STRING, F(EC, zone), .def = "", MAX_BYTES(MAX_ID_BYTES),
+     .doc = "Its failure domain (as `nodes.N.zone`)."},
     {"take_slots", KT_BOOL, F(EC, take_slots), .flags = K_OPTIONAL,
      .present_offset = offsetof(EC, has_take_slots), .def_doc = "`true`",
      .doc = "`slots` only: `true`, the node takes its share of the slots as it joins (from the "
@@ -450,7 +577,36 @@ static const struct key hot_key_event_keys[] = {
             "while the event lasts."},
     {"for", KT_DURATION, F(EC, for_ns), .def_doc = "to the end", ABOVE(0), .flags = K_OMIT_ZERO,
      .doc = "How long the key stays hot."},
+    {"split", KT_UINT, F(EC, split), .def = "1", BETWEEN(1, PLACE_MAX_REPLICAS),
+     .flags = K_OMIT_ONE, .doc = "Key splitting while it is hot (as `workload.hot_keys.N.split`)."},
+    {"replicas", KT_UINT, F(EC, replicas), .def = "1", BETWEEN(1, PLACE_MAX_REPLICAS),
+     .flags = K_OMIT_ONE,
+     .doc = "Replica reads while it is hot (as `workload.hot_keys.N.replicas`)."},
 };
+static const struct key crash_zone_keys[] = {
+    {"zone", KT_STRING, F(EC, zone), .flags = K_REQUIRED | K_NONEMPTY, MAX_BYTES(MAX_ID_BYTES),
+     .doc = "A zone with at least one node in the cluster at that time."},
+};
+
+static const struct key set_qps_keys[] = {
+    {"qps", KT_NUMBER, F(EC, qps), .flags = K_REQUIRED, ABOVE(0),
+     .doc = "The new total request rate."},
+    {"over", KT_DURATION, F(EC, over_ns), .def = "0s", AT_LEAST(0),
+     .doc = "The rate moves linearly from its value at `at` to `qps` over this long; `0s` is "
+            "a step."},
+};
+
+static const struct section set_qps_section = {
+    SECTION("events.N.set_qps", set_qps_keys, struct event_cfg),
+    .doc = "The total request rate changes: `set_qps: 20000` is a step, `set_qps: {qps: 20000, "
+           "over: 300s}` a linear ramp (arrivals stay a Poisson process of the rate at each "
+           "moment). With `workload.diurnal` it sets the cycle's mean."};
+static const struct section shift_popularity_section = {
+    .title = "events.N.shift_popularity", .keys = NULL, .n_keys = 0,
+    .size = sizeof(struct event_cfg),
+    .doc = "The popularity moves to other keys: popularity rank r now names a different key "
+           "(a new seeded permutation), as after a product launch or a cache-busting deploy. "
+           "Hot keys keep their shares. Written `shift_popularity: {}`."};
 
 static const struct section add_node_section = {
     SECTION("events.N.add_node", add_node_keys, struct event_cfg), .also = &cache_section,
@@ -464,6 +620,10 @@ static const struct section remove_node_section = {
     SECTION("events.N.remove_node", remove_node_keys, struct event_cfg),
     .doc = "A node leaves the membership for good (its id may be added again later). The "
            "cluster may not become empty."};
+static const struct section crash_zone_section = {
+    SECTION("events.N.crash_zone", crash_zone_keys, struct event_cfg),
+    .doc = "Every running node of a zone crashes at once (a rack or zone outage); each can be "
+           "restarted with `restart_node`."};
 static const struct section set_weight_section = {
     SECTION("events.N.set_weight", set_weight_keys, struct event_cfg), .post = gradual_post,
     .doc = "A node's weight changes, at once or in `steps` epochs `every` apart (the practice "
@@ -519,8 +679,8 @@ const struct key event_keys[] = {
      .doc = "A crashed node restarts."},
     {"split_brain", KT_MAP, .offset = 0, .sub = &split_brain_section,
      .doc = "Client instances freeze their ring view."},
-    {"set_qps", KT_NUMBER, F(EC, qps), ABOVE(0),
-     .doc = "The total request rate changes to this number (a scalar: `set_qps: 20000`)."},
+    {"set_qps", KT_MAP, .offset = 0, .sub = &set_qps_section, .flags = K_SCALAR_FORM,
+     .doc = "The total request rate changes, at once (`set_qps: 20000`) or in a ramp."},
     {"set_address", KT_MAP, .offset = 0, .sub = &set_address_section,
      .doc = "A node's address changes."},
     {"hot_key", KT_MAP, .offset = 0, .sub = &hot_key_event_section, .doc = "A key becomes hot."},
@@ -532,6 +692,10 @@ const struct key event_keys[] = {
      .doc = "The routing protocol changes."},
     {"migrate_slots", KT_MAP, .offset = 0, .sub = &migrate_slots_section,
      .doc = "Slots move to another node with their keys."},
+    {"crash_zone", KT_MAP, .offset = 0, .sub = &crash_zone_section,
+     .doc = "A zone's nodes crash."},
+    {"shift_popularity", KT_MAP, .offset = 0, .sub = &shift_popularity_section,
+     .doc = "The hot keys move to other keys."},
 };
 #undef EC
 const struct section event_section = {

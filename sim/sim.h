@@ -70,6 +70,7 @@ enum {
     EVK_MIGRATE_STEP,   /* the slot migration's next step */
     EVK_MIGRATE_READ,   /* a: request — a migration's read at the slot's source is served */
     EVK_MIGRATE_LAND,   /* a: request — a migrated key lands at the slot's target */
+    EVK_TRACE_END,      /* the replayed trace has no more requests */
     EVK_COUNT
 };
 
@@ -93,7 +94,8 @@ struct tick_point {
  * each row as it is recorded; nothing counts them twice). */
 #define TICK_SUMS(X) \
     X(requests) X(reads) X(writes) X(hits) X(misses) X(timeouts) X(errors) X(cache_errors) \
-    X(db_reads) X(db_writes) X(stale_reads) X(stale_overwrites) X(clobbers) X(fallback_reads)
+    X(db_reads) X(db_writes) X(stale_reads) X(stale_overwrites) X(clobbers) X(fallback_reads) \
+    X(local_hits)
 
 struct tick_sums {
 #define TICK_SUM_FIELD(name) int64_t name;
@@ -113,6 +115,7 @@ struct net;
 struct transfers;
 struct migrations;
 struct traces;
+struct cures;
 
 struct sim {
     struct engine eng;       /* engine.c: clock, events, requests, status */
@@ -127,6 +130,7 @@ struct sim {
     uint32_t n_nodes, n_gutter, gutter_first; /* node.c, fixed after setup */
     uint32_t *inflight;      /* node.c: per node, admitted GETs not yet served (bounded loads) */
     uint32_t inflight_total; /* node.c: their sum */
+    uint32_t *zones;         /* node.c: per node, its zone id (replicas go to distinct ones) */
     struct database *db;     /* db.c */
     struct membership *mb;   /* membership.c: the authoritative membership, epochs, views */
     struct health *hl;       /* health.c: failure counts, ejections, the coordinator */
@@ -135,6 +139,7 @@ struct sim {
     struct migrations *mg;   /* migrate.c: slot migrations (migrate_slots), or NULL */
     struct clients *cl;      /* client.c: tick accumulators, leases, adoption delays */
     struct traces *traces;   /* trace.c: sampled request traces, or NULL */
+    struct cures *cures;     /* cures.c: replica choice, hot-key overrides, local caches */
     struct instance *inst;   /* client.c: the client instances */
     uint32_t n_inst;
 

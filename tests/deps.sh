@@ -1,10 +1,11 @@
 #!/bin/sh
-# Checks the Debian packages ringsim needs to build, test and draw charts.
+# Checks the Debian packages ringsim needs to build, test and draw charts
+# (and GNU parallel, which examples/sweep_parallel.sh and its test use).
 # As root, installs the missing ones with apt-get; otherwise prints the exact
 # command and fails. Set RINGSIM_NO_INSTALL=1 to only check.
 set -u
 need="gcc make pkg-config libgsl-dev libyaml-dev libsqlite3-dev libssl-dev zlib1g-dev \
-libxxhash-dev libcmocka-dev gnuplot-nox sqlite3"
+libxxhash-dev libcmocka-dev gnuplot-nox sqlite3 parallel"
 [ -n "${RINGSIM_EXTRA_PKGS:-}" ] && need="$need $RINGSIM_EXTRA_PKGS"
 
 if ! command -v dpkg-query >/dev/null 2>&1; then

@@ -440,10 +440,19 @@ struct placement *placement_create_joining(const struct place_params *params,
         pl->members[i].address = members[i].address ? xstrdup(members[i].address) : NULL;
         pl->max_node = MAX(pl->max_node, members[i].node + 1);
     }
+    if (params->algo == PLACE_BOUNDED && pl->max_node) {
+        pl->bounded_w = xcalloc(2 * (size_t)pl->max_node, sizeof *pl->bounded_w);
+        for (size_t i = 0; i < n; i++) {
+            pl->bounded_w[2 * (size_t)members[i].node] = pl->total_weight;
+            pl->bounded_w[2 * (size_t)members[i].node + 1] = members[i].weight;
+            pl->total_weight += members[i].weight;
+        }
+    }
     pl->join_empty = join_empty;
     int rc = pl->ops->build(pl, prev, err, errlen);
     pl->join_empty = NULL;
     if (rc != 0) {
+        free(pl->bounded_w);
         free_members(pl->members, pl->n_members);
         free((char *)pl->params.point_format);
         free(pl);
@@ -457,6 +466,7 @@ void placement_destroy(struct placement *pl)
     if (!pl)
         return;
     pl->ops->destroy(pl);
+    free(pl->bounded_w);
     free_members(pl->members, pl->n_members);
     free((char *)pl->params.point_format);
     free(pl);

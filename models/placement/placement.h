@@ -165,6 +165,10 @@ struct placement {
     const bool *join_empty;         /* during build only (slots): per member, joins holding
                                        no slot; NULL: none (placement_create_joining) */
     void *impl;
+    /* bounded: by node, the weight of the members before it in member order
+     * and its own ([2 node], [2 node + 1]); the members' total weight */
+    double *bounded_w;
+    double total_weight;
 };
 
 /* Builds a placement, after placement_check_params and
@@ -214,11 +218,47 @@ size_t placement_successors(const struct placement *pl, uint64_t pos, uint32_t *
  * uses CRC16-XMODEM of the key, or of its {hash tag}, & 16383. */
 uint64_t placement_key_position(const struct place_params *params, const char *key, size_t len);
 
+/* Replicas: up to r distinct owners of a key, the owner first, in the
+ * algorithm's preference order (placement_successors: ring and ketama
+ * clockwise, rendezvous by score); for the algorithms without one (mod,
+ * jump, maglev, slots) the owner, then the members after it in the order
+ * given to placement_create. With zone (indexed by node; NULL: none),
+ * owners in zones not yet used come first, among the first 4r candidates:
+ * a zone gets a second replica only when those hold no unused zone.
+ * Returns how many were written. O(walk to 4r distinct nodes). */
+#define PLACE_MAX_REPLICAS 16
+size_t placement_replicas(const struct placement *pl, uint64_t pos, const uint32_t *zone,
+                          uint32_t *out, size_t r);
+
 /* Bounded loads, dynamic form: the first node in the key's ring order whose
  * load is below cap (cap = ceil(c * total / n) computed by the caller);
  * the owner when every node is full. load is indexed by node index. */
 uint32_t placement_lookup_bounded(const struct placement *pl, uint64_t pos,
                                   const uint32_t *load, uint32_t cap);
+
+/* Which rule decides, in the dynamic form, that a node is full (the load
+ * is requests in flight; total: in flight over the cluster before this one):
+ *  - PAPER (Mirrokni, Thorup, Zadimoghaddam): every node's cap is
+ *    ceil(c * (total + 1) / n); a node is full at load >= cap; the walk
+ *    follows the key's ring order. Weights do not change the cap.
+ *  - HAPROXY (hash-balance-factor): ceil((total + 1) * c) slots are shared
+ *    in proportion to weight, the remainder by cumulative weight in member
+ *    order, at least 1 each; full at load >= slots; ring order.
+ *  - ENVOY (hash_balance_factor): slots = max(1, ceil(ceil((total + 1) * c)
+ *    * weight / total weight)); full at load > slots (one request more than
+ *    HAProxy lets in); after the owner, the others in an order drawn at
+ *    random from the key's position (no cascade along the ring); when all
+ *    are full, the least loaded relative to its slots.
+ * The factor is c as a whole percentage for HAProxy and Envoy (1.25: 125). */
+#define PLACE_BOUNDED_RULES(X) X(PLACE_BOUNDED_PAPER, "paper") \
+    X(PLACE_BOUNDED_HAPROXY, "haproxy") X(PLACE_BOUNDED_ENVOY, "envoy")
+#define PLACE_ENUM2(e, name) e,
+enum place_bounded_rule { PLACE_BOUNDED_RULES(PLACE_ENUM2) };
+
+/* The dynamic form under a rule (above). load is indexed by node. */
+uint32_t placement_lookup_bounded_by(const struct placement *pl, uint64_t pos,
+                                     const uint32_t *load, uint64_t total,
+                                     enum place_bounded_rule rule);
 
 /* Bounded loads, static form: assigns count keys (positions in key order),
  * each capped at ceil(load_factor * count / n). out[i] = node of key i.

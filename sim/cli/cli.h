@@ -10,11 +10,16 @@
 #define EXIT_RUN_FAILED 1
 #define EXIT_USAGE 2
 
+/* The program's name as it was invoked (main's argv[0]), for commands
+ * that print command lines (sweep --list). */
+const char *cli_program(void);
+
 int cmd_ring(int argc, char **argv);
 int cmd_check(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_plot(int argc, char **argv);
 int cmd_sweep(int argc, char **argv);
 int cmd_merge(int argc, char **argv);
+int cmd_report(int argc, char **argv);
 
 #endif

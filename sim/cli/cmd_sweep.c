@@ -14,11 +14,18 @@
  *                 part file OUT.db.part-<pid>-<i>; as runs finish they are
  *                 folded in run order: merged into OUT.db (so run ids and rows
  *                 are the same whatever -j is), summarised for the table
- *   print_table   the summary averaged over seeds, one row per combination
+ *   print_table   per metric, one row per combination: runs, mean with its
+ *                 95% confidence interval, min, max, the runs in which it
+ *                 happened (output/report.h prints the rows): as a
+ *                 combination's last run is folded its statistics go to a
+ *                 temporary file, which is read once per metric at the end
  *
  * --shard I/N runs only the runs whose number is I modulo N (runs, not
  * combinations: with fewer combinations than shards every shard still gets
- * work); `ringsim merge` joins the shard files afterwards.
+ * work); `ringsim merge` joins the shard files afterwards. --list prints,
+ * instead of running anything, one line per run: its number and the
+ * command that runs just it (--shard i/N with N the number of runs) into a
+ * part file of its own, for GNU parallel or a job array (examples/).
  *
  * The children end with the sweep: Ctrl-C reaches them with it, a SIGTERM
  * to the sweep is passed on, and each child asks the kernel for a SIGTERM
@@ -37,6 +44,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "output/report.h"
 #include "output/results.h"
 #include "sim/cli/cli.h"
 #include "sim/cli/cmdline.h"
@@ -44,7 +52,8 @@
 
 static const char sweep_usage[] =
     "usage: ringsim sweep SCENARIO.yaml --vary PATH=V1,V2,... [--vary ...] [--seeds N]\n"
-    "                     [-j JOBS] [--shard I/N] [--set PATH=VALUE]... -o OUT.db\n"
+    "                     [-j JOBS] [--shard I/N] [--set PATH=VALUE]... [--metric NAME]...\n"
+    "                     [--list] -o OUT.db\n"
     "\n"
     "Runs a scenario over every combination of the --vary values (times --seeds seeds:\n"
     "the scenario's seed, seed+1, ...) and records every run in OUT.db, with the varied\n"
@@ -59,8 +68,22 @@ static const char sweep_usage[] =
     "                     are fewer combinations than shards\n"
     "  --set PATH=VALUE   a fixed override for every run\n"
     "  --force            run combinations the cost estimate calls slow or large\n"
+    "  --metric NAME      a summary column for the closing table (repeatable; default\n"
+    "                     as ringsim report: hit_rate, min_hit_rate, recovery_s,\n"
+    "                     peak_backend_qps, peak_db_util, db_overload_s,\n"
+    "                     cascade_removals, stale_reads, stale_overwrites, errors)\n"
+    "  --list             run nothing: print one line per run, \"I COMMAND\", where\n"
+    "                     COMMAND is this sweep with --shard I/N (N = the number of\n"
+    "                     runs) writing to its own part file OUT.db.part-I (I zero-\n"
+    "                     padded); run the lines anywhere (GNU parallel, a job array),\n"
+    "                     then ringsim merge OUT.db OUT.db.part-*\n"
     "\n"
-    "Prints one line per run and, at the end, a table of the summary averaged over seeds.\n"
+    "Prints one line per run and, at the end, one table per metric with a row per\n"
+    "combination: its complete runs, the mean with its 95% confidence interval\n"
+    "(Student t), the minimum and the maximum, and for cascade_removals and\n"
+    "db_overload_s the runs in which they happened (\"2/4\"), for recovery_s those\n"
+    "that never recovered; ringsim report prints the same from any database, also as\n"
+    "CSV or JSON.\n"
     "Exits 1 when any run did not complete, naming it; a run's part file (OUT.db.part-*)\n"
     "is kept when it cannot be merged. Interrupting the sweep (Ctrl-C, SIGTERM)\n"
     "interrupts its runs; killing it outright ends them too.\n"
@@ -69,10 +92,13 @@ static const char sweep_usage[] =
     "  ringsim sweep scenarios/incidents/slow_node_cascade.yaml \\\n"
     "      --vary health.cooldown=0s,5s,10s,20s,40s --seeds 5 -j 2 -o results/cooldown.db\n"
     "  ringsim sweep scenarios/scale_out_3_to_4.yaml --vary routing.vnodes=8,32,160,512 \\\n"
-    "      --vary routing.algorithm=ring,ketama -o results/vnodes.db\n"
+    "      --vary routing.algorithm=ring,ketama --metric min_hit_rate -o results/vnodes.db\n"
     "  # on two machines, then join:\n"
     "  ringsim sweep S.yaml --vary ... --shard 0/2 -o a.db;  ringsim sweep S.yaml --vary ... --shard 1/2 -o b.db\n"
-    "  ringsim merge all.db a.db b.db\n";
+    "  ringsim merge all.db a.db b.db\n"
+    "  # one job per run, with GNU parallel (examples/sweep_parallel.sh does all of it):\n"
+    "  ringsim sweep S.yaml --vary ... --seeds 4 -o x.db --list | cut -d' ' -f2- | parallel\n"
+    "  ringsim merge x.db x.db.part-*\n";
 
 static volatile sig_atomic_t stop_sweep;
 
@@ -102,11 +128,12 @@ struct slot {
     struct summary_row sum; /* read back from its part file */
 };
 
-/* The table's current row: the runs of one combination, added up. */
+/* The runs of the combination being folded: each metric's values, run by
+ * run (metric m of run k at vals[m * cap + k]). */
 struct row_acc {
     size_t group;
-    int runs, recovered;
-    double hit, min_hit, db, cascade, recovery;
+    size_t runs, cap;
+    double *vals;
 };
 
 struct sweep {
@@ -126,8 +153,12 @@ struct sweep {
                              * those finished behind a slower earlier run */
     size_t n_win, cap_win, next_k, fold_k, finished;
     /* results */
-    FILE *table;            /* the table's rows, printed at the end */
+    FILE *table;            /* per combination: its number, then the stats of each
+                             * metric (struct metric_stats), printed at the end */
+    size_t table_rows;
     struct row_acc row;
+    struct report_metric *metrics; /* the table's */
+    size_t n_metrics;
     size_t n_failed;
     struct strbuf failed;   /* the first MAX_NAMED_FAILURES, named */
 };
@@ -286,8 +317,9 @@ static char *part_path(const struct sweep *sw, size_t i)
  * failed). The child ends with the sweep, even one killed outright. */
 static pid_t spawn_run(const struct sweep *sw, size_t i, const char *path)
 {
-    fflush(stdout);
-    fflush(stderr);
+    /* every stream, the table's file too: the child flushes what it
+     * inherits when it ends, which must not write the parent's rows twice */
+    fflush(NULL);
     pid_t pid = fork();
     if (pid != 0)
         return pid;
@@ -371,27 +403,22 @@ static void reap(struct sweep *sw, pid_t pid, int status)
     sb_deinit(&label);
 }
 
-/* Writes the table row of sw->row, if it has runs. */
+/* Writes the statistics of sw->row's combination, if it has runs. */
 static void flush_row(struct sweep *sw)
 {
     struct row_acc *a = &sw->row;
     if (!a->runs)
         return;
-    struct strbuf label;
-    sb_init(&label);
-    size_t vary_len;
-    run_label(sw, a->group * sw->seeds, &label, &vary_len);
-    char rec[32];
-    if (a->recovered == a->runs)
-        snprintf(rec, sizeof rec, "%.1f", a->recovery / a->runs);
-    else
-        snprintf(rec, sizeof rec, "%d/%d", a->recovered, a->runs);
-    fprintf(sw->table, "%-44.*s %4d %8.2f %9.2f %8s %9.1f %8.2f\n",
-            vary_len ? (int)vary_len : 6, vary_len ? label.buf : "(base)", a->runs,
-            100 * a->hit / a->runs, 100 * a->min_hit / a->runs, rec, 100 * a->db / a->runs,
-            a->cascade / a->runs);
-    sb_deinit(&label);
-    memset(a, 0, sizeof(*a));
+    uint64_t g = a->group;
+    bool ok = fwrite(&g, sizeof g, 1, sw->table) == 1;
+    for (size_t m = 0; m < sw->n_metrics && ok; m++) {
+        struct metric_stats st;
+        stats_describe(a->vals + m * a->cap, a->runs, &st);
+        ok = fwrite(&st, sizeof st, 1, sw->table) == 1;
+    }
+    if (ok)
+        sw->table_rows++;
+    a->runs = 0;
 }
 
 /* Adds a run's summary to the table: runs arrive in order, so a
@@ -403,14 +430,22 @@ static void add_to_table(struct sweep *sw, size_t i, const struct summary_row *s
     if (sw->row.runs && sw->row.group != g)
         flush_row(sw);
     struct row_acc *a = &sw->row;
+    if (a->runs == a->cap) {
+        /* grow each metric's stretch of vals */
+        size_t cap = a->cap ? 2 * a->cap : 8;
+        double *v = xcalloc(cap * sw->n_metrics + 1, sizeof(*v));
+        for (size_t m = 0; m < sw->n_metrics && a->runs; m++)
+            memcpy(v + m * cap, a->vals + m * a->cap, a->runs * sizeof(*v));
+        free(a->vals);
+        a->vals = v;
+        a->cap = cap;
+    }
     a->group = g;
-    a->hit += sum->hit_rate;
-    a->min_hit += sum->min_hit_rate;
-    a->db += sum->peak_db_util;
-    a->cascade += (double)sum->cascade_removals;
-    if (!isnan(sum->recovery_s)) {
-        a->recovery += sum->recovery_s;
-        a->recovered++;
+    for (size_t m = 0; m < sw->n_metrics; m++) {
+        double v;
+        if (summary_value(sum, sw->metrics[m].name, &v))
+            v = NAN;
+        a->vals[m * a->cap + a->runs] = v;
     }
     a->runs++;
 }
@@ -450,7 +485,7 @@ static void fold(struct sweep *sw)
                  s->code);
     else if (!why[0] && !s->have_sum)
         snprintf(why, sizeof why, "exited 0 but recorded no summary");
-    if (s->have_sum)
+    if (s->have_sum && !why[0]) /* complete runs only, as ringsim report counts them */
         add_to_table(sw, i, &s->sum);
     if (why[0])
         note_failure(sw, i, why);
@@ -510,18 +545,136 @@ static void run_all(struct sweep *sw)
     stop_signals_restore(&sig);
 }
 
+/* Reads the next combination's record of the table file: 0, or -1 at its end. */
+static int read_row(struct sweep *sw, uint64_t *g, struct metric_stats *st)
+{
+    if (fread(g, sizeof *g, 1, sw->table) != 1)
+        return -1;
+    return fread(st, sizeof *st, sw->n_metrics, sw->table) == sw->n_metrics ? 0 : -1;
+}
+
+/* The closing table: per metric, one row per combination that has runs. */
 static void print_table(struct sweep *sw)
 {
     flush_row(sw);
-    printf("%-44s %4s %8s %9s %8s %9s %8s\n", "combination", "runs", "hit %", "min hit %",
-           "recov s", "peak db %", "cascade");
-    fflush(stdout);
+    fflush(sw->table);
+    size_t n_cols = sw->n_axes ? sw->n_axes : 1;
+    const char **cols = xcalloc(n_cols, sizeof(*cols));
+    const char **labels = xcalloc(n_cols, sizeof(*labels));
+    size_t *w = xcalloc(n_cols, sizeof(*w));
+    for (size_t a = 0; a < n_cols; a++) {
+        cols[a] = sw->n_axes ? sw->axes[a].path : "combination";
+        w[a] = MAX(strlen(cols[a]), sw->n_axes ? 0 : strlen("(all runs)"));
+        for (size_t v = 0; sw->n_axes && v < sw->axes[a].n; v++)
+            w[a] = MAX(w[a], strlen(sw->axes[a].values[v]));
+    }
+    struct metric_stats *st = xcalloc(sw->n_metrics + 1, sizeof(*st));
+    bool *any_null = xcalloc(sw->n_metrics + 1, sizeof(*any_null));
+    uint64_t g;
     rewind(sw->table);
-    char buf[4096];
-    size_t n;
-    while ((n = fread(buf, 1, sizeof buf, sw->table)) > 0)
-        fwrite(buf, 1, n, stdout);
-    printf("recorded in %s\n", sw->cli.out);
+    while (!read_row(sw, &g, st))
+        for (size_t m = 0; m < sw->n_metrics; m++)
+            any_null[m] = any_null[m] || st[m].n < st[m].runs;
+    printf("per combination: the mean over its runs with its 95%% confidence interval "
+           "(Student t,\nruns - 1 degrees of freedom), the minimum and the maximum\n");
+    for (size_t m = 0; m < sw->n_metrics; m++) {
+        struct report_table t = {stdout, &sw->metrics[m], n_cols, cols, w, false,
+                                 report_needs_note(&sw->metrics[m], any_null[m])};
+        report_table_head(&t, NULL);
+        rewind(sw->table);
+        while (!read_row(sw, &g, st)) {
+            for (size_t a = 0; a < n_cols; a++)
+                labels[a] = sw->n_axes ? sw->axes[a].values[run_pick(sw, g * sw->seeds, a)]
+                                       : "(all runs)";
+            report_table_row(&t, labels, &st[m], NULL, false);
+        }
+    }
+    if (!sw->table_rows)
+        printf("\n(no run finished)\n");
+    printf("\nrecorded in %s\n", sw->cli.out);
+    free(st);
+    free(any_null);
+    free(cols);
+    free(labels);
+    free(w);
+}
+
+/* Appends arg quoted for a POSIX shell when it needs to be. */
+static void shell_word(struct strbuf *sb, const char *arg)
+{
+    bool plain = *arg != '\0';
+    for (const char *p = arg; *p && plain; p++)
+        plain = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9')
+                || strchr("_@%+=:,./-", *p);
+    if (plain) {
+        sb_puts(sb, arg);
+        return;
+    }
+    sb_putc(sb, '\'');
+    for (const char *p = arg; *p; p++) {
+        if (*p == '\'')
+            sb_puts(sb, "'\\''");
+        else
+            sb_putc(sb, *p);
+    }
+    sb_putc(sb, '\'');
+}
+
+/* --list: one line per run, "I COMMAND", COMMAND running just run I into
+ * OUT.db.part-I. */
+static int print_list(struct sweep *sw)
+{
+    if (sw->n_runs > 1000000) {
+        fprintf(stderr, "ringsim sweep: --list: %zu runs; at most 1000000 lines (use --shard "
+                        "I/N for bigger shards)\n", sw->n_runs);
+        return EXIT_USAGE;
+    }
+    int digits = 1;
+    for (size_t n = sw->n_runs - 1; n >= 10; n /= 10)
+        digits++;
+    /* the command as given, without --list, -o and -j */
+    struct strbuf base, line;
+    sb_init(&base);
+    sb_init(&line);
+    shell_word(&base, cli_program());
+    sb_puts(&base, " sweep");
+    for (int i = 1; i < sw->cli.argc; i++) {
+        const char *a = sw->cli.argv[i];
+        if (!strcmp(a, "--list"))
+            continue;
+        if (!strcmp(a, "-o") || !strcmp(a, "--output") || !strcmp(a, "-j")
+            || !strcmp(a, "--jobs")) {
+            i++;
+            continue;
+        }
+        sb_putc(&base, ' ');
+        shell_word(&base, a);
+    }
+    for (size_t i = 0; i < sw->n_runs; i++) {
+        sb_reset(&line);
+        sb_printf(&line, "%zu %s --shard %zu/%zu -o ", i, base.buf, i, sw->n_runs);
+        char *part = xasprintf("%s.part-%0*zu", sw->cli.out, digits, i);
+        shell_word(&line, part);
+        free(part);
+        sb_putc(&line, '\n');
+        fwrite(line.buf, 1, line.len, stdout);
+    }
+    sb_reset(&line);
+    shell_word(&line, sw->cli.out);
+    sb_putc(&line, ' ');
+    char *parts = xasprintf("%s.part-", sw->cli.out);
+    shell_word(&line, parts);
+    free(parts);
+    fprintf(stderr, "ringsim sweep: %zu commands, one run each (%zu combinations x %u seeds); "
+                    "when all have run: ringsim merge %s*\n",
+            sw->n_runs, sw->n_groups, sw->seeds, line.buf);
+    sb_deinit(&base);
+    sb_deinit(&line);
+    if (fflush(stdout) || ferror(stdout)) {
+        perror("ringsim sweep: stdout");
+        return EXIT_RUN_FAILED;
+    }
+    return EXIT_OK;
 }
 
 /* Parses the command line, the axes and the base seed. -1 to go on, or
@@ -543,6 +696,27 @@ static int sweep_init(struct sweep *sw, int argc, char **argv)
     if (!sw->cli.n_vary && !sw->cli.seeds) {
         fprintf(stderr, "ringsim sweep: nothing to sweep: give --vary and/or --seeds\n");
         goto out;
+    }
+    if (sw->cli.list && sw->cli.shard_n) {
+        fprintf(stderr, "ringsim sweep: --list gives each run a shard of its own; leave out "
+                        "--shard\n");
+        goto out;
+    }
+    size_t n_metrics = sw->cli.n_metrics ? sw->cli.n_metrics : report_n_default_metrics;
+    sw->metrics = xcalloc(n_metrics + 1, sizeof(*sw->metrics));
+    for (size_t i = 0; i < n_metrics; i++) {
+        const char *name = sw->cli.n_metrics ? sw->cli.metrics[i] : report_default_metrics[i];
+        bool dup = false;
+        for (size_t j = 0; j < sw->n_metrics && !dup; j++)
+            dup = !strcmp(sw->metrics[j].name, name);
+        if (dup)
+            continue;
+        if (report_metric_get(name, &sw->metrics[sw->n_metrics])) {
+            fprintf(stderr, "ringsim sweep: --metric %s: not a column of the summary table "
+                            "(ringsim report --help lists them)\n", name);
+            goto out;
+        }
+        sw->n_metrics++;
     }
     if (parse_axes(sw))
         goto out;
@@ -575,6 +749,8 @@ static void sweep_deinit(struct sweep *sw)
         fclose(sw->table);
     free(sw->win);
     free(sw->stride);
+    free(sw->row.vals);
+    free(sw->metrics);
     sb_deinit(&sw->failed);
     if (sw->axes)
         axes_free(sw->axes, sw->n_axes);
@@ -590,6 +766,8 @@ int cmd_sweep(int argc, char **argv)
     int rc = sweep_init(&sw, argc, argv);
     if (rc < 0 && validate(&sw))
         rc = EXIT_USAGE;
+    if (rc < 0 && sw.cli.list)
+        rc = print_list(&sw);
     if (rc >= 0) {
         sweep_deinit(&sw);
         return rc;

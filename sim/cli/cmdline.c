@@ -36,13 +36,13 @@ static int parse_uint(const char *flag, const char *v, unsigned lo, unsigned hi,
 }
 
 /* The options only `sweep` takes, each with a value: --vary, --seeds, -j,
- * --shard. Returns 1 when a was one of them (its value taken), 0 when not,
+ * --shard, --metric. Returns 1 when a was one of them (its value taken), 0 when not,
  * -1 after a message on a bad or missing value. */
 static int sweep_option(struct run_cli *c, const char *cmd, const char *a, const char *next,
                         const char *usage)
 {
     bool known = !strcmp(a, "--vary") || !strcmp(a, "--seeds") || !strcmp(a, "-j")
-                 || !strcmp(a, "--jobs") || !strcmp(a, "--shard");
+                 || !strcmp(a, "--jobs") || !strcmp(a, "--shard") || !strcmp(a, "--metric");
     if (!known)
         return 0;
     if (!next) {
@@ -52,6 +52,11 @@ static int sweep_option(struct run_cli *c, const char *cmd, const char *a, const
     if (!strcmp(a, "--vary")) {
         c->vary = xrealloc(c->vary, (c->n_vary + 1) * sizeof(*c->vary));
         c->vary[c->n_vary++] = next;
+        return 1;
+    }
+    if (!strcmp(a, "--metric")) {
+        c->metrics = xrealloc(c->metrics, (c->n_metrics + 1) * sizeof(*c->metrics));
+        c->metrics[c->n_metrics++] = next;
         return 1;
     }
     if (!strcmp(a, "--seeds"))
@@ -78,6 +83,8 @@ int run_cli_parse(struct run_cli *c, int argc, char **argv, const char *usage, b
     memset(c, 0, sizeof(*c));
     c->progress = true;
     c->jobs = 1;
+    c->argc = argc;
+    c->argv = argv;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *next = i + 1 < argc ? argv[i + 1] : NULL;
@@ -121,6 +128,8 @@ int run_cli_parse(struct run_cli *c, int argc, char **argv, const char *usage, b
             c->progress = false;
         } else if (!strcmp(a, "--force")) {
             c->force = true;
+        } else if (!is_run && !strcmp(a, "--list")) {
+            c->list = true;
         } else if (!is_run && (took = sweep_option(c, argv[0], a, next, usage)) != 0) {
             if (took < 0)
                 goto usage_error;
@@ -155,8 +164,11 @@ void run_cli_deinit(struct run_cli *c)
         override_deinit(&c->sets[i]);
     free(c->sets);
     free((void *)c->vary);
+    free((void *)c->metrics);
     c->sets = NULL;
     c->vary = NULL;
+    c->metrics = NULL;
+    c->n_metrics = 0;
     c->n_sets = c->n_vary = 0;
 }
 

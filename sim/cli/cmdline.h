@@ -25,11 +25,16 @@ struct run_cli {
     unsigned seeds;       /* 0: not given */
     unsigned jobs;
     unsigned shard_i, shard_n;
+    const char **metrics; /* --metric NAME as given: the table's metrics */
+    size_t n_metrics;
+    bool list;            /* --list: print one command per run instead of running */
+    char **argv;          /* the arguments as given (argv[0] the subcommand) */
+    int argc;
 };
 
 /* Parses argv (argv[0] is the subcommand). Returns -1 to go on, or the exit
  * code to return at once (0 after --help, 2 after bad usage, with the
- * message already printed). sweep: accept --vary/--seeds/-j/--shard. */
+ * message already printed). sweep: accept --vary/--seeds/-j/--shard/--metric/--list. */
 int run_cli_parse(struct run_cli *c, int argc, char **argv, const char *usage, bool is_run,
                   struct diag *d);
 void run_cli_deinit(struct run_cli *c);

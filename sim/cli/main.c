@@ -16,9 +16,18 @@ static const struct {
     {"check", cmd_check, "load and validate a scenario"},
     {"sweep", cmd_sweep, "run a scenario over combinations of parameters and seeds"},
     {"merge", cmd_merge, "copy the runs of result databases into one"},
+    {"report", cmd_report, "statistics per combination of parameters: mean, 95% CI, min, max"},
     {"ring", cmd_ring, "static placement analysis: keys per node, keys moved"},
     {"plot", cmd_plot, "charts and an HTML index of the runs in a results database"},
 };
+
+/* argv[0], set once before a command runs. */
+static const char *program = "ringsim";
+
+const char *cli_program(void)
+{
+    return program;
+}
 
 static void usage(FILE *f)
 {
@@ -35,6 +44,8 @@ static void usage(FILE *f)
 
 int main(int argc, char **argv)
 {
+    if (argc > 0 && argv[0] && *argv[0])
+        program = argv[0];
     if (argc < 2) {
         usage(stderr);
         return EXIT_USAGE;

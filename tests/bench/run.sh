@@ -3,6 +3,8 @@
 #
 #   sh tests/bench/run.sh --bin ./ringsim --bench build/release/bench [SECTION...]
 #
+# Sections: placement, ring_cli, sim, trace (the trace section needs a few GB
+# free in TMPDIR for its 1.4 GB trace and the replay's temporary file).
 # Sections run in the order of $sections below; name some to run only those.
 # To add one: write a function section_NAME that prints its own heading, and
 # add NAME to $sections. A section that lacks what it needs says so and is
@@ -13,14 +15,14 @@ while [ $# -gt 0 ]; do
     case "$1" in
         --bin) bin=$2; shift 2 ;;
         --bench) bench=$2; shift 2 ;;
-        -h|--help) sed -n '2,9p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,11p' "$0"; exit 0 ;;
         *) only="$only $1"; shift ;;
     esac
 done
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
 cd "$top" || exit 1
-sections="placement ring_cli sim"
+sections="placement ring_cli sim trace"
 status=0
 
 heading() {
@@ -81,8 +83,11 @@ section_sim() {
     out="${TMPDIR:-/tmp}/ringsim-bench-sim.$$.db"
     log="${TMPDIR:-/tmp}/ringsim-bench-sim.$$.log"
     t0=$(now)
-    if "$bin" run scenarios/bench.yaml -o "$out" --no-progress >"$log" 2>&1; then
+    if cpu_time "$log.cpu" "$bin" run scenarios/bench.yaml -o "$out" --no-progress >"$log" 2>&1; then
         echo "wall time: $(elapsed "$t0" "$(now)") s (including setup and writing the database)"
+        sim_rate=$(rate_of "$log")
+        sim_cpu_rate=$(cpu_rate "$log" "$log.cpu")
+        [ -n "$sim_cpu_rate" ] && echo "simulated requests per CPU second: $sim_cpu_rate M"
         sed -n 's/^ringsim: \([0-9]*\) requests in \([0-9.]*\) s wall (\([0-9.]*\) M simulated requests\/s), peak memory \(.*\)$/simulated requests: \1\nsimulated requests per second: \3 M\npeak memory: \4/p' "$log"
         grep -E "hit rate|peak db" "$log" | sed 's/^ */result: /'
     else
@@ -90,7 +95,96 @@ section_sim() {
         echo "bench: ringsim run scenarios/bench.yaml failed" >&2
         status=1
     fi
-    rm -f "$out" "$log"
+    rm -f "$out" "$log" "$log.cpu"
+}
+
+# --- helpers for the trace section
+# cpu_time FILE CMD...: runs CMD; with GNU time, its user + system seconds go to FILE
+cpu_time() {
+    f=$1
+    shift
+    if /usr/bin/time -f '%U %S' true >/dev/null 2>&1; then
+        /usr/bin/time -o "$f" -f '%U %S' "$@"
+    else
+        : >"$f"
+        "$@"
+    fi
+}
+# M simulated requests per wall second, from ringsim's closing line in LOG
+rate_of() {
+    sed -n 's/^ringsim: .* (\([0-9.]*\) M simulated requests\/s).*/\1/p' "$1"
+}
+# M requests per CPU second, from ringsim's line in LOG and cpu_time's FILE
+cpu_rate() {
+    n=$(sed -n 's/^ringsim: \([0-9]*\) requests in.*/\1/p' "$1")
+    [ -s "$2" ] && [ -n "$n" ] && awk -v n="$n" '{ printf "%.2f", n / ($1 + $2) / 1e6 }' "$2"
+}
+peak_of() {
+    sed -n 's/^ringsim: .*peak memory \(.*\)$/\1/p' "$1"
+}
+
+# --- trace: the same cluster replaying a trace of the same size (60 M requests
+# over 1 M objects, Zipf 0.99, 100,000 a second: libCacheSim's oracleGeneral
+# format, written by gen_trace); its speed against the synthetic bench's (run
+# here if the sim section did not), and its peak memory against a run of the
+# trace's first 20 M requests: what grows is the distinct keys, not the requests.
+section_trace() {
+    heading "trace replay: 60 M requests over 1 M objects (Zipf 0.99), 10 nodes, as bench.yaml"
+    gen=$bench/gen_trace
+    if [ ! -x "$gen" ] || [ ! -f scenarios/bench.yaml ]; then
+        echo "skipped: needs $gen and scenarios/bench.yaml"
+        return
+    fi
+    dir=$(mktemp -d "${TMPDIR:-/tmp}/ringsim-bench-trace.XXXXXX") || return
+    t0=$(now)
+    if ! "$gen" "$dir/trace.bin" 60000000 1000000 0.99 100000; then
+        echo "bench: gen_trace failed" >&2
+        status=1
+        rm -rf "$dir"
+        return
+    fi
+    echo "trace written in $(elapsed "$t0" "$(now)") s: $(wc -c <"$dir/trace.bin") bytes"
+    head -c 480000000 "$dir/trace.bin" >"$dir/first20m.bin"
+    # bench.yaml with the trace instead of the synthetic workload; one second past
+    # the trace's 600, so that its end is recorded
+    sed -e '/^ *\(keys\|key_format\|popularity\|zipf_s\|qps\|write_ratio\):/d' \
+        -e 's/^workload:$/workload:\n  trace: {path: trace.bin}/' -e 's/^duration: .*/duration: 601s/' \
+        -e 's/^name: .*/name: bench-trace/' scenarios/bench.yaml >"$dir/trace.yaml"
+    sed 's/trace.bin/first20m.bin/' "$dir/trace.yaml" >"$dir/first20m.yaml"
+    for run in trace first20m; do
+        t0=$(now)
+        if ! cpu_time "$dir/$run.cpu" "$bin" run "$dir/$run.yaml" -o "$dir/$run.db" --no-progress \
+            >"$dir/$run.log" 2>&1; then
+            cat "$dir/$run.log" >&2
+            echo "bench: ringsim run of the $run trace failed" >&2
+            status=1
+            rm -rf "$dir"
+            return
+        fi
+        eval "${run}_wall=\$(elapsed \"\$t0\" \"\$(now)\")"
+    done
+    echo "replay wall time: $trace_wall s (including the first pass over the trace)"
+    grep -E "hit rate  " "$dir/trace.log" | sed 's/^ */result: /'
+    trace_rate=$(rate_of "$dir/trace.log")
+    trace_cpu_rate=$(cpu_rate "$dir/trace.log" "$dir/trace.cpu")
+    if [ -z "${sim_rate:-}" ]; then
+        cpu_time "$dir/bench.cpu" "$bin" run scenarios/bench.yaml -o "$dir/bench.db" --no-progress \
+            >"$dir/bench.log" 2>&1
+        sim_rate=$(rate_of "$dir/bench.log")
+        sim_cpu_rate=$(cpu_rate "$dir/bench.log" "$dir/bench.cpu")
+    fi
+    echo "simulated requests per second: trace $trace_rate M, synthetic $sim_rate M" \
+        "(trace / synthetic: $(awk -v a="$trace_rate" -v b="$sim_rate" 'BEGIN { printf "%.2f", a / b }'))"
+    if [ -n "$trace_cpu_rate" ] && [ -n "${sim_cpu_rate:-}" ]; then
+        echo "per CPU second: trace $trace_cpu_rate M, synthetic $sim_cpu_rate M" \
+            "(trace / synthetic: $(awk -v a="$trace_cpu_rate" -v b="$sim_cpu_rate" 'BEGIN { printf "%.2f", a / b }'))"
+    fi
+    for run in first20m trace; do
+        keys=$(sqlite3 "$dir/$run.db" "SELECT detail FROM events WHERE kind = 'trace_end'" 2>/dev/null |
+            sed -n 's/^\([0-9]*\) requests of \([0-9]*\) keys.*/\1 requests, \2 keys/p')
+        echo "peak memory, $run: $(peak_of "$dir/$run.log") (${keys:-?})"
+    done
+    rm -rf "$dir"
 }
 
 for s in $sections; do

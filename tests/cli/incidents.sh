@@ -1,7 +1,8 @@
 #!/bin/sh
 # The incident shelf, scenarios/incidents/: every file loads, opens with a
-# comment that names the command reproducing it, and every `ringsim run`
-# command written in a comment still loads with its --set arguments; the
+# comment that names the command reproducing it, every `ringsim run`
+# command written in a comment still loads with its --set arguments, and a
+# model test (tests/model/) runs the file and checks its figures; the
 # scale-out incident, run both ways and drawn, carries its event marker and
 # one label per algorithm (TAP).
 . "$(dirname "$0")/lib.sh"
@@ -24,6 +25,7 @@ for f in scenarios/incidents/*.yaml; do
     expect_exit 0 "$base loads" "$RINGSIM" check "$f"
     head -n 1 "$f" | grep -q '^# '; ok $? "$base opens with a comment"
     grep -Eq "^#.*ringsim (run|sweep) $f" "$f"; ok $? "$base: its comment says how to run it"
+    grep -lqF "\"$f\"" tests/model/*.c; ok $? "$base: a model test checks its figures"
     run_commands "$f" >"$T/cmds"
     while read -r cmd; do
         # ringsim run FILE [-o DB] [--set P=V]... -> ringsim check FILE [--set P=V]...

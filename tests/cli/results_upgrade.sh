@@ -4,6 +4,7 @@
 # (the missing columns read NULL), plot draws it.
 . "$(dirname "$0")/lib.sh"
 S="$RINGSIM_TOP/scenarios/scale_out_3_to_4.yaml"
+export RINGSIM_PLOTS="$RINGSIM_TOP/plots"   # a binary outside the tree (make asan) finds the scripts
 cd "$T" || exit 1
 
 expect_exit 0 "a run into a new file" "$RINGSIM" run "$S" -o old.db --quiet --set duration=20s --set events.0.at=10s

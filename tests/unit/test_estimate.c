@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+#include <math.h>
+#include <unistd.h>
 
 #include "sim/estimate.h"
 
@@ -144,6 +146,146 @@ static void test_clock_overflow_impossible(void **state)
     assert_true(c.max_time_ns < 1e12);
 }
 
+/* ---- shapes and traces ----------------------------------------------------------- */
+
+static void test_ramps_and_cycles(void **state)
+{
+    (void)state;
+    char msg[1024];
+    struct run_cost c;
+    /* 1000/s for 10 s, a ramp to 3000/s over 20 s (40000), then 3000/s for 30 s */
+    judge("name: r\nworkload: {qps: 1000}\nnodes: [{id: A}]\n"
+          "events: [{at: 10s, set_qps: {qps: 3000, over: 20s}}]\n", NULL, false, msg,
+          sizeof msg, &c);
+    assert_true(fabs(c.requests - (10000 + 40000 + 90000)) < 1);
+    /* a ramp cut by a step: 1000/s to 20 s, halfway to 3000 by 20 s (2000/s), then 500/s */
+    judge("name: r\nworkload: {qps: 1000}\nnodes: [{id: A}]\n"
+          "events: [{at: 10s, set_qps: {qps: 3000, over: 20s}}, {at: 20s, set_qps: 500}]\n",
+          NULL, false, msg, sizeof msg, &c);
+    assert_true(fabs(c.requests - (10000 + 15000 + 20000)) < 1);
+    /* a cycle: its mean, plus at most amplitude x qps x period / pi */
+    judge("name: d\nworkload: {qps: 1000, diurnal: {amplitude: 0.5, period: 10s}}\n"
+          "nodes: [{id: A}]\n", NULL, false, msg, sizeof msg, &c);
+    assert_true(c.requests >= 60000 && c.requests <= 60000 + 0.5 * 1000 * 10 / M_PI + 1);
+}
+
+/* A file of n oracle_general records, request i for key keys(i), at second i / per_s. */
+static char *oracle_file(const char *name, size_t n, uint64_t (*key)(size_t), size_t per_s)
+{
+    char *path = malloc(128);
+    snprintf(path, 128, "/tmp/ringsim-test-estimate-%d-%s", (int)getpid(), name);
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    for (size_t i = 0; i < n; i++) {
+        uint32_t t = (uint32_t)(i / per_s), size = 100;
+        uint64_t id = key(i), next = 0;
+        fwrite(&t, 4, 1, f); /* the test machine is little-endian, as the format */
+        fwrite(&id, 8, 1, f);
+        fwrite(&size, 4, 1, f);
+        fwrite(&next, 8, 1, f);
+    }
+    fclose(f);
+    return path;
+}
+
+static uint64_t all_new(size_t i)
+{
+    return i * 7919;
+}
+
+static uint64_t cycle_1000(size_t i)
+{
+    return i % 1000;
+}
+
+/* Skewed: class c (the lowest set bit of a hash of i, so probability 2^-(c+1))
+ * holds 4^c keys: a few hot keys and a long tail of rare ones, whose
+ * distinct count keeps growing with the trace's length. */
+static uint64_t skewed(size_t i)
+{
+    uint64_t h = (i + 1) * 0x9e3779b97f4a7c15ULL;
+    h ^= h >> 29;
+    h *= 0xbf58476d1ce4e5b9ULL;
+    unsigned c = (unsigned)__builtin_ctzll(h | (1ULL << 20));
+    return ((uint64_t)c << 48) | ((h >> 20) & ((1ULL << (2 * c)) - 1));
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Distinct keys among the first n of skewed(). */
+static double distinct_keys(size_t n)
+{
+    uint64_t *all = malloc(n * sizeof(*all));
+    for (size_t i = 0; i < n; i++)
+        all[i] = skewed(i);
+    qsort(all, n, sizeof(*all), cmp_u64);
+    double distinct = 1;
+    for (size_t i = 1; i < n; i++)
+        distinct += all[i] != all[i - 1];
+    free(all);
+    return distinct;
+}
+
+static void test_trace_estimate(void **state)
+{
+    (void)state;
+    char yaml[512], msg[1024];
+    struct run_cost c;
+    /* requests: file size / 24; keys: exact when the sample is the whole file */
+    char *small_f = oracle_file("small.bin", 5000, cycle_1000, 100);
+    snprintf(yaml, sizeof yaml, "name: t\nduration: 100s\nworkload:\n  trace: {path: %s}\n"
+             "nodes: [{id: A}]\n", small_f);
+    assert_int_equal(judge(yaml, NULL, false, msg, sizeof msg, &c), COST_OK);
+    assert_true(c.requests == 5000);
+    assert_true(c.key_bytes == 1000 * 100.0);
+    /* the part before duration: 50 s of the trace's 50 s at time_scale 4 (200 s) */
+    assert_int_equal(judge(yaml, "workload.trace.time_scale=4", false, msg, sizeof msg, &c),
+                     COST_OK);
+    assert_true(fabs(c.requests - 2500) < 1);
+    /* a trace larger than the sample: every key new extrapolates to every request a key;
+     * a skewed one to within a factor of 2 of its distinct keys */
+    const size_t n = 1u << 20;
+    char *fresh = oracle_file("fresh.bin", n, all_new, 10000);
+    snprintf(yaml, sizeof yaml, "name: t\nduration: 200s\nworkload:\n  trace: {path: %s}\n"
+             "nodes: [{id: A}]\n", fresh);
+    judge(yaml, NULL, false, msg, sizeof msg, &c);
+    assert_true(c.requests == (double)n);
+    assert_true(fabs(c.key_bytes / 100.0 - (double)n) < 1);
+    char *skew = oracle_file("skew.bin", n, skewed, 10000);
+    snprintf(yaml, sizeof yaml, "name: t\nduration: 200s\nworkload:\n  trace: {path: %s}\n"
+             "nodes: [{id: A}]\n", skew);
+    judge(yaml, NULL, false, msg, sizeof msg, &c);
+    double distinct = distinct_keys(n), in_sample = distinct_keys(1u << 18);
+    assert_true(distinct > 1.5 * in_sample); /* more than the sample shows */
+    double keys = c.key_bytes / 100.0;
+    if (keys < distinct / 2 || keys > distinct * 2)
+        fail_msg("%.0f distinct keys estimated as %.0f", distinct, keys);
+    /* csv: the lines counted when the file is small */
+    char path[128];
+    snprintf(path, sizeof path, "/tmp/ringsim-test-estimate-%d-t.csv", (int)getpid());
+    FILE *f = fopen(path, "w");
+    fprintf(f, "time,key,op\n");
+    for (int i = 0; i < 3000; i++)
+        fprintf(f, "%d,k%d,get\n", i / 100, i % 700);
+    fclose(f);
+    snprintf(yaml, sizeof yaml, "name: t\nduration: 100s\nworkload:\n  trace: {path: %s, "
+             "format: csv}\nnodes: [{id: A}]\n", path);
+    judge(yaml, NULL, false, msg, sizeof msg, &c);
+    assert_true(c.requests == 3000);
+    assert_true(c.key_bytes == 700 * 100.0);
+    unlink(small_f);
+    unlink(fresh);
+    unlink(skew);
+    unlink(path);
+    free(small_f);
+    free(fresh);
+    free(skew);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -151,6 +293,8 @@ int main(void)
         cmocka_unit_test(test_absurd_sizes_refused),
         cmocka_unit_test(test_slow_needs_force),
         cmocka_unit_test(test_clock_overflow_impossible),
+        cmocka_unit_test(test_ramps_and_cycles),
+        cmocka_unit_test(test_trace_estimate),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

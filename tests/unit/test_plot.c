@@ -264,6 +264,9 @@ static void test_event_label(void **state)
         {"migrate_slots", "A", "1365 slots to D at 2000 keys a second", "migrate A"},
         {"migrate_done", "A", "1365 of 1365 slots moved to D", "migrated A"},
         {"migrate_cancel", "A", "stopped: the target is down", "migration stopped A"},
+        {"set_qps", NULL, "20000 requests per second in 5m (a ramp)", "qps 20000"},
+        {"shift_popularity", NULL, "popularity ranks move to other keys", "popularity shift"},
+        {"trace_end", NULL, "30 requests of 4 keys replayed from t.csv", "trace end"},
     };
     for (size_t i = 0; i < ARRAY_LEN(cases); i++) {
         char *got = event_label(cases[i].kind, cases[i].node, cases[i].detail);

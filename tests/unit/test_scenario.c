@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 #include <math.h>
 #include <cmocka.h>
 
@@ -559,7 +560,7 @@ static void test_duration_bound(void **state)
     for (size_t i = 0; i < ARRAY_LEN(keys); i++) {
         char set[128], want[256];
         snprintf(set, sizeof set, "%s=1080000000000000001ns", keys[i]);
-        bool positive = strstr(keys[i], "service_time") || strstr(keys[i], "for") ||
+        bool positive = strstr(keys[i], "for") ||
                         strstr(keys[i], "timeout") || strstr(keys[i], "retry") ||
                         strstr(keys[i], "probe") || strstr(keys[i], "gutter") ||
                         !strcmp(keys[i], "duration") || !strcmp(keys[i], "tick");
@@ -617,11 +618,11 @@ static void test_error_keys(void **state)
     (void)state;
     expect_error("routing:\n  vnode: 5\n" NODES,
                  "x.yaml:2:3: routing.vnode: unknown key (expected one of: algorithm, hash, "
-                 "vnodes, point_format, node_key, load_factor, table_size, fencing, fence_delay); "
+                 "vnodes, point_format, node_key, load_factor, bounded_rule, table_size, fencing, fence_delay, replicas, read_from); "
                  "did you mean vnodes?");
     expect_error("routing:\n  zzz: 5\n" NODES,
                  "x.yaml:2:3: routing.zzz: unknown key (expected one of: algorithm, hash, "
-                 "vnodes, point_format, node_key, load_factor, table_size, fencing, fence_delay)");
+                 "vnodes, point_format, node_key, load_factor, bounded_rule, table_size, fencing, fence_delay, replicas, read_from)");
     expect_error("vnodes: 5\n" NODES,
                  "x.yaml:1:1: vnodes: unknown key (expected one of: name, description, seed, "
                  "duration, tick, warmup, workload, routing, nodes, cache, database, clients, "
@@ -629,7 +630,7 @@ static void test_error_keys(void **state)
                  "routing:)?");
     expect_error("nodes: [{id: A, capacty: 1GiB}]\n",
                  "x.yaml:1:17: nodes.0.capacty: unknown key (expected one of: id, address, "
-                 "weight, capacity, capacity_items, service_time, service_dist, workers, "
+                 "weight, zone, capacity, capacity_items, service_time, service_dist, workers, "
                  "max_queue, rtt, prewarm); did you mean capacity?");
     expect_error("routing:\n  vnodes: 5\n  hash: md5\n  vnodes: 6\n" NODES,
                  "x.yaml:4:3: routing.vnodes: duplicate key (first at line 2)");
@@ -694,7 +695,7 @@ static void test_all_errors_sorted(void **state)
         "x.yaml:1:7: seed: expected a non-negative integer, got \"-1\"",
         "x.yaml:2:19: routing.vnodes: expected a positive integer, got \"x\"",
         "x.yaml:3:3: routing.hashh: unknown key (expected one of: algorithm, hash, vnodes, "
-        "point_format, node_key, load_factor, table_size, fencing, fence_delay); did you mean hash?",
+        "point_format, node_key, load_factor, bounded_rule, table_size, fencing, fence_delay, replicas, read_from); did you mean hash?",
         "x.yaml:4:14: nodes.0.id: expected a node id (non-empty, without spaces or commas), "
         "got \"a,b\"",
         "x.yaml:5:36: events.0.crash_node.id: node \"Q\" is not in the cluster at 1s",
@@ -792,7 +793,7 @@ static void test_indexed_mappings(void **state)
     expect_error_sets(all, (const char *const[]){"workload.keyz=1", NULL},
                       "--set workload.keyz=1: workload.keyz: unknown key (expected one of: keys, "
                       "key_format, popularity, zipf_s, qps, write_ratio, value_bytes, ttl, "
-                      "hot_keys); did you mean keys?");
+                      "hot_keys, trace, diurnal); did you mean keys?");
 }
 
 static void test_error_files(void **state)
@@ -1058,7 +1059,7 @@ static void test_add_node_prewarm_refused(void **state)
     scenario_destroy(s);
     expect_error("nodes: [{id: A}]\nevents: [{at: 1s, add_node: {id: B, prewarn: true}}]\n",
                  "x.yaml:2:37: events.0.add_node.prewarn: unknown key (expected one of: id, "
-                 "address, weight, take_slots, warm, capacity, capacity_items, service_time, "
+                 "address, weight, zone, take_slots, warm, capacity, capacity_items, service_time, "
                  "service_dist, "
                  "workers, max_queue, rtt)");
 }
@@ -1146,14 +1147,17 @@ static void test_events_entries(void **state)
     expect_error(NODES "events:\n  - {at: 5s}\n",
                  "x.yaml:3:5: events.0: expected an event key (one of: add_node, remove_node, "
                  "slow_node, crash_node, restart_node, split_brain, set_qps, set_address, "
-                 "hot_key, set_weight, set_vnodes, set_routing, migrate_slots), got none");
+                 "hot_key, set_weight, set_vnodes, set_routing, migrate_slots, crash_zone, shift_popularity), got none");
     expect_error(NODES "events:\n  - {at: 5s, crash_node: {id: A}, set_qps: 5}\n",
                  "x.yaml:3:35: events.0.set_qps: an entry holds exactly one event, and this one "
                  "already has crash_node (line 3)");
     expect_error(NODES "events:\n  - {set_qps: 5}\n",
                  "x.yaml:3:5: events.0.at: required key is missing");
-    expect_error(NODES "events:\n  - {at: 5s, set_qps: {qps: 5}}\n",
-                 "x.yaml:3:23: events.0.set_qps: expected a number > 0, got a mapping");
+    expect_error(NODES "events:\n  - {at: 5s, set_qps: {over: 5s}}\n",
+                 "x.yaml:3:23: events.0.set_qps.qps: required key is missing");
+    expect_error(NODES "events:\n  - {at: 5s, set_qps: [5]}\n",
+                 "x.yaml:3:23: events.0.set_qps: expected a number, or a mapping {qps, over}, "
+                 "got a sequence");
     expect_error(NODES "events:\n  - {at: 5s, slow_node: {id: A}}\n",
                  "x.yaml:3:25: events.0.slow_node: expected factor or latency (or both)");
     expect_error(NODES "events:\n  - {at: 5s, slow_node: {id: A, factor: 0.5}}\n",
@@ -1223,6 +1227,196 @@ static void test_events_hot_keys(void **state)
                 "  - {at: 10s, hot_key: {key: b, share: 0.8, for: 10s}}\n"
                 "  - {at: 20s, hot_key: {key: c, share: 0.8}}\n");
     scenario_destroy(s);
+}
+
+/* ---- traffic: shapes and traces -------------------------------------------- */
+
+static void check_round_trip(struct scenario *s);
+
+/* set_qps: a bare number is a step, a mapping may ramp; the effective YAML
+ * writes the bare number again when there is no ramp. */
+static void test_set_qps_ramp(void **state)
+{
+    (void)state;
+    struct scenario *s = load_ok(NODES "events:\n  - {at: 10s, set_qps: 5}\n"
+                                 "  - {at: 20s, set_qps: {qps: 7, over: 30s}}\n"
+                                 "  - {at: 30s, set_qps: {qps: 9}}\n");
+    assert_true(s->events[0].qps == 5);
+    assert_int_equal(s->events[0].over_ns, 0);
+    assert_true(s->events[1].qps == 7);
+    assert_int_equal(s->events[1].over_ns, 30 * NS_PER_S);
+    assert_int_equal(s->events[2].over_ns, 0);
+    assert_non_null(strstr(s->effective_yaml, "- at: 10s\n  set_qps: 5\n"));
+    assert_non_null(strstr(s->effective_yaml, "- at: 20s\n  set_qps:\n    qps: 7\n    over: 30s\n"));
+    assert_non_null(strstr(s->effective_yaml, "- at: 30s\n  set_qps: 9\n"));
+    check_round_trip(s);
+    scenario_destroy(s);
+    /* --set reaches either form */
+    s = load_ok_sets(NODES "events: [{at: 1s, set_qps: 5}, {at: 2s, set_qps: {qps: 6}}]\n",
+                     (const char *const[]){"events.0.set_qps=8", "events.1.set_qps.over=4s",
+                                           NULL});
+    assert_true(s->events[0].qps == 8);
+    assert_int_equal(s->events[1].over_ns, 4 * NS_PER_S);
+    scenario_destroy(s);
+    expect_error(NODES "events:\n  - {at: 5s, set_qps: {qps: 0, over: 1s}}\n",
+                 "x.yaml:3:29: events.0.set_qps.qps: expected a number > 0, got \"0\"");
+    expect_error(NODES "events:\n  - {at: 5s, set_qps: {qps: 5, ovr: 1s}}\n",
+                 "x.yaml:3:32: events.0.set_qps.ovr: unknown key (expected one of: qps, over); "
+                 "did you mean over?");
+}
+
+static void test_diurnal_and_shift(void **state)
+{
+    (void)state;
+    struct scenario *s = load_ok("workload: {diurnal: {amplitude: 0.5, period: 1h}}\n" NODES
+                                 "events: [{at: 5s, shift_popularity: {}}, "
+                                 "{at: 6s, shift_popularity: }]\n");
+    assert_true(s->workload.diurnal.amplitude == 0.5);
+    assert_int_equal(s->workload.diurnal.period_ns, 3600 * NS_PER_S);
+    assert_int_equal(s->workload.diurnal.peak_at_ns, 0);
+    assert_int_equal(s->events[0].kind, EV_SHIFT_POPULARITY);
+    assert_int_equal(s->events[1].kind, EV_SHIFT_POPULARITY);
+    assert_non_null(strstr(s->effective_yaml,
+                           "  diurnal:\n    amplitude: 0.5\n    period: 1h\n    peak_at: 0s\n"));
+    assert_non_null(strstr(s->effective_yaml, "  shift_popularity: {}\n"));
+    check_round_trip(s);
+    scenario_destroy(s);
+    /* absent, or amplitude 0: a constant rate, and nothing written */
+    s = load_ok("workload: {diurnal: {amplitude: 0}}\n" NODES);
+    assert_null(strstr(s->effective_yaml, "diurnal"));
+    scenario_destroy(s);
+    expect_error("workload: {diurnal: {amplitude: 1}}\n" NODES,
+                 "x.yaml:1:33: workload.diurnal.amplitude: expected a number >= 0 and < 1, "
+                 "got \"1\"");
+    expect_error("workload: {diurnal: {period: 1h}}\n" NODES,
+                 "x.yaml:1:21: workload.diurnal.amplitude: required key is missing");
+    expect_error(NODES "events: [{at: 5s, shift_popularity: {keys: 3}}]\n",
+                 "x.yaml:2:38: events.0.shift_popularity.keys: unknown key (this mapping takes "
+                 "no keys: write {})");
+}
+
+/* Zero latencies: what an exact comparison with a cache simulator needs. */
+static void test_zero_latencies(void **state)
+{
+    (void)state;
+    struct scenario *s = load_ok("cache: {rtt: 0, service_time: 0}\ndatabase: {service_time: 0}\n"
+                                 NODES);
+    assert_int_equal(s->cache.rtt_ns, 0);
+    assert_int_equal(s->cache.service_ns, 0);
+    assert_int_equal(s->database.service_ns, 0);
+    check_round_trip(s);
+    scenario_destroy(s);
+}
+
+/* A file for workload.trace: `bytes` bytes of x. Returns its path (static). */
+static const char *trace_file(const char *name, size_t bytes)
+{
+    static char path[4][128];
+    static int i;
+    char *p = path[i++ % 4];
+    snprintf(p, sizeof path[0], "/tmp/ringsim-test-scenario-%d-%s", (int)getpid(), name);
+    FILE *f = fopen(p, "wb");
+    assert_non_null(f);
+    for (size_t b = 0; b < bytes; b++)
+        fputc('x', f);
+    fclose(f);
+    return p;
+}
+
+static void test_trace_keys(void **state)
+{
+    (void)state;
+    const char *bin = trace_file("t.bin", 48), *csv = trace_file("t.csv", 10);
+    char text[1024], want[1024];
+    snprintf(text, sizeof text, "workload:\n  key_format: \"obj-%%d\"\n  value_bytes: 100\n"
+             "  trace: {path: %s, time_scale: 0.5}\n" NODES, bin);
+    struct scenario *s = load_ok(text);
+    assert_string_equal(s->workload.trace.path, bin);
+    assert_int_equal(s->workload.trace.format, TRACE_ORACLE_GENERAL);
+    assert_true(s->workload.trace.time_scale == 0.5);
+    /* the synthetic workload's keys are not written; key_format names the ids */
+    assert_null(strstr(s->effective_yaml, "\n  qps:"));
+    assert_null(strstr(s->effective_yaml, "\n  keys:"));
+    assert_null(strstr(s->effective_yaml, "hot_keys"));
+    assert_non_null(strstr(s->effective_yaml, "key_format: obj-%d\n"));
+    check_round_trip(s);
+    scenario_destroy(s);
+    snprintf(text, sizeof text, "workload:\n  trace: {path: %s, format: csv}\n" NODES, csv);
+    s = load_ok(text);
+    assert_null(strstr(s->effective_yaml, "key_format"));
+    check_round_trip(s);
+    scenario_destroy(s);
+
+    /* every key and event that a trace replaces is refused where it is */
+    snprintf(text, sizeof text,
+             "workload:\n  keys: 10\n  popularity: zipf\n  zipf_s: 1\n  qps: 5\n"
+             "  write_ratio: 0.1\n  hot_keys: []\n  diurnal: {amplitude: 0.5}\n"
+             "  trace: {path: %s}\n" NODES "events:\n  - {at: 1s, set_qps: 5}\n"
+             "  - {at: 2s, hot_key: {key: a, share: 0.1}}\n  - {at: 3s, shift_popularity: {}}\n",
+             bin);
+    static const char *const refused[] = {"2:3: workload.keys", "3:3: workload.popularity",
+                                          "4:3: workload.zipf_s", "5:3: workload.qps",
+                                          "6:3: workload.write_ratio", "7:3: workload.hot_keys",
+                                          "8:3: workload.diurnal"};
+    struct diag d;
+    assert_null(load_sets(text, &d, NULL));
+    assert_int_equal(d.n, 10);
+    for (size_t i = 0; i < ARRAY_LEN(refused); i++) {
+        snprintf(want, sizeof want, "x.yaml:%s: does not apply with workload.trace: the trace "
+                 "gives the requests (their times, keys and operations); remove it, or remove "
+                 "workload.trace", refused[i]);
+        assert_true(has_msg(&d, want));
+    }
+    assert_true(has_msg(&d, "x.yaml:12:14: events.0.set_qps: does not apply with workload.trace: "
+                            "the trace gives the request rate (time_scale scales it); remove "
+                            "the event"));
+    assert_true(has_msg(&d, "x.yaml:13:14: events.1.hot_key: does not apply with workload.trace: "
+                            "the trace gives every request's key; remove the event"));
+    assert_true(has_msg(&d, "x.yaml:14:14: events.2.shift_popularity: does not apply with "
+                            "workload.trace: the trace gives every request's key; remove the "
+                            "event"));
+    diag_deinit(&d);
+    snprintf(text, sizeof text, "workload:\n  key_format: \"k%%d\"\n"
+             "  trace: {path: %s, format: csv}\n" NODES, csv);
+    expect_error(text, "x.yaml:2:3: workload.key_format: does not apply with workload.trace: a "
+                       "csv trace names its keys itself (its key column); remove it");
+    /* --set is refused the same way */
+    snprintf(text, sizeof text, "workload:\n  trace: {path: %s}\n" NODES, bin);
+    expect_error_sets(text, (const char *const[]){"workload.qps=5", NULL},
+                      "--set workload.qps=5: workload.qps: does not apply with workload.trace: "
+                      "the trace gives the requests (their times, keys and operations); remove "
+                      "it, or remove workload.trace");
+    unlink(bin);
+    unlink(csv);
+}
+
+static void test_trace_files(void **state)
+{
+    (void)state;
+    char text[1024], want[1024];
+    const char *odd = trace_file("odd.bin", 50), *empty = trace_file("empty.csv", 0);
+    snprintf(text, sizeof text, "workload:\n  trace: {path: %s}\n" NODES, odd);
+    snprintf(want, sizeof want, "x.yaml:2:17: workload.trace.path: the trace \"%s\" has 50 bytes, "
+             "not a whole number of 24-byte oracle_general records: record 3 is truncated (2 of "
+             "24 bytes); is it a csv trace (format: csv)?", odd);
+    expect_error(text, want);
+    snprintf(text, sizeof text, "workload:\n  trace: {path: %s, format: csv}\n" NODES, empty);
+    snprintf(want, sizeof want, "x.yaml:2:17: workload.trace.path: the trace \"%s\" is empty "
+             "(expected at least one request)", empty);
+    expect_error(text, want);
+    expect_error("workload:\n  trace: {path: /nonexistent/t.bin}\n" NODES,
+                 "x.yaml:2:17: workload.trace.path: cannot read the trace \"/nonexistent/t.bin\": "
+                 "No such file or directory");
+    expect_error("workload:\n  trace: {path: /tmp}\n" NODES,
+                 "x.yaml:2:17: workload.trace.path: the trace \"/tmp\" is not a regular file "
+                 "(a directory)");
+    snprintf(text, sizeof text, "workload:\n  trace: {path: %s, format: binary}\n" NODES, odd);
+    snprintf(want, sizeof want, "x.yaml:2:%zu: workload.trace.format: expected one of: "
+             "oracle_general, csv, got \"binary\"",
+             strlen("  trace: {path: ") + strlen(odd) + strlen(", format: ") + 1);
+    expect_error(text, want);
+    unlink(odd);
+    unlink(empty);
 }
 
 /* ---- --set ------------------------------------------------------------- */
@@ -1324,8 +1518,8 @@ static void test_set_errors(void **state)
                       "got \"many\"");
     expect_error_sets(text, SETS("routing.vnode=1"),
                       "--set routing.vnode=1: routing.vnode: unknown key (expected one of: "
-                      "algorithm, hash, vnodes, point_format, node_key, load_factor, "
-                      "table_size, fencing, fence_delay); did you mean vnodes?");
+                      "algorithm, hash, vnodes, point_format, node_key, load_factor, bounded_rule, "
+                      "table_size, fencing, fence_delay, replicas, read_from); did you mean vnodes?");
     expect_error_sets(text, SETS("routng.vnodes=1"),
                       "--set routng.vnodes=1: routng: unknown key (expected one of: name, "
                       "description, seed, duration, tick, warmup, workload, routing, nodes, "
@@ -1446,6 +1640,14 @@ static void assert_scenario_equal(const struct scenario *a, const struct scenari
         assert_string_equal(w->hot_keys[i].key, x->hot_keys[i].key);
         assert_true(w->hot_keys[i].share == x->hot_keys[i].share);
     }
+    assert_str_eq_or_null(w->trace.path, x->trace.path);
+    assert_int_equal(w->trace.format, x->trace.format);
+    assert_true(w->trace.time_scale == x->trace.time_scale);
+    assert_true(w->diurnal.amplitude == x->diurnal.amplitude);
+    if (w->diurnal.amplitude > 0) {
+        assert_int_equal(w->diurnal.period_ns, x->diurnal.period_ns);
+        assert_int_equal(w->diurnal.peak_at_ns, x->diurnal.peak_at_ns);
+    }
     assert_int_equal(a->routing.algorithm, b->routing.algorithm);
     assert_int_equal(a->routing.hash, b->routing.hash);
     assert_int_equal(a->routing.vnodes, b->routing.vnodes);
@@ -1477,6 +1679,7 @@ static void assert_scenario_equal(const struct scenario *a, const struct scenari
         assert_int_equal(e->latency_ns, f->latency_ns);
         assert_int_equal(e->for_ns, f->for_ns);
         assert_true(e->qps == f->qps);
+        assert_int_equal(e->over_ns, f->over_ns);
         assert_true(e->share == f->share);
         assert_int_equal(e->n_instances, f->n_instances);
         for (size_t j = 0; j < e->n_instances; j++)
@@ -1766,6 +1969,11 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_defaults),
+        cmocka_unit_test(test_set_qps_ramp),
+        cmocka_unit_test(test_diurnal_and_shift),
+        cmocka_unit_test(test_zero_latencies),
+        cmocka_unit_test(test_trace_keys),
+        cmocka_unit_test(test_trace_files),
         cmocka_unit_test(test_name_from_file),
         cmocka_unit_test(test_full_example),
         cmocka_unit_test(test_place_params_and_names),

@@ -1,0 +1,195 @@
+/*
+ * cures.c — replicas, replica reads of hot keys, and local caches (see
+ * cures.h).
+ *
+ * Replicas: a key's R owners are placement_replicas() of the view's
+ * placement — the owner, then the next distinct nodes in the algorithm's
+ * preference order, distinct zones first. A read asks one (read_from:
+ * the owner, a random one, or the one with the fewest GETs in flight);
+ * after a timeout or an error reply it asks the next one it has not
+ * asked, and goes to the database only when none is left. A write reaches
+ * every owner. A miss fills the owner asked.
+ *
+ * Hot keys with `replicas: K` are read from K owners (random unless
+ * read_from says least_loaded) whatever routing.replicas is: the replica
+ * reads of the hot-key cures, for that key alone.
+ *
+ * Local caches: each instance keeps an LRU of capacity_items items with a
+ * TTL, in front of the ring. An instance's own write drops its copy; other
+ * instances' writes do not reach it, so within the TTL a copy may be stale.
+ */
+#include "models/cures.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "models/health.h"
+#include "models/membership.h"
+#include "models/node.h"
+#include "models/workload.h"
+
+int cures_create(struct sim *s)
+{
+    struct cures *c = s->cures = xcalloc(1, sizeof(*s->cures));
+    if (rng_init(&c->replica, s->sc->seed, "replica"))
+        return -1;
+    const struct local_cache_cfg *lc = &s->sc->clients.local_cache;
+    if (lc->capacity_items) {
+        uint32_t n = s->wl->ks.n_total;
+        c->local_keys = calloc(n ? n : 1, sizeof(*c->local_keys));
+        if (!c->local_keys || item_pool_init(&c->local_pool, c->local_keys, n))
+            return -1;
+        c->local = xcalloc(s->sc->clients.instances, sizeof(*c->local));
+        for (uint32_t j = 0; j < s->sc->clients.instances; j++)
+            store_init(&c->local[j], &c->local_pool, (uint16_t)(j % UINT16_MAX), 0,
+                       lc->capacity_items);
+        c->local_ttl_ns = lc->ttl_ns;
+    }
+    cures_hot_changed(s);
+    return 0;
+}
+
+void cures_destroy(struct sim *s)
+{
+    struct cures *c = s->cures;
+    if (!c)
+        return;
+    rng_deinit(&c->replica);
+    free(c->hot_key);
+    free(c->hot_replicas);
+    if (c->local) {
+        item_pool_deinit(&c->local_pool);
+        free(c->local);
+    }
+    free(c->local_keys);
+    free(c->asked);
+    free(c);
+    s->cures = NULL;
+}
+
+/* One hot key's override, if it has replicas of its own (later ones win). */
+static void hot_override(struct cures *c, uint32_t key, uint32_t replicas)
+{
+    for (uint32_t i = 0; i < c->n_hot; i++)
+        if (c->hot_key[i] == key) {
+            c->hot_replicas[i] = replicas > 1 ? replicas : 0;
+            return;
+        }
+    if (replicas <= 1)
+        return;
+    c->hot_key = xrealloc(c->hot_key, (c->n_hot + 1) * sizeof(*c->hot_key));
+    c->hot_replicas = xrealloc(c->hot_replicas, (c->n_hot + 1) * sizeof(*c->hot_replicas));
+    c->hot_key[c->n_hot] = key;
+    c->hot_replicas[c->n_hot++] = replicas;
+}
+
+void cures_hot_changed(struct sim *s)
+{
+    struct cures *c = s->cures;
+    const struct scenario *sc = s->sc;
+    int64_t now = s->eng.now_ns;
+    c->n_hot = 0;
+    for (size_t i = 0; i < sc->workload.n_hot_keys; i++) {
+        const struct hot_key_cfg *h = &sc->workload.hot_keys[i];
+        if (h->replicas > 1)
+            hot_override(c, workload_key_id(s->wl, h->key), h->replicas);
+    }
+    for (size_t i = 0; i < sc->n_events; i++) { /* the events active now, in order */
+        const struct event_cfg *e = &sc->events[i];
+        if (e->kind != EV_HOT_KEY || e->at_ns > now || (e->for_ns && e->at_ns + e->for_ns <= now))
+            continue;
+        hot_override(c, workload_key_id(s->wl, e->key), e->replicas);
+    }
+    uint32_t k = 0; /* drop the keys an event reset to none */
+    for (uint32_t i = 0; i < c->n_hot; i++)
+        if (c->hot_replicas[i]) {
+            c->hot_key[k] = c->hot_key[i];
+            c->hot_replicas[k++] = c->hot_replicas[i];
+        }
+    c->n_hot = k;
+}
+
+uint32_t cures_owners(struct sim *s, const struct view *v, uint32_t inst, uint32_t key,
+                      uint32_t r, uint32_t *out)
+{
+    uint32_t n = (uint32_t)placement_replicas(v->pl, view_position(s, v, key), s->zones, out, r);
+    if (!s->n_gutter)
+        return n;
+    const struct epoch *e = membership_epoch(s, v->epoch);
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < n; i++)
+        if (!health_inst_ejected(s, inst, out[i]) && !e->ejected[out[i]])
+            out[k++] = out[i];
+    return k;
+}
+
+/* Which of the n owners a read asks, among those it has not asked. n if
+ * none is left. */
+static uint32_t pick(struct sim *s, uint32_t key, const uint32_t *owners, uint32_t n,
+                     const uint32_t *asked, uint32_t n_asked)
+{
+    uint32_t left[PLACE_MAX_REPLICAS], m = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t j = 0;
+        while (j < n_asked && asked[j] != owners[i])
+            j++;
+        if (j == n_asked)
+            left[m++] = i;
+    }
+    if (!m)
+        return n;
+    enum read_from how = s->sc->routing.read_from;
+    if (how == READ_PRIMARY && s->sc->routing.replicas != cures_replicas(s, key))
+        how = READ_RANDOM; /* a hot key's own replica reads */
+    switch (how) {
+    case READ_RANDOM:
+        return left[m > 1 ? rng_below(&s->cures->replica, m) : 0];
+    case READ_LEAST_LOADED: {
+        uint32_t best = left[0];
+        for (uint32_t i = 1; i < m; i++)
+            if (s->inflight[owners[left[i]]] < s->inflight[owners[best]])
+                best = left[i];
+        return best;
+    }
+    default:
+        return left[0];
+    }
+}
+
+uint32_t cures_next(struct sim *s, uint32_t r, const struct view *v, uint32_t replicas)
+{
+    struct cures *c = s->cures;
+    struct req *q = &s->eng.reqs.r[r];
+    if (r >= c->asked_cap) {
+        uint32_t cap = c->asked_cap ? c->asked_cap : 1024;
+        while (cap <= r)
+            cap *= 2;
+        c->asked = xrealloc(c->asked, (size_t)cap * PLACE_MAX_REPLICAS * sizeof(*c->asked));
+        c->asked_cap = cap;
+    }
+    uint32_t *asked = &c->asked[(size_t)r * PLACE_MAX_REPLICAS];
+    uint32_t owners[PLACE_MAX_REPLICAS];
+    uint32_t n = cures_owners(s, v, q->inst, q->key, replicas, owners);
+    uint32_t i = pick(s, q->key, owners, n, asked, q->tried);
+    if (i >= n || q->tried >= PLACE_MAX_REPLICAS)
+        return PLACE_NONE;
+    asked[q->tried++] = owners[i];
+    return owners[i];
+}
+
+struct item *cures_local_get(struct sim *s, uint32_t inst, uint32_t key)
+{
+    return store_get(&s->cures->local[inst], key, s->eng.now_ns, true);
+}
+
+void cures_local_put(struct sim *s, uint32_t inst, uint32_t key, uint32_t version)
+{
+    struct cures *c = s->cures;
+    store_set(&c->local[inst], key, version, 1, s->eng.now_ns + c->local_ttl_ns, s->eng.now_ns,
+              STORE_NEWER);
+}
+
+void cures_local_drop(struct sim *s, uint32_t inst, uint32_t key)
+{
+    store_delete(&s->cures->local[inst], key);
+}

@@ -1,0 +1,81 @@
+/*
+ * cures.h — replicas and the hot-key cures, for the client: which owners a
+ * key has in a view (routing.replicas, zones first), which one a read asks
+ * (routing.read_from), the per-key overrides of hot keys (replica reads),
+ * and the per-instance local caches (clients.local_cache). Owned by
+ * cures.c.
+ */
+#ifndef RINGSIM_CURES_H
+#define RINGSIM_CURES_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "models/placement/placement.h"
+#include "models/store.h"
+#include "sim/rng.h"
+#include "sim/sim.h"
+
+struct view;
+
+struct cures {
+    struct rng replica;      /* read_from: random */
+    /* hot keys read from their own number of replicas: key -> replicas */
+    uint32_t *hot_key, *hot_replicas;
+    uint32_t n_hot;
+    /* local caches: one store per instance over a pool of their own */
+    struct item_pool local_pool;
+    struct key_rec *local_keys; /* the pool's per-key chains (only .head is used) */
+    struct store *local;        /* per instance; NULL: no local cache */
+    int64_t local_ttl_ns;
+    /* the nodes each read has asked, by request record (R > 1 only):
+     * asked[r * PLACE_MAX_REPLICAS + i], i < the request's `tried` */
+    uint32_t *asked;
+    uint32_t asked_cap;      /* records covered */
+};
+
+int cures_create(struct sim *s);
+void cures_destroy(struct sim *s);
+
+/* The hot keys and their overrides changed (a hot_key event began or ended). */
+void cures_hot_changed(struct sim *s);
+
+/* How many owners reads and writes of key use: routing.replicas, or a hot
+ * key's own. */
+static inline uint32_t cures_replicas(const struct sim *s, uint32_t key);
+
+/* The key's owners in view v (at most PLACE_MAX_REPLICAS; the owner first),
+ * for instance inst; with on_eject: gutter the ones the instance or the
+ * view's epoch has ejected are left out. Returns how many. */
+uint32_t cures_owners(struct sim *s, const struct view *v, uint32_t inst, uint32_t key,
+                      uint32_t r, uint32_t *out);
+
+/* The next node read r asks among the key's `replicas` owners in its
+ * instance's view, one it has not asked yet (by node: an ejection between
+ * two asks reorders the owners, it does not make a node asked twice or
+ * skipped): routing.read_from (random for a hot key with replicas of its
+ * own when read_from is primary). Records it as asked; PLACE_NONE when
+ * none is left. */
+uint32_t cures_next(struct sim *s, uint32_t r, const struct view *v, uint32_t replicas);
+
+/* Local caches. get: the item, or NULL (a miss or an expired copy). */
+static inline bool cures_local_on(const struct sim *s);
+struct item *cures_local_get(struct sim *s, uint32_t inst, uint32_t key);
+void cures_local_put(struct sim *s, uint32_t inst, uint32_t key, uint32_t version);
+void cures_local_drop(struct sim *s, uint32_t inst, uint32_t key);
+
+static inline uint32_t cures_replicas(const struct sim *s, uint32_t key)
+{
+    const struct cures *c = s->cures;
+    for (uint32_t i = 0; UNLIKELY(i < c->n_hot); i++)
+        if (c->hot_key[i] == key)
+            return c->hot_replicas[i];
+    return s->sc->routing.replicas;
+}
+
+static inline bool cures_local_on(const struct sim *s)
+{
+    return s->cures->local != NULL;
+}
+
+#endif
