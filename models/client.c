@@ -556,20 +556,59 @@ static void invalidate_previous_owner(struct sim *s, const struct req *w, uint32
         send_copy_op(s, w, p, RQ_INVALIDATE, 0);
 }
 
-/* The same cache operation as record w's, to another node (a record of its own). */
-static void send_copy_op(struct sim *s, const struct req *w, uint32_t node, enum req_kind kind,
-                         uint32_t version)
+/* The same cache operation as record w's, for key, to another node (a
+ * record of its own). */
+static void send_key_op(struct sim *s, const struct req *w, uint32_t key, uint32_t node,
+                        enum req_kind kind, uint32_t version)
 {
     uint32_t r = req_alloc(&s->eng);
     struct req *q = R(s, r);
     req_clear(q);
-    q->key = w->key;
+    q->key = key;
     q->inst = w->inst;
     q->node = q->fill_node = PLACE_NONE;
     q->next_waiter = NO_WAITER;
     q->t0_ns = w->t0_ns;
     client_send_op(s, r, node, kind, version);
     req_put(&s->eng, r);
+}
+
+static void send_copy_op(struct sim *s, const struct req *w, uint32_t node, enum req_kind kind,
+                         uint32_t version)
+{
+    TK(s)->cache_write_ops++;
+    send_key_op(s, w, w->key, node, kind, version);
+}
+
+/* A write of a split key (key splitting): every copy takes the key's new
+ * version and gets the write's cache operation at its owner; the record
+ * itself carries the last one. */
+static void write_split(struct sim *s, uint32_t r, enum req_kind kind, uint32_t v,
+                        uint32_t first, uint32_t n)
+{
+    struct req *q = R(s, r);
+    struct instance *in = &s->inst[q->inst];
+    q->flags &= RQF_SAMPLED;
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t copy = first + i;
+        s->wl->ks.rec[copy].version = v;
+        if (UNLIKELY(s->tr->n))
+            transfers_on_write(s, copy);
+        if (UNLIKELY(cures_local_on(s)))
+            cures_local_drop(s, q->inst, copy);
+        uint8_t flags = 0;
+        uint32_t node = client_route(s, in, copy, &flags);
+        if (node == PLACE_NONE)
+            continue;
+        TK(s)->cache_write_ops++;
+        if (i + 1 < n) {
+            send_key_op(s, q, copy, node, kind, v);
+        } else {
+            q->key = copy;
+            q->flags = (uint8_t)(flags | (q->flags & RQF_SAMPLED));
+            client_send_op(s, r, node, kind, v);
+        }
+    }
 }
 
 static void write_committed(struct sim *s, uint32_t r)
@@ -585,6 +624,11 @@ static void write_committed(struct sim *s, uint32_t r)
         cures_local_drop(s, q->inst, q->key); /* its own copy; not the other instances' */
     enum req_kind kind = s->sc->clients.write == WRITE_INVALIDATE ? RQ_INVALIDATE
                                                                    : RQ_WRITE_THROUGH;
+    uint32_t first, copies = cures_split(s, q->key, &first);
+    if (UNLIKELY(copies > 1)) {
+        write_split(s, r, kind, v, first, copies);
+        return;
+    }
     uint32_t replicas = cures_replicas(s, q->key);
     if (UNLIKELY(replicas > 1)) { /* every replica; the record goes to the first */
         uint32_t owners[PLACE_MAX_REPLICAS];
@@ -592,8 +636,10 @@ static void write_committed(struct sim *s, uint32_t r)
         q->flags &= RQF_SAMPLED;
         for (uint32_t i = 1; i < n; i++)
             send_copy_op(s, q, owners[i], kind, v);
-        if (n)
+        if (n) {
+            TK(s)->cache_write_ops++;
             client_send_op(s, r, owners[0], kind, v);
+        }
         return;
     }
     uint8_t flags = 0;
@@ -601,6 +647,7 @@ static void write_committed(struct sim *s, uint32_t r)
     if (n == PLACE_NONE)
         return;
     q->flags = (uint8_t)(flags | (q->flags & RQF_SAMPLED));
+    TK(s)->cache_write_ops++;
     client_send_op(s, r, n, kind, v);
     if (s->sc->clients.fallback_to_previous_owner && s->sc->clients.invalidate_previous_owner)
         invalidate_previous_owner(s, R(s, r), n);
@@ -666,6 +713,11 @@ static void client_start_read(struct sim *s, uint32_t r)
     TK(s)->reads++;
     q->kind = RQ_READ;
     q->tried = 0;
+    if (UNLIKELY(cures_detect_on(s)))
+        cures_detect_read(s, q->key);
+    uint32_t first, copies = cures_split(s, q->key, &first);
+    if (UNLIKELY(copies > 1)) /* key splitting: one copy, at random */
+        q->key = cures_split_pick(s, first, copies);
     if (UNLIKELY(cures_local_on(s))) {
         const struct item *it = cures_local_get(s, q->inst, q->key);
         if (it) {
@@ -873,6 +925,7 @@ void clients_tick_close(struct sim *s, struct tick_row *row)
     row->local_hits = tk->local_hits;
     row->local_stale_reads = tk->local_stale_reads;
     row->bounded_reroutes = tk->bounded_reroutes;
+    row->cache_write_ops = tk->cache_write_ops;
     uint32_t emin = UINT32_MAX, emax = 0;
     for (uint32_t j = 0; j < s->n_inst; j++) {
         emin = MIN(emin, s->inst[j].epoch);

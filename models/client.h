@@ -34,7 +34,7 @@ struct instance {
 struct tick_acc {
     int64_t requests, reads, writes, hits, misses, timeouts, errors, cache_errors;
     int64_t stale_reads, stale_overwrites, clobbers, fallback_reads, local_hits,
-        local_stale_reads, bounded_reroutes;
+        local_stale_reads, bounded_reroutes, cache_write_ops;
     struct lhist client_lat;
 };
 

@@ -14,6 +14,19 @@
  * read_from says least_loaded) whatever routing.replicas is: the replica
  * reads of the hot-key cures, for that key alone.
  *
+ * Key splitting: a hot key with `split: K` is stored as K copies, NAME#0
+ * ... NAME#K-1, keys of their own (their ids were made with the keyspace,
+ * so each has its own position and, usually, its own node). A read asks
+ * one copy at random; a write goes to the database once and then to every
+ * copy (K cache operations), each copy's version following the key's.
+ *
+ * Detection (clients.hot_key_detection): the clients count reads per key
+ * over windows of `window`; at a window's end, a key with at least
+ * `threshold` of the window's reads gets replica reads from `replicas`
+ * owners (the cure a client can turn on for any key, with no copies to
+ * name in advance), and loses them after a window below threshold / 2.
+ * Keys a hot_key entry gives a cure of their own keep that one.
+ *
  * Local caches: each instance keeps an LRU of capacity_items items with a
  * TTL, in front of the ring. An instance's own write drops its copy; other
  * instances' writes do not reach it, so within the TTL a copy may be stale.
@@ -31,8 +44,16 @@
 int cures_create(struct sim *s)
 {
     struct cures *c = s->cures = xcalloc(1, sizeof(*s->cures));
-    if (rng_init(&c->replica, s->sc->seed, "replica"))
+    if (rng_init(&c->replica, s->sc->seed, "replica") || rng_init(&c->split, s->sc->seed, "split"))
         return -1;
+    const struct hot_key_detection_cfg *d = &s->sc->clients.hot_key_detection;
+    if (d->threshold > 0) {
+        uint32_t n = s->wl->ks.n_total;
+        c->det_count = calloc(n ? n : 1, sizeof(*c->det_count));
+        if (!c->det_count)
+            return -1;
+        c->det_end_ns = d->window_ns;
+    }
     const struct local_cache_cfg *lc = &s->sc->clients.local_cache;
     if (lc->capacity_items) {
         uint32_t n = s->wl->ks.n_total;
@@ -55,8 +76,14 @@ void cures_destroy(struct sim *s)
     if (!c)
         return;
     rng_deinit(&c->replica);
+    rng_deinit(&c->split);
     free(c->hot_key);
     free(c->hot_replicas);
+    free(c->split_key);
+    free(c->split_first);
+    free(c->split_n);
+    free(c->det_count);
+    free(c->det_key);
     if (c->local) {
         item_pool_deinit(&c->local_pool);
         free(c->local);
@@ -83,22 +110,50 @@ static void hot_override(struct cures *c, uint32_t key, uint32_t replicas)
     c->hot_replicas[c->n_hot++] = replicas;
 }
 
+/* One hot key's split (later entries win; 1 resets). */
+static void split_override(struct sim *s, uint32_t key, uint32_t split)
+{
+    struct cures *c = s->cures;
+    uint32_t first = UINT32_MAX, n = split > 1 ? workload_split_copies(s->wl, key, &first) : 1;
+    if (n > split)
+        n = split; /* the first `split` of the copies made for its largest split */
+    for (uint32_t i = 0; i < c->n_split; i++)
+        if (c->split_key[i] == key) {
+            c->split_first[i] = first;
+            c->split_n[i] = n;
+            return;
+        }
+    if (n <= 1)
+        return;
+    c->split_key = xrealloc(c->split_key, (c->n_split + 1) * sizeof(*c->split_key));
+    c->split_first = xrealloc(c->split_first, (c->n_split + 1) * sizeof(*c->split_first));
+    c->split_n = xrealloc(c->split_n, (c->n_split + 1) * sizeof(*c->split_n));
+    c->split_key[c->n_split] = key;
+    c->split_first[c->n_split] = first;
+    c->split_n[c->n_split++] = n;
+}
+
 void cures_hot_changed(struct sim *s)
 {
     struct cures *c = s->cures;
     const struct scenario *sc = s->sc;
     int64_t now = s->eng.now_ns;
-    c->n_hot = 0;
+    c->n_hot = c->n_split = 0;
     for (size_t i = 0; i < sc->workload.n_hot_keys; i++) {
         const struct hot_key_cfg *h = &sc->workload.hot_keys[i];
+        uint32_t key = workload_key_id(s->wl, h->key);
         if (h->replicas > 1)
-            hot_override(c, workload_key_id(s->wl, h->key), h->replicas);
+            hot_override(c, key, h->replicas);
+        if (h->split > 1)
+            split_override(s, key, h->split);
     }
     for (size_t i = 0; i < sc->n_events; i++) { /* the events active now, in order */
         const struct event_cfg *e = &sc->events[i];
         if (e->kind != EV_HOT_KEY || e->at_ns > now || (e->for_ns && e->at_ns + e->for_ns <= now))
             continue;
-        hot_override(c, workload_key_id(s->wl, e->key), e->replicas);
+        uint32_t key = workload_key_id(s->wl, e->key);
+        hot_override(c, key, e->replicas);
+        split_override(s, key, e->split);
     }
     uint32_t k = 0; /* drop the keys an event reset to none */
     for (uint32_t i = 0; i < c->n_hot; i++)
@@ -107,6 +162,90 @@ void cures_hot_changed(struct sim *s)
             c->hot_replicas[k++] = c->hot_replicas[i];
         }
     c->n_hot = k;
+    k = 0;
+    for (uint32_t i = 0; i < c->n_split; i++)
+        if (c->split_n[i] > 1) {
+            c->split_key[k] = c->split_key[i];
+            c->split_first[k] = c->split_first[i];
+            c->split_n[k++] = c->split_n[i];
+        }
+    c->n_split = k;
+    /* detected keys: replica reads, unless a hot_key entry gives them a cure */
+    uint32_t r = sc->clients.hot_key_detection.replicas;
+    for (uint32_t i = 0; i < c->n_det; i++) {
+        uint32_t key = c->det_key[i], first;
+        if (cures_replicas(s, key) == sc->routing.replicas && cures_split(s, key, &first) <= 1)
+            hot_override(c, key, r);
+    }
+}
+
+uint32_t cures_split_pick(struct sim *s, uint32_t first, uint32_t n)
+{
+    return first + rng_below(&s->cures->split, n);
+}
+
+/* The end of a detection window: keys at threshold or above are hot from
+ * now, detected keys below half of it are not. */
+static void detect_close(struct sim *s)
+{
+    struct cures *c = s->cures;
+    const struct hot_key_detection_cfg *d = &s->sc->clients.hot_key_detection;
+    uint32_t n = s->wl->ks.n_total;
+    bool changed = false;
+    char buf[512];
+    if (c->det_reads) {
+        double total = (double)c->det_reads;
+        uint32_t k = 0; /* the detected keys that stay hot */
+        for (uint32_t i = 0; i < c->n_det; i++) {
+            uint32_t key = c->det_key[i];
+            double share = c->det_count[key] / total;
+            if (share >= d->threshold / 2) {
+                c->det_key[k++] = key;
+                continue;
+            }
+            sim_event(s, "hot_key_cooled", NULL, "%s: %.1f%% of the reads of the last %g s",
+                      keyspace_name(&s->wl->ks, key, buf, sizeof buf), 100 * share,
+                      (double)d->window_ns / 1e9);
+            changed = true;
+        }
+        c->n_det = k;
+        for (uint32_t key = 0; key < n; key++) {
+            if (c->det_count[key] < d->threshold * total)
+                continue;
+            uint32_t j = 0;
+            while (j < c->n_det && c->det_key[j] != key)
+                j++;
+            if (j < c->n_det)
+                continue; /* already hot */
+            if (c->n_det == c->det_cap) {
+                c->det_cap = c->det_cap ? 2 * c->det_cap : 4;
+                c->det_key = xrealloc(c->det_key, c->det_cap * sizeof(*c->det_key));
+            }
+            c->det_key[c->n_det++] = key;
+            sim_event(s, "hot_key_detected", NULL,
+                      "%s: %.1f%% of the reads of the last %g s; replica reads from %u owners",
+                      keyspace_name(&s->wl->ks, key, buf, sizeof buf),
+                      100 * c->det_count[key] / total, (double)d->window_ns / 1e9,
+                      d->replicas);
+            changed = true;
+        }
+        memset(c->det_count, 0, (size_t)n * sizeof(*c->det_count));
+        c->det_reads = 0;
+    }
+    if (changed)
+        cures_hot_changed(s);
+}
+
+void cures_detect_read(struct sim *s, uint32_t key)
+{
+    struct cures *c = s->cures;
+    if (UNLIKELY(s->eng.now_ns >= c->det_end_ns)) {
+        detect_close(s);
+        int64_t w = s->sc->clients.hot_key_detection.window_ns;
+        c->det_end_ns += w * ((s->eng.now_ns - c->det_end_ns) / w + 1);
+    }
+    c->det_count[key]++;
+    c->det_reads++;
 }
 
 uint32_t cures_owners(struct sim *s, const struct view *v, uint32_t inst, uint32_t key,

@@ -1,9 +1,9 @@
 /*
  * cures.h — replicas and the hot-key cures, for the client: which owners a
  * key has in a view (routing.replicas, zones first), which one a read asks
- * (routing.read_from), the per-key overrides of hot keys (replica reads),
- * and the per-instance local caches (clients.local_cache). Owned by
- * cures.c.
+ * (routing.read_from), the per-key overrides of hot keys (replica reads,
+ * key splitting), hot-key detection (clients.hot_key_detection) and the
+ * per-instance local caches (clients.local_cache). Owned by cures.c.
  */
 #ifndef RINGSIM_CURES_H
 #define RINGSIM_CURES_H
@@ -23,6 +23,16 @@ struct cures {
     /* hot keys read from their own number of replicas: key -> replicas */
     uint32_t *hot_key, *hot_replicas;
     uint32_t n_hot;
+    /* hot keys split into copies now: key -> its copies' first id, count */
+    struct rng split;        /* which copy a read asks */
+    uint32_t *split_key, *split_first, *split_n;
+    uint32_t n_split;
+    /* hot-key detection: reads per key in the current window */
+    uint32_t *det_count;     /* NULL: detection off */
+    uint64_t det_reads;      /* reads in the window */
+    int64_t det_end_ns;      /* the window ends */
+    uint32_t *det_key;       /* the keys detected hot now (replica reads on) */
+    uint32_t n_det, det_cap;
     /* local caches: one store per instance over a pool of their own */
     struct item_pool local_pool;
     struct key_rec *local_keys; /* the pool's per-key chains (only .head is used) */
@@ -41,8 +51,20 @@ void cures_destroy(struct sim *s);
 void cures_hot_changed(struct sim *s);
 
 /* How many owners reads and writes of key use: routing.replicas, or a hot
- * key's own. */
+ * key's own (configured, or turned on by detection). */
 static inline uint32_t cures_replicas(const struct sim *s, uint32_t key);
+
+/* Key splitting: how many copies key is split into now (1: not split),
+ * the first copy's id in *first. */
+static inline uint32_t cures_split(const struct sim *s, uint32_t key, uint32_t *first);
+
+/* The copy of a split key that a read asks (uniformly at random). */
+uint32_t cures_split_pick(struct sim *s, uint32_t first, uint32_t n);
+
+/* Hot-key detection: counts one read of key (the key the client asked for,
+ * before any split), closing the window first when it has ended. */
+void cures_detect_read(struct sim *s, uint32_t key);
+static inline bool cures_detect_on(const struct sim *s);
 
 /* The key's owners in view v (at most PLACE_MAX_REPLICAS; the owner first),
  * for instance inst; with on_eject: gutter the ones the instance or the
@@ -71,6 +93,22 @@ static inline uint32_t cures_replicas(const struct sim *s, uint32_t key)
         if (c->hot_key[i] == key)
             return c->hot_replicas[i];
     return s->sc->routing.replicas;
+}
+
+static inline uint32_t cures_split(const struct sim *s, uint32_t key, uint32_t *first)
+{
+    const struct cures *c = s->cures;
+    for (uint32_t i = 0; UNLIKELY(i < c->n_split); i++)
+        if (c->split_key[i] == key) {
+            *first = c->split_first[i];
+            return c->split_n[i];
+        }
+    return 1;
+}
+
+static inline bool cures_detect_on(const struct sim *s)
+{
+    return s->cures->det_count != NULL;
 }
 
 static inline bool cures_local_on(const struct sim *s)

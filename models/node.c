@@ -36,6 +36,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "models/cures.h"
 #include "models/workload.h"
 
 /* ---- building --------------------------------------------------------------- */
@@ -390,9 +391,10 @@ const char *nodes_check(const struct sim *s)
 /* ---- prewarm ---------------------------------------------------------------------- */
 
 /* Adds key to its owner's store if the owner prewarms and has room; returns
- * 1 if that node just became full. */
+ * 1 if that node just became full. Its read rate (for the TTL's steady
+ * state) is rate_key's divided by div: a split key's copies share theirs. */
 static int prewarm_key(struct sim *s, const struct placement *pl, struct rng *rng, uint32_t key,
-                       uint8_t *full)
+                       uint32_t rate_key, uint32_t div, uint8_t *full)
 {
     const struct keyspace *ks = &s->wl->ks;
     uint32_t owners[PLACE_MAX_REPLICAS];
@@ -410,7 +412,7 @@ static int prewarm_key(struct sim *s, const struct placement *pl, struct rng *rn
         return 0;
     int64_t ttl = workload_ttl_ns(s->wl, key), expire = 0;
     if (ttl) {
-        double reads_per_s = workload_read_rate(s->wl, key);
+        double reads_per_s = workload_read_rate(s->wl, rate_key) / div;
         double lt = reads_per_s * (double)ttl / 1e9;
         if (rng_uniform(rng) >= lt / (1 + lt))
             return 0; /* absent in this key's steady state */
@@ -459,13 +461,16 @@ void nodes_prewarm(struct sim *s, const struct placement *pl)
         struct hot_entry t = hot[i];
         hot[i] = hot[best];
         hot[best] = t;
-        if (open)
-            open -= (uint32_t)prewarm_key(s, pl, &rng, hot[i].key, full);
+        uint32_t first, copies = cures_split(s, hot[i].key, &first); /* or its copies */
+        for (uint32_t c = 0; c < copies && open; c++)
+            open -= (uint32_t)(copies > 1
+                                   ? prewarm_key(s, pl, &rng, first + c, hot[i].key, copies, full)
+                                   : prewarm_key(s, pl, &rng, hot[i].key, hot[i].key, 1, full));
     }
     free(hot);
     /* ids are popularity ranks (with a trace: ordered by request count) */
     for (uint32_t r = 0; r < w->ks.n_keys && open; r++)
-        open -= (uint32_t)prewarm_key(s, pl, &rng, r, full);
+        open -= (uint32_t)prewarm_key(s, pl, &rng, r, r, 1, full);
     rng_deinit(&rng);
     free(full);
 }

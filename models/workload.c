@@ -142,23 +142,33 @@ static int cmp_hot_name(const void *a, const void *b)
     return strcmp(((const struct hot_name *)a)->name, ((const struct hot_name *)b)->name);
 }
 
-/* Collects the distinct hot key names of the file and of hot_key events. */
+/* Collects the distinct hot key names of the file and of hot_key events,
+ * each with the most copies any of its entries splits it into. */
 static size_t collect_hot_names(const struct scenario *sc, struct hot_name **out)
 {
     size_t cap = sc->workload.n_hot_keys + sc->n_events, n = 0;
     struct hot_name *v = xcalloc(cap ? cap : 1, sizeof(*v));
-    for (size_t i = 0; i < sc->workload.n_hot_keys; i++)
+    for (size_t i = 0; i < sc->workload.n_hot_keys; i++) {
+        v[n].split = sc->workload.hot_keys[i].split;
         v[n++].name = sc->workload.hot_keys[i].key;
+    }
     for (size_t i = 0; i < sc->n_events; i++)
-        if (sc->events[i].kind == EV_HOT_KEY)
+        if (sc->events[i].kind == EV_HOT_KEY) {
+            v[n].split = sc->events[i].split;
             v[n++].name = sc->events[i].key;
+        }
     qsort(v, n, sizeof(*v), cmp_hot_name);
     size_t m = 0;
-    for (size_t i = 0; i < n; i++)
+    for (size_t i = 0; i < n; i++) {
+        if (v[i].split < 1)
+            v[i].split = 1;
         if (!m || strcmp(v[m - 1].name, v[i].name))
             v[m++] = v[i];
+        else
+            v[m - 1].split = MAX(v[m - 1].split, v[i].split);
+    }
     for (size_t i = 0; i < m; i++)
-        v[i].id = UINT32_MAX;
+        v[i].id = v[i].split_first = UINT32_MAX;
     *out = v;
     return m;
 }
@@ -180,7 +190,10 @@ static int keyspace_init(struct keyspace *ks, const struct scenario *sc,
     ks->n_keys = (uint32_t)w->keys;
     ks->key_format = xstrdup(w->key_format);
     ks->conv = format_conversion(w->key_format);
-    size_t total = (size_t)ks->n_keys + n_hot;
+    size_t n_copies = 0;
+    for (size_t h = 0; h < n_hot; h++)
+        n_copies += hot[h].split > 1 ? hot[h].split : 0;
+    size_t total = (size_t)ks->n_keys + n_hot + n_copies;
     ks->rec = calloc(total ? total : 1, sizeof(*ks->rec));
     ks->item_bytes = malloc(total * sizeof(*ks->item_bytes));
     if (!ks->rec || !ks->item_bytes) {
@@ -203,14 +216,14 @@ static int keyspace_init(struct keyspace *ks, const struct scenario *sc,
         ks->rec[i].pos = placement_key_position(pp, buf, (size_t)len);
         ks->item_bytes[i] = (uint32_t)(w->value_bytes + (uint64_t)len);
         if (n_hot) {
-            struct hot_name probe = {buf, 0}, *hit;
+            struct hot_name probe = {.name = buf}, *hit;
             hit = bsearch(&probe, hot, n_hot, sizeof(*hot), cmp_hot_name);
             if (hit)
                 hit->id = i;
         }
     }
     /* hot keys that are not key_format(i) for any i get their own ids */
-    ks->extra_names = xcalloc(n_hot ? n_hot : 1, sizeof(char *));
+    ks->extra_names = xcalloc(n_hot + n_copies + 1, sizeof(char *));
     uint32_t next = ks->n_keys;
     for (size_t h = 0; h < n_hot; h++) {
         if (hot[h].id != UINT32_MAX)
@@ -220,6 +233,20 @@ static int keyspace_init(struct keyspace *ks, const struct scenario *sc,
         ks->rec[next].pos = placement_key_position(pp, hot[h].name, len);
         ks->item_bytes[next] = (uint32_t)(w->value_bytes + len);
         hot[h].id = next++;
+    }
+    /* then the copies of split hot keys, NAME#0 ... NAME#K-1 (key splitting) */
+    for (size_t h = 0; h < n_hot; h++) {
+        if (hot[h].split <= 1)
+            continue;
+        hot[h].split_first = next;
+        for (uint32_t c = 0; c < hot[h].split; c++) {
+            char *name = xasprintf("%s#%u", hot[h].name, c);
+            size_t len = strlen(name);
+            ks->extra_names[next - ks->n_keys] = name;
+            ks->rec[next].pos = placement_key_position(pp, name, len);
+            ks->item_bytes[next] = (uint32_t)(w->value_bytes + len);
+            next++;
+        }
     }
     ks->n_total = next;
     /* one size for all (the usual fixed-width names): no per-key array */
@@ -691,10 +718,21 @@ void workload_destroy(struct workload *w)
 /* The id of a hot key by name (resolved when the keyspace was built). */
 uint32_t workload_key_id(const struct workload *w, const char *name)
 {
-    struct hot_name probe = {name, 0};
+    struct hot_name probe = {.name = name};
     const struct hot_name *hit =
         bsearch(&probe, w->hot_names, w->n_hot_names, sizeof(*w->hot_names), cmp_hot_name);
     return hit ? hit->id : UINT32_MAX;
+}
+
+uint32_t workload_split_copies(const struct workload *w, uint32_t key, uint32_t *first)
+{
+    for (size_t i = 0; i < w->n_hot_names; i++)
+        if (w->hot_names[i].id == key && w->hot_names[i].split > 1) {
+            *first = w->hot_names[i].split_first;
+            return w->hot_names[i].split;
+        }
+    *first = UINT32_MAX;
+    return 1;
 }
 
 void workload_set_hot(struct workload *w, const struct scenario *sc, int64_t now_ns)

@@ -28,7 +28,8 @@ struct keyspace {
     struct key_rec *rec;  /* per key: position (here), first item (store), version (db) */
     uint32_t *item_bytes; /* value_bytes + name length; NULL when all are bytes_fixed */
     uint32_t bytes_fixed;
-    char **extra_names;   /* names of ids >= n_keys */
+    char **extra_names;   /* names of ids >= n_keys: hot keys outside key_format, then
+                             the copies NAME#0 ... of split hot keys */
     char *key_format;
     char conv;            /* the format's conversion: d i u x X */
 };
@@ -41,6 +42,8 @@ struct hot_entry {
 struct hot_name {
     const char *name;        /* points into the scenario */
     uint32_t id;
+    uint32_t split;          /* the most copies any hot key entry gives it (1: never split) */
+    uint32_t split_first;    /* the id of copy NAME#0 (copies have consecutive ids) */
 };
 
 /* One arrival's draws, made ahead of time (see workload.c). */
@@ -127,6 +130,10 @@ void workload_set_hot(struct workload *w, const struct scenario *sc, int64_t now
 /* The id of a hot key of the scenario (any name in workload.hot_keys or a
  * hot_key event), UINT32_MAX for another name. O(log hot keys). */
 uint32_t workload_key_id(const struct workload *w, const char *name);
+/* A hot key's split copies (hot_key split: K): how many there are (1: it is
+ * never split) and the first one's id in *first. */
+uint32_t workload_split_copies(const struct workload *w, uint32_t key, uint32_t *first);
+
 const char *keyspace_name(const struct keyspace *ks, uint32_t id, char *buf, size_t n);
 static inline uint32_t keyspace_item_bytes(const struct keyspace *ks, uint32_t id)
 {

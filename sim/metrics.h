@@ -59,7 +59,8 @@
     X(migrated_keys,    I, "keys moved from a slot's source to its target by migrate_slots") \
     X(local_hits,       I, "reads answered by the client instance's own local cache (clients.local_cache; also in hits)") \
     X(local_stale_reads, I, "of those, reads that returned a version older than the database's (also in stale_reads)") \
-    X(bounded_reroutes, I, "GETs a bounded-load ring sent past the key's owner because the owner was full (routing.algorithm: bounded, per routing.bounded_rule)")
+    X(bounded_reroutes, I, "GETs a bounded-load ring sent past the key's owner because the owner was full (routing.algorithm: bounded, per routing.bounded_rule)") \
+    X(cache_write_ops,  I, "cache operations the writes sent (invalidations or write-throughs, per clients.write): one per write, plus one per further replica, split copy or previous owner; cache_write_ops / writes is the write amplification")
 
 #define NODE_TICK_FIELDS(X) \
     X(state,            T, "up, slow, crashed, ejected, removed or gutter, at the tick's end") \

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "models/cures.h"
 #include "models/client.h"
 #include "models/health.h"
 #include "models/membership.h"
@@ -258,8 +259,11 @@ void run_scenario_event(struct sim *s, uint32_t idx)
         break;
     case EV_HOT_KEY:
         workload_set_hot(s->wl, s->sc, s->eng.now_ns);
-        sim_event(s, event_kind_name(e->kind), NULL, "%s takes %g of requests%s", e->key, e->share,
-                  e->for_ns ? "" : " for the rest of the run");
+        cures_hot_changed(s); /* its replica reads or split, if it has them */
+        sim_event(s, event_kind_name(e->kind), NULL, "%s takes %g of requests%s%s%s", e->key,
+                  e->share, e->for_ns ? "" : " for the rest of the run",
+                  e->split > 1 ? "; split" : e->replicas > 1 ? "; replica reads" : "",
+                  e->split > 1 || e->replicas > 1 ? " on" : "");
         break;
     case EV_SET_WEIGHT:
     case EV_SET_VNODES:
@@ -310,6 +314,7 @@ void run_scenario_event_end(struct sim *s, uint32_t idx)
         break;
     case EV_HOT_KEY:
         workload_set_hot(s->wl, s->sc, s->eng.now_ns);
+        cures_hot_changed(s);
         sim_event(s, "hot_key_end", NULL, "%s back to its usual share", e->key);
         break;
     default:

@@ -137,6 +137,11 @@ struct client_cfg {
         uint64_t capacity_items; /* per instance, in front of the ring; 0: none */
         int64_t ttl_ns;
     } local_cache;
+    struct hot_key_detection_cfg {
+        double threshold;     /* share of a window's reads that makes a key hot; 0: off */
+        int64_t window_ns;
+        uint32_t replicas;    /* the replica reads a detected key gets */
+    } hot_key_detection;
 };
 
 struct network_cfg {

@@ -341,6 +341,27 @@ static const struct section local_cache_section = {
            "it answers never leaves the client (`local_hits`); what it answers may be stale "
            "(`local_stale_reads`)."};
 
+/* -- clients.hot_key_detection -- */
+#define HD struct hot_key_detection_cfg
+static const struct key hot_key_detection_keys[] = {
+    {"threshold", KT_NUMBER, F(HD, threshold), .def = "0", BETWEEN(0, 1),
+     .doc = "A key with at least this share of a window's reads (all instances together) is "
+            "hot from the window's end; `0`: no detection."},
+    {"window", KT_DURATION, F(HD, window_ns), .def = "10s", ABOVE(0),
+     .doc = "The counting window. A detected key stays hot until a window in which its share "
+            "is below half the threshold."},
+    {"replicas", KT_UINT, F(HD, replicas), .def = "3", BETWEEN(2, PLACE_MAX_REPLICAS),
+     .doc = "The cure a detected key gets: replica reads from this many owners (as "
+            "`hot_key.replicas`; at most the number of nodes are used)."},
+};
+#undef HD
+static const struct section hot_key_detection_section = {
+    SECTION("clients.hot_key_detection", hot_key_detection_keys, struct hot_key_detection_cfg),
+    .doc = "The clients find hot keys themselves and turn replica reads on for them: the cure "
+           "without knowing the key in advance. Each detection and each cooling is a row of "
+           "`events` (`hot_key_detected`, `hot_key_cooled`). A key a `hot_key` entry gives "
+           "`replicas` or `split` keeps that cure."};
+
 /* -- clients -- */
 #define LC struct client_cfg
 static const struct key client_keys[] = {
@@ -375,6 +396,8 @@ static const struct key client_keys[] = {
      .doc = "`backfill_mode: wait`: the longest a miss read waits for a token."},
     {"local_cache", KT_MAP, F(LC, local_cache), .sub = &local_cache_section,
      .doc = "A cache in each client instance, in front of the ring (table below)."},
+    {"hot_key_detection", KT_MAP, F(LC, hot_key_detection), .sub = &hot_key_detection_section,
+     .flags = K_OMIT_ZERO, .doc = "Hot keys found by the clients (table below)."},
 };
 #undef LC
 static const struct section client_section = {

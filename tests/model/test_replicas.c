@@ -11,6 +11,14 @@
  *  - a hot key's own replica reads spread it over K nodes;
  *  - a local cache answers the hot key at the client (local_hits), and is
  *    stale under other instances' writes (local_stale_reads);
+ *  - key splitting: a hot key split into K copies puts h/K of the requests
+ *    on the node of each copy (plus (1 - h)/N), where the placement puts
+ *    the copies (±0.01); a write costs K cache operations: the write
+ *    amplification is (1 - h) + h K (±0.02);
+ *  - detection: a key that becomes hot is found at the end of the first
+ *    window it spends hot, gets replica reads from then on (its node's
+ *    share falls from h + (1 - h)/N to h/R + (1 - h)/N), and cools a
+ *    window after it stops; no key of a uniform workload is detected;
  *  - the loader refuses what cannot work: more replicas than nodes,
  *    replicas under bounded loads, an unknown zone, splitting with leases.
  */
@@ -24,6 +32,8 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "models/placement/placement.h"
+#include "sim/util.h"
 #include "support_sink.h"
 
 #define TEN_NODES \
@@ -205,6 +215,135 @@ static void test_refused(void **state)
                    "key splitting does not work with clients.fill: lease");
 }
 
+/* Shares of all GETs per node n0..n9 over ticks in [from, to). */
+static void node_shares(const struct mem_run *m, double from, double to, double *out)
+{
+    long long total = 0, per[10] = {0};
+    for (size_t i = 0; i < m->n_nodes; i++) {
+        if (m->nodes[i].t_s < from || m->nodes[i].t_s >= to)
+            continue;
+        int k = m->nodes[i].node[1] - '0';
+        per[k] += m->nodes[i].requests;
+        total += m->nodes[i].requests;
+    }
+    for (int k = 0; k < 10; k++)
+        out[k] = total ? (double)per[k] / (double)total : 0;
+}
+
+static double busiest(const double *sh)
+{
+    double b = 0;
+    for (int k = 0; k < 10; k++)
+        b = MAX(b, sh[k]);
+    return b;
+}
+
+/* The node (0..9) of each of the first n copies of name, as the scenario's
+ * routing (ring, sha256, 1000 vnodes, n0..n9) places them. */
+static void copy_nodes(const char *name, uint32_t n, uint32_t *out)
+{
+    struct place_params p;
+    place_params_default(&p, PLACE_RING);
+    p.hash = HASH_SHA256;
+    p.vnodes = 1000;
+    static const char *ids[10] = {"n0", "n1", "n2", "n3", "n4", "n5", "n6", "n7", "n8", "n9"};
+    struct place_member m[10];
+    for (uint32_t i = 0; i < 10; i++)
+        m[i] = (struct place_member){.id = ids[i], .weight = 1, .node = i};
+    char err[256];
+    struct placement *pl = placement_create(&p, m, 10, NULL, err, sizeof err);
+    assert_non_null(pl);
+    for (uint32_t c = 0; c < n; c++) {
+        char copy[64];
+        snprintf(copy, sizeof copy, "%s#%u", name, c);
+        out[c] = placement_lookup(pl, placement_key_position(&p, copy, strlen(copy)));
+    }
+    placement_destroy(pl);
+}
+
+static void test_key_splitting(void **state)
+{
+    (void)state;
+    const char *yaml = "name: split\nduration: 20s\ntick: 1s\n"
+                       "workload: {keys: 100000, qps: 20000, write_ratio: 0.1,\n"
+                       "  hot_keys: [{key: key-000001, share: 0.2, split: 4}]}\n"
+                       "routing: {vnodes: 1000}\nhealth: {mode: off}\n" TEN_NODES;
+    struct mem_run m;
+    mem_run_yaml(&m, yaml, NULL);
+    uint32_t at[4];
+    copy_nodes("key-000001", 4, at);
+    double h = 0.2, sh[10], want[10];
+    for (int k = 0; k < 10; k++)
+        want[k] = (1 - h) / 10;
+    for (int c = 0; c < 4; c++)
+        want[at[c]] += h / 4;
+    node_shares(&m, 0, 20, sh);
+    for (int k = 0; k < 10; k++)
+        CHECK_NEAR(sh[k], want[k], 0.01, "node n%d (copies there: %g)", k,
+                   (want[k] - (1 - h) / 10) / (h / 4));
+    /* the key's own node, unsplit, would take h + (1 - h)/N = 0.28 */
+    assert_true(busiest(sh) < 0.2);
+    /* every write of it costs 4 cache operations */
+    double amp = (double)MEM_SUM(&m, cache_write_ops, 0, 20) / (double)MEM_SUM(&m, writes, 0, 20);
+    CHECK_NEAR(amp, (1 - h) + h * 4, 0.02, "write amplification");
+    mem_run_free(&m);
+
+    /* split from an event on: the same shares after it, 1 operation per write before */
+    const char *ev = "name: split\nduration: 20s\ntick: 1s\n"
+                     "workload: {keys: 100000, qps: 20000, write_ratio: 0.1}\n"
+                     "routing: {vnodes: 1000}\nhealth: {mode: off}\n" TEN_NODES
+                     "events: [{at: 5s, hot_key: {key: key-000001, share: 0.2, split: 4}}]\n";
+    mem_run_yaml(&m, ev, NULL);
+    CHECK_NEAR((double)MEM_SUM(&m, cache_write_ops, 0, 5) / (double)MEM_SUM(&m, writes, 0, 5), 1,
+               0.002, "write amplification before the split (writes in flight at 5 s aside)");
+    node_shares(&m, 8, 20, sh);
+    for (int k = 0; k < 10; k++)
+        CHECK_NEAR(sh[k], want[k], 0.01, "node n%d after the event", k);
+    mem_run_free(&m);
+}
+
+static void test_hot_key_detection(void **state)
+{
+    (void)state;
+    const char *yaml = "name: detect\nduration: 40s\ntick: 1s\n"
+                       "workload: {keys: 100000, qps: 20000}\n"
+                       "routing: {vnodes: 1000}\nhealth: {mode: off}\n"
+                       "clients: {hot_key_detection: {threshold: 0.1, window: 5s, replicas: 3}}\n"
+                       TEN_NODES
+                       "events: [{at: 10s, hot_key: {key: key-000001, share: 0.2, for: 15s}}]\n";
+    struct mem_run m;
+    mem_run_yaml(&m, yaml, NULL);
+    /* found at the end of the first window it spends hot, [10 s, 15 s) */
+    assert_int_equal(mem_count_events(&m, "hot_key_detected"), 1);
+    assert_int_equal(mem_count_events(&m, "hot_key_cooled"), 1);
+    for (size_t i = 0; i < m.n_events; i++) {
+        if (!strcmp(m.events[i].kind, "hot_key_detected")) {
+            CHECK_NEAR(m.events[i].t_s, 15, 0.01, "detected");
+            assert_non_null(strstr(m.events[i].detail, "key-000001"));
+        }
+        if (!strcmp(m.events[i].kind, "hot_key_cooled")) /* the window [25 s, 30 s) */
+            CHECK_NEAR(m.events[i].t_s, 30, 0.01, "cooled");
+    }
+    double h = 0.2, before[10], after[10];
+    node_shares(&m, 10, 15, before);
+    node_shares(&m, 16, 25, after);
+    CHECK_NEAR(busiest(before), h + (1 - h) / 10, 0.01, "the hot node before detection");
+    CHECK_NEAR(busiest(after), h / 3 + (1 - h) / 10, 0.01, "the busiest node after detection");
+    mem_run_free(&m);
+    /* off (threshold 0): nothing detected, the node stays hot */
+    const char *off[] = {"clients.hot_key_detection.threshold=0", NULL};
+    mem_run_yaml(&m, yaml, off);
+    assert_int_equal(mem_count_events(&m, "hot_key_detected"), 0);
+    node_shares(&m, 16, 25, after);
+    CHECK_NEAR(busiest(after), h + (1 - h) / 10, 0.01, "the hot node without detection");
+    mem_run_free(&m);
+    /* a uniform workload has no key near the threshold */
+    const char *low[] = {"clients.hot_key_detection.threshold=0.001", NULL};
+    mem_run_yaml(&m, yaml, low);
+    assert_int_equal(mem_count_events(&m, "hot_key_detected"), 1);
+    mem_run_free(&m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -212,6 +351,8 @@ int main(void)
         cmocka_unit_test(test_writes_reach_every_replica),
         cmocka_unit_test(test_zone_crash_leaves_a_copy),
         cmocka_unit_test(test_local_cache),
+        cmocka_unit_test(test_key_splitting),
+        cmocka_unit_test(test_hot_key_detection),
         cmocka_unit_test(test_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
