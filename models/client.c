@@ -561,14 +561,16 @@ static void invalidate_previous_owner(struct sim *s, const struct req *w, uint32
 static void send_key_op(struct sim *s, const struct req *w, uint32_t key, uint32_t node,
                         enum req_kind kind, uint32_t version)
 {
+    uint32_t inst = w->inst; /* read before req_alloc, which may move the records */
+    int64_t t0 = w->t0_ns;
     uint32_t r = req_alloc(&s->eng);
     struct req *q = R(s, r);
     req_clear(q);
     q->key = key;
-    q->inst = w->inst;
+    q->inst = inst;
     q->node = q->fill_node = PLACE_NONE;
     q->next_waiter = NO_WAITER;
-    q->t0_ns = w->t0_ns;
+    q->t0_ns = t0;
     client_send_op(s, r, node, kind, version);
     req_put(&s->eng, r);
 }
@@ -603,6 +605,7 @@ static void write_split(struct sim *s, uint32_t r, enum req_kind kind, uint32_t 
         TK(s)->cache_write_ops++;
         if (i + 1 < n) {
             send_key_op(s, q, copy, node, kind, v);
+            q = R(s, r); /* the records may have moved */
         } else {
             q->key = copy;
             q->flags = (uint8_t)(flags | (q->flags & RQF_SAMPLED));
@@ -635,7 +638,7 @@ static void write_committed(struct sim *s, uint32_t r)
         uint32_t n = cures_owners(s, in->view, q->inst, q->key, replicas, owners);
         q->flags &= RQF_SAMPLED;
         for (uint32_t i = 1; i < n; i++)
-            send_copy_op(s, q, owners[i], kind, v);
+            send_copy_op(s, R(s, r), owners[i], kind, v); /* R: the records may move */
         if (n) {
             TK(s)->cache_write_ops++;
             client_send_op(s, r, owners[0], kind, v);

@@ -330,6 +330,8 @@ char *event_label(const char *kind, const char *node, const char *detail)
         {"migrate_cancel", "migration stopped", true},
         {"shift_popularity", "popularity shift", false},
         {"trace_end", "trace end", false},
+        {"hot_key_detected", "hot key found", false},
+        {"hot_key_cooled", "hot key cooled", false},
     };
     for (size_t i = 0; i < ARRAY_LEN(words); i++) {
         if (strcmp(kind, words[i].kind))

@@ -19,6 +19,8 @@
  *    window it spends hot, gets replica reads from then on (its node's
  *    share falls from h + (1 - h)/N to h/R + (1 - h)/N), and cools a
  *    window after it stops; no key of a uniform workload is detected;
+ *  - the hot-key cures incident (scenarios/incidents/hot_key_cures.yaml),
+ *    seeds 1-3: each cure's busiest node, write amplification, stale reads;
  *  - the loader refuses what cannot work: more replicas than nodes,
  *    replicas under bounded loads, an unknown zone, splitting with leases.
  */
@@ -344,6 +346,84 @@ static void test_hot_key_detection(void **state)
     mem_run_free(&m);
 }
 
+/* ---- the incident: scenarios/incidents/hot_key_cures.yaml ------------------------------- */
+
+/* Share of the busiest node's GETs, write amplification, stale reads, from 25 s. */
+struct cure_figures {
+    double busiest, amp, hit;
+    long long stale, local_stale;
+};
+
+static struct cure_figures cure_run(const char *seed, const char *a, const char *b)
+{
+    const char *sets[] = {"duration=45s", seed, a, b, NULL};
+    if (!a)
+        sets[2] = NULL;
+    else if (!b)
+        sets[3] = NULL;
+    struct mem_run m;
+    mem_run_file(&m, "scenarios/incidents/hot_key_cures.yaml", sets);
+    long long total = 0, per[10] = {0};
+    for (size_t i = 0; i < m.n_nodes; i++) {
+        if (m.nodes[i].t_s < 25)
+            continue;
+        int k = atoi(m.nodes[i].node + 1) - 1;
+        per[k] += m.nodes[i].requests;
+        total += m.nodes[i].requests;
+    }
+    struct cure_figures f = {0};
+    for (int k = 0; k < 10; k++)
+        f.busiest = MAX(f.busiest, (double)per[k] / (double)total);
+    f.amp = (double)MEM_SUM(&m, cache_write_ops, 25, 45) / (double)MEM_SUM(&m, writes, 25, 45);
+    f.hit = (double)MEM_SUM(&m, hits, 25, 45) / (double)MEM_SUM(&m, reads, 25, 45);
+    f.stale = MEM_SUM(&m, stale_reads, 25, 45);
+    f.local_stale = MEM_SUM(&m, local_stale_reads, 25, 45);
+    if (a && strstr(a, "detection")) {
+        assert_int_equal(mem_count_events(&m, "hot_key_detected"), 1);
+        for (size_t i = 0; i < m.n_events; i++)
+            if (!strcmp(m.events[i].kind, "hot_key_detected"))
+                CHECK_NEAR(m.events[i].t_s, 22, 0.01, "detected at the first window's end");
+    }
+    mem_run_free(&m);
+    return f;
+}
+
+static void test_hot_key_cures_incident(void **state)
+{
+    (void)state;
+    const double h = 0.2, cold = (1 - h) / 10;
+    const char *seeds[] = {"seed=1", "seed=2", "seed=3"};
+    for (int i = 0; i < 3; i++) {
+        struct cure_figures none = cure_run(seeds[i], NULL, NULL);
+        struct cure_figures local = cure_run(seeds[i], "clients.local_cache.capacity_items=1000", NULL);
+        struct cure_figures rep = cure_run(seeds[i], "events.0.hot_key.replicas=3", NULL);
+        struct cure_figures split = cure_run(seeds[i], "events.0.hot_key.split=4", NULL);
+        struct cure_figures det = cure_run(seeds[i], "clients.hot_key_detection.threshold=0.1",
+                                           "clients.hot_key_detection.window=2s");
+        /* the disease: the key's node takes h + (1 - h)/N and is overloaded */
+        CHECK_NEAR(none.busiest, h + cold, 0.01, "%s none: busiest node", seeds[i]);
+        CHECK_NEAR(none.amp, 1, 0.005, "%s none: cache operations per write", seeds[i]);
+        assert_true(none.hit < 0.85);
+        /* the local cache: spread, no amplification, stale reads of its own */
+        assert_true(local.busiest < 0.13);
+        CHECK_NEAR(local.amp, 1, 0.005, "%s local: cache operations per write", seeds[i]);
+        assert_true(local.local_stale > 5 * rep.stale);
+        assert_true(local.hit > 0.93);
+        /* replica reads: h/K + (1 - h)/N on the busiest, (1 - h) + h K per write */
+        CHECK_NEAR(rep.busiest, h / 3 + cold, 0.01, "%s replicas 3: busiest node", seeds[i]);
+        CHECK_NEAR(rep.amp, (1 - h) + h * 3, 0.02, "%s replicas 3: write amplification", seeds[i]);
+        assert_true(rep.stale < none.stale);
+        assert_true(rep.hit > none.hit + 0.05);
+        /* splitting in 4: the four copies land on four nodes here */
+        CHECK_NEAR(split.busiest, h / 4 + cold, 0.01, "%s split 4: busiest node", seeds[i]);
+        CHECK_NEAR(split.amp, (1 - h) + h * 4, 0.02, "%s split 4: write amplification", seeds[i]);
+        assert_true(split.stale < none.stale);
+        /* detection: the replica reads, turned on by the clients */
+        CHECK_NEAR(det.busiest, rep.busiest, 0.005, "%s detection: busiest node", seeds[i]);
+        CHECK_NEAR(det.amp, rep.amp, 0.01, "%s detection: write amplification", seeds[i]);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -353,6 +433,7 @@ int main(void)
         cmocka_unit_test(test_local_cache),
         cmocka_unit_test(test_key_splitting),
         cmocka_unit_test(test_hot_key_detection),
+        cmocka_unit_test(test_hot_key_cures_incident),
         cmocka_unit_test(test_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
