@@ -1097,6 +1097,11 @@ void results_schema_markdown(FILE *f)
                "versions. `t_s` is the event's own time.\n\n");
     md_table(f, "summary", "One row per finished or interrupted run: `(run_id, ...)`.", sum_cols,
              ARRAY_LEN(sum_cols));
+    md_table(f, "requests", "With `output.sample_requests: F`, one row per recorded client "
+                            "operation (a seeded fraction F of them, the same operations for "
+                            "the same seed): `(run_id, ...)`. The request trace of a "
+                            "postmortem: README.md has a worked example.",
+             req_cols, ARRAY_LEN(req_cols));
 }
 
 /* ---- human summary ------------------------------------------------------------------ */

@@ -561,7 +561,7 @@ static void check_replicas(struct timeline *tl, const char *path, const char *t)
         return;
     if (tl->p.algo == PLACE_BOUNDED)
         report_path(tl->L, path, "routing.replicas %u needs an algorithm that places a key by "
-                    "its position alone; under bounded loads the owner depends on the load (%s)",
+                    "its position alone; under bounded loads the owner depends on the load (at %s)",
                     r, t);
     else if (tl->m.live < r)
         report_path(tl->L, path, "routing.replicas is %u but the cluster has %zu node%s at %s",
@@ -629,7 +629,7 @@ void check_membership(struct loader *L, const struct ev_ref *order, size_t n, bo
     run_start(&tl, TIME_ZERO);
 
     check_fencing(&tl, "routing.fencing", "from the start");
-    check_replicas(&tl, "routing.replicas", "at time 0");
+    check_replicas(&tl, "routing.replicas", "time 0");
     for (size_t r = 0; r < n; r++) {
         size_t i = order[r].idx;
         const struct event_cfg *ev = &s->events[i];
