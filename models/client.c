@@ -583,35 +583,48 @@ static void send_copy_op(struct sim *s, const struct req *w, uint32_t node, enum
 }
 
 /* A write of a split key (key splitting): every copy takes the key's new
- * version and gets the write's cache operation at its owner; the record
- * itself carries the last one. */
+ * version and gets the write's cache operation at its owner (at each of its
+ * owners, with routing.replicas); the record itself carries the last one. */
 static void write_split(struct sim *s, uint32_t r, enum req_kind kind, uint32_t v,
                         uint32_t first, uint32_t n)
 {
     struct req *q = R(s, r);
     struct instance *in = &s->inst[q->inst];
+    uint32_t inst = q->inst;
     q->flags &= RQF_SAMPLED;
+    uint32_t last_key = PLACE_NONE, last_node = PLACE_NONE;
+    uint8_t last_flags = 0;
     for (uint32_t i = 0; i < n; i++) {
         uint32_t copy = first + i;
         s->wl->ks.rec[copy].version = v;
         if (UNLIKELY(s->tr->n))
             transfers_on_write(s, copy);
         if (UNLIKELY(cures_local_on(s)))
-            cures_local_drop(s, q->inst, copy);
+            cures_local_drop(s, inst, copy);
+        uint32_t owners[PLACE_MAX_REPLICAS], m;
         uint8_t flags = 0;
-        uint32_t node = client_route(s, in, copy, &flags);
-        if (node == PLACE_NONE)
-            continue;
-        TK(s)->cache_write_ops++;
-        if (i + 1 < n) {
-            send_key_op(s, q, copy, node, kind, v);
-            q = R(s, r); /* the records may have moved */
+        uint32_t replicas = cures_replicas(s, copy);
+        if (replicas > 1) {
+            m = cures_owners(s, in->view, inst, copy, replicas, owners);
         } else {
-            q->key = copy;
-            q->flags = (uint8_t)(flags | (q->flags & RQF_SAMPLED));
-            client_send_op(s, r, node, kind, v);
+            owners[0] = client_route(s, in, copy, &flags);
+            m = owners[0] != PLACE_NONE;
+        }
+        for (uint32_t j = 0; j < m; j++) {
+            TK(s)->cache_write_ops++;
+            if (last_node != PLACE_NONE)
+                send_key_op(s, R(s, r), last_key, last_node, kind, v);
+            last_key = copy;
+            last_node = owners[j];
+            last_flags = replicas > 1 ? 0 : flags;
         }
     }
+    if (last_node == PLACE_NONE)
+        return;
+    q = R(s, r); /* the records may have moved */
+    q->key = last_key;
+    q->flags = (uint8_t)(last_flags | (q->flags & RQF_SAMPLED));
+    client_send_op(s, r, last_node, kind, v);
 }
 
 static void write_committed(struct sim *s, uint32_t r)
