@@ -1130,6 +1130,52 @@ static void test_ring_weights(void **state)
     placement_destroy(pl);
 }
 
+/* Replicas: distinct owners, the owner first, in the algorithm's order;
+ * zones first when given. */
+static void test_replicas(void **state)
+{
+    (void)state;
+    static const int six[] = {0, 1, 2, 3, 4, 5};
+    place_algo algos[] = {PLACE_RING, PLACE_KETAMA, PLACE_RENDEZVOUS, PLACE_MOD, PLACE_JUMP,
+                          PLACE_MAGLEV};
+    for (size_t a = 0; a < ARRAY_LEN(algos); a++) {
+        struct place_params p = params(algos[a], algos[a] == PLACE_KETAMA ? HASH_MD5 : HASH_SHA256,
+                                       64);
+        struct placement *pl = mk(&p, six, 6, NULL);
+        for (uint64_t k = 0; k < 2000; k++) {
+            char key[32];
+            snprintf(key, sizeof key, "key-%06llu", (unsigned long long)k);
+            uint64_t pos = placement_key_position(&p, key, strlen(key));
+            uint32_t out[PLACE_MAX_REPLICAS];
+            size_t n = placement_replicas(pl, pos, NULL, out, 3);
+            assert_int_equal(n, 3);
+            assert_int_equal(out[0], placement_lookup(pl, pos));
+            assert_true(out[0] != out[1] && out[0] != out[2] && out[1] != out[2]);
+            if (algos[a] == PLACE_RING || algos[a] == PLACE_KETAMA
+                || algos[a] == PLACE_RENDEZVOUS) {
+                uint32_t succ[8];
+                size_t m = placement_successors(pl, pos, succ, 8);
+                assert_true(m >= 3);
+                assert_int_equal(out[1], succ[1]); /* the next distinct node in its order */
+                assert_int_equal(out[2], succ[2]);
+            } else { /* membership order after the owner */
+                assert_int_equal(out[1], (out[0] + 1) % 6);
+                assert_int_equal(out[2], (out[0] + 2) % 6);
+            }
+            /* more than the members: each member once */
+            assert_int_equal(placement_replicas(pl, pos, NULL, out, 8), 6);
+            /* zones: A,B in z0, C,D in z1, E,F in z2: three replicas in three zones */
+            static const uint32_t zone[6] = {0, 0, 1, 1, 2, 2};
+            n = placement_replicas(pl, pos, zone, out, 3);
+            assert_int_equal(n, 3);
+            assert_int_equal(out[0], placement_lookup(pl, pos));
+            assert_true(zone[out[0]] != zone[out[1]] && zone[out[0]] != zone[out[2]]
+                        && zone[out[1]] != zone[out[2]]);
+        }
+        placement_destroy(pl);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1158,6 +1204,7 @@ int main(void)
         cmocka_unit_test(test_point_format_check),
         cmocka_unit_test(test_names_and_defaults),
         cmocka_unit_test(test_empty_membership),
+        cmocka_unit_test(test_replicas),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
