@@ -332,7 +332,7 @@ static void test_hot_key_share(void **state)
     mem_run_yaml(&m, yaml, NULL);
     long long total = 0, top = 0;
     for (int i = 0; i < 10; i++) {
-        char id[8];
+        char id[16];
         snprintf(id, sizeof id, "n%d", i);
         long long r = mem_node_requests(&m, id);
         total += r;
