@@ -39,7 +39,7 @@ if (mcount) {
         }
     }
 }
-set title sprintf("%s: %s", ylab, sname[1]) font ",12"
+set title sprintf("%s: %s", mtitle, sname[1]) font ",12"
 set xlabel xpath
 set ylabel ypath
 set cblabel cblab

@@ -45,11 +45,21 @@ if (span <= 0) { span = abs(ytop) > 0 ? abs(ytop) : 1 }
 undefine STATS_*
 stats dfile skip 1 using (strlen(strcol(15)) > 0 ? 1 : 0) nooutput
 notes = exists("STATS_sum") ? STATS_sum > 0 : 0
-lane(s) = ytop + span * (0.05 + 0.07 * (s - 1))
-set yrange [ybot - 0.04 * span : ytop + span * (notes ? 0.08 + 0.07 * nseries : 0.06)]
+# labels of points closer than 5% of the axis go to two staggered rows
+undefine STATS_*
+px = NaN
+stats dfile skip 1 using (gap = (px == px && $2 > px) ? $2 - px : 1e308, px = $2, gap) nooutput
+mingap = exists("STATS_min") ? STATS_min : 1e308
+undefine STATS_*
+stats dfile skip 1 using 2 nooutput
+xspan = exists("STATS_max") ? STATS_max - STATS_min : 0
+stagger = xspan > 0 && mingap < 0.05 * xspan
+lanes = stagger ? 2 : 1
+lane(s) = ytop + span * (0.05 + 0.045 * lanes * (s - 1) + (stagger && int($0) % 2 ? 0.045 : 0))
+set yrange [ybot - 0.04 * span : ytop + span * (notes ? 0.06 + 0.045 * lanes * nseries : 0.06)]
 
 single = nseries == 1
-set title (single ? sprintf("%s: %s", ylab, sname[1]) : ylab) font ",12"
+set title (single ? sprintf("%s: %s", mtitle, sname[1]) : mtitle) font ",12"
 set xlabel xlab
 set ylabel ylab
 set grid xtics ytics lc rgb "#e3e3e3" lw 1 dt solid
@@ -67,6 +77,10 @@ if (xcat) {
 ser(s) = int($1) == s ? $2 : NaN
 bandtitle = single ? "min–max of the runs" : ""
 meantitle(s) = single ? "mean, 95% CI" : sprintf("%s (mean, 95% CI)", sname[s])
+# what the labels over the points count
+notekey = !notes ? "" : mcount ? sprintf("k/n above: runs with %s > 0", mname) : \
+          "never k/n above: runs without a value"
+NOTE_KEY = notes ? ", keyentry with points pt -1 lc rgb '#ffffff' title notekey" : ""
 
 plot for [s=1:nseries] dfile skip 1 using (ser(s)):($10 * sc):($11 * sc) \
          with filledcurves lc rgb word(palette8, (s - 1) % 8 + 1) fs transparent solid 0.13 noborder \
@@ -75,5 +89,6 @@ plot for [s=1:nseries] dfile skip 1 using (ser(s)):($10 * sc):($11 * sc) \
          with yerrorbars lt s pt 7 ps 0.9 notitle, \
      for [s=1:nseries] dfile skip 1 using (ser(s)):($7 * sc)@XT \
          with linespoints lt s pt 7 ps 0.9 title meantitle(s), \
-     for [s=1:nseries] dfile skip 1 using (ser(s)):(lane(s)):(strcol(15)) \
-         with labels tc lt s font ",9" notitle
+     for [s=1:nseries] dfile skip 1 using (ser(s)):(lane(s)):(word(strcol(15), words(strcol(15)))) \
+         with labels tc lt s font ",9" notitle \
+     @NOTE_KEY
