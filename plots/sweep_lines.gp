@@ -75,7 +75,7 @@ if (xcat) {
     set offsets graph 0.03, graph 0.03, 0, 0
 }
 ser(s) = int($1) == s ? $2 : NaN
-bandtitle = single ? "min–max of the runs" : ""
+bandtitle = "min–max of the runs (shaded)"
 meantitle(s) = single ? "mean, 95% CI" : sprintf("%s (mean, 95% CI)", sname[s])
 # what the labels over the points count
 notekey = !notes ? "" : mcount ? sprintf("k/n above: runs with %s > 0", mname) : \

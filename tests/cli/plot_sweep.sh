@@ -88,6 +88,12 @@ expect_match "<td>160</td><td class=\"n\">3</td><td class=\"n\">$mean</td>" "$T/
 expect_exit 0 "--metric twice, --format svg" "$RINGSIM" plot "$db" -d "$T/p1s" --metric cascade_removals --metric min_hit_rate --format svg
 expect_match "2 sweep charts .*\(sweep-cascade_removals.svg, sweep-min_hit_rate.svg\)" "$T/out" "the two charts, in the order asked"
 expect_match '</svg>' "$T/p1s/sweep-min_hit_rate.svg" "the SVG is complete"
+if command -v xmllint >/dev/null 2>&1; then
+    xmllint --noout "$T/p1s/sweep-min_hit_rate.svg" "$T/p1s/sweep-cascade_removals.svg" 2>/dev/null
+    ok $? "the SVGs are well-formed XML"
+else
+    _n=$((_n + 1)); echo "ok $_n - the SVGs are well-formed XML # SKIP no xmllint"
+fi
 expect_match 'routing.vnodes' "$T/p1s/sweep-min_hit_rate.svg" "the x axis is named by the parameter"
 expect_match '95% CI' "$T/p1s/sweep-min_hit_rate.svg" "the legend names the error bars"
 [ ! -e "$T/p1s/sweep-hit_rate.svg" ]
