@@ -97,8 +97,9 @@ static bool sweep_asked(const struct plot_options *o)
 
 /* Whether to draw a sweep: when asked (then every error is the user's to
  * see), or, without --run, when the runs look like one (then a database
- * that cannot make a report is drawn over time, as before). Sets d->report
- * and d->sweep when it is one. */
+ * that cannot make a report is drawn over time, as before, and so are runs
+ * that repeat no combination when no chart can hold their parameters).
+ * Sets d->report and d->sweep when it is one. */
 static enum plot_status choose_sweep(struct draw *d, char *err, size_t errlen)
 {
     const struct plot_options *o = d->o;
@@ -131,6 +132,14 @@ static enum plot_status choose_sweep(struct draw *d, char *err, size_t errlen)
         return PLOT_DRAWN;
     }
     d->sweep = plot_sweep_create(r, err, errlen);
+    if (!d->sweep && !asked && largest < 2) {
+        /* many runs, each its own combination of several parameters: not
+         * clearly a sweep, so drawn over time as before, saying why */
+        diag_add(&d->res->notes, "%s; drawn over time", err);
+        report_destroy(d->report);
+        d->report = NULL;
+        return PLOT_DRAWN;
+    }
     if (!d->sweep)
         return PLOT_BAD_INPUT;
     for (size_t i = 0; i < r->notes.n; i++)

@@ -153,6 +153,11 @@ expect_exit 2 "three varied parameters" "$RINGSIM" plot "$db3" -d "$T/e1"
 expect_match "3 parameters vary \(routing.vnodes, routing.algorithm, cache.capacity_items\); a sweep chart draws one \(error bars\) or two \(a heat map\): choose them with --by PATH" "$T/err" "says to choose with --by"
 [ ! -e "$T/e1" ]
 ok $? "and writes nothing"
+"$RINGSIM" sweep "$T/s.yaml" --vary routing.vnodes=8,64 --vary routing.algorithm=ring,mod --vary cache.capacity_items=400,600,800 -j 2 -o "$T/three1.db" >/dev/null 2>&1
+expect_exit 0 "three varied, one seed each: not clearly a sweep" "$RINGSIM" plot "$T/three1.db" -d "$T/e1b"
+expect_match "3 parameters vary .*choose them with --by PATH.*; drawn over time" "$T/err" "drawn over time, saying how to draw a sweep"
+[ -s "$T/e1b/hit_rate.png" ]
+ok $? "the time charts"
 expect_exit 0 "three, two chosen" "$RINGSIM" plot "$db3" -d "$T/e2" --by routing.vnodes --by cache.capacity_items --metric hit_rate
 expect_exit 2 "--by three times" "$RINGSIM" plot "$db3" --by a --by b --by c
 expect_match "at most two --by" "$T/err" "says at most two"
