@@ -168,6 +168,13 @@ void report_print_csv(const struct report *r, FILE *f);
 /* An array of objects, one per combination. */
 void report_print_json(const struct report *r, FILE *f);
 
+/* v as the human table shows it: x m->scale with decimals (none past 10^4
+ * in absolute value); "-" for NaN. */
+void report_format_value(char *buf, size_t n, double v, const struct report_metric *m,
+                         int decimals);
+/* "[lo, hi]" as the human table shows a CI; "-" when either is NaN. */
+void report_format_ci(char *buf, size_t n, double lo, double hi, const struct report_metric *m);
+
 /* The parts of the human table, for a caller that streams its rows (the
  * sweep): label columns named cols[0..n_cols) with widths w[]. */
 struct report_table {

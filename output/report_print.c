@@ -43,7 +43,7 @@ void json_number(struct strbuf *sb, double v)
 
 /* v scaled and rounded for the human table; "-" for NaN. Past 10^4 in
  * absolute value the decimals are dropped (a mean of millions of errors). */
-static void fmt_num(char *buf, size_t n, double v, const struct report_metric *m, int decimals)
+void report_format_value(char *buf, size_t n, double v, const struct report_metric *m, int decimals)
 {
     if (isnan(v))
         snprintf(buf, n, "-");
@@ -51,15 +51,15 @@ static void fmt_num(char *buf, size_t n, double v, const struct report_metric *m
         snprintf(buf, n, "%.*f", fabs(v * m->scale) >= 1e4 ? 0 : decimals, v * m->scale);
 }
 
-static void fmt_ci(char *buf, size_t n, double lo, double hi, const struct report_metric *m)
+void report_format_ci(char *buf, size_t n, double lo, double hi, const struct report_metric *m)
 {
     if (isnan(lo) || isnan(hi)) {
         snprintf(buf, n, "-");
         return;
     }
     char a[40], b[40];
-    fmt_num(a, sizeof a, lo, m, m->decimals);
-    fmt_num(b, sizeof b, hi, m, m->decimals);
+    report_format_value(a, sizeof a, lo, m, m->decimals);
+    report_format_value(b, sizeof b, hi, m, m->decimals);
     snprintf(buf, n, "[%s, %s]", a, b);
 }
 
@@ -94,10 +94,10 @@ void report_table_row(const struct report_table *t, const char *const *labels,
     const struct report_metric *m = t->m;
     int mm = m->integer ? 0 : m->decimals;
     char mean[40], ci[96], lo[40], hi[40];
-    fmt_num(mean, sizeof mean, s->mean, m, m->decimals);
-    fmt_ci(ci, sizeof ci, s->ci_lo, s->ci_hi, m);
-    fmt_num(lo, sizeof lo, s->min, m, mm);
-    fmt_num(hi, sizeof hi, s->max, m, mm);
+    report_format_value(mean, sizeof mean, s->mean, m, m->decimals);
+    report_format_ci(ci, sizeof ci, s->ci_lo, s->ci_hi, m);
+    report_format_value(lo, sizeof lo, s->min, m, mm);
+    report_format_value(hi, sizeof hi, s->max, m, mm);
     fputs(" ", t->f);
     for (size_t c = 0; c < t->n_cols; c++)
         fprintf(t->f, " %-*s", (int)t->w[c], labels[c]);
@@ -120,8 +120,8 @@ void report_table_row(const struct report_table *t, const char *const *labels,
             snprintf(dm, sizeof dm, "-");
             snprintf(dci, sizeof dci, "(no baseline)");
         } else {
-            fmt_num(dm, sizeof dm, d->mean, m, m->decimals);
-            fmt_ci(dci, sizeof dci, d->ci_lo, d->ci_hi, m);
+            report_format_value(dm, sizeof dm, d->mean, m, m->decimals);
+            report_format_ci(dci, sizeof dci, d->ci_lo, d->ci_hi, m);
         }
         if (d)
             snprintf(pairs, sizeof pairs, "%zu", d->pairs);

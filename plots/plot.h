@@ -23,6 +23,9 @@
 #include "sim/util.h"
 
 struct sqlite3;
+struct report;
+struct report_metric;
+struct metric_stats;
 
 /* ---- drawing (plot_draw.c) ------------------------------------------------- */
 
@@ -32,6 +35,15 @@ struct plot_options {
     size_t n_runs;           /* the last PLOT_DEFAULT_RUNS when there are more */
     const char *dir;         /* where to write; NULL: results/plots/<db name without .db> */
     bool svg;                /* SVG, else PNG */
+    /* A sweep: the summaries of the runs against one or two parameters
+     * (plot_sweep.c), rather than the runs over time. Drawn when sweep is
+     * set, when by or metrics are given, or (runs not given) when the
+     * database looks like a sweep (plot_looks_like_sweep). */
+    bool sweep;
+    const char *const *by;   /* the parameters (at most two); NULL/0: those that vary */
+    size_t n_by;
+    const char *const *metrics; /* summary columns; NULL/0: report_default_metrics */
+    size_t n_metrics;
 };
 
 enum plot_status {
@@ -46,6 +58,12 @@ struct plot_result {
     int64_t *ids;            /* the runs drawn */
     size_t n_ids;
     struct diag notes;       /* what the user should know: runs left out, warnings */
+    bool sweep;              /* drawn as a sweep: then n_ids is every run counted, */
+    size_t n_groups;         /*   in n_groups combinations of the parameters by[], */
+    char **by;               /*   n_by of them, */
+    size_t n_by;
+    char **charts;           /*   and the images written ("sweep-hit_rate.png") */
+    size_t n_charts;
 };
 
 /* Draws the runs of o->db into a folder: the data files, one image per
@@ -205,6 +223,83 @@ char *plot_scripts_dir(char *err, size_t errlen);
  * it printed (its last lines) in err. */
 int gnuplot_run(const char *gnuplot, const char *cwd, const char *vars, const char *script,
                 char *err, size_t errlen);
+
+/* ---- sweeps (plot_sweep.c) --------------------------------------------------- */
+
+/* Whether a database is drawn as a sweep when nothing says which: its
+ * complete runs (n_runs) fall into n_groups combinations of n_by varied
+ * parameters (as `ringsim report` groups them), the largest holding
+ * largest runs. A sweep: some parameter varies, there are two combinations
+ * or more, and a combination repeats (runs over seeds) or the runs are
+ * more than PLOT_DEFAULT_RUNS (too many to overlay). */
+bool plot_looks_like_sweep(size_t n_runs, size_t n_by, size_t n_groups, size_t largest);
+
+/* How the values of a parameter lie along a chart's x axis. */
+enum sweep_axis_kind {
+    SWEEP_NUMBER,   /* every value a number: at its value */
+    SWEEP_DURATION, /* every value a duration: at its length in seconds */
+    SWEEP_SIZE,     /* every value a size: at its bytes */
+    SWEEP_CATEGORY, /* anything else: evenly, in report_rank_values order */
+};
+/* Where the distinct values[0..n) of a parameter go along an axis: the
+ * first kind every value has (a NULL value, a run without the parameter,
+ * makes them categories); pos[i] is the number, the seconds, the bytes,
+ * or 1 + the rank of values[i]. Returns the kind. */
+enum sweep_axis_kind sweep_axis(char *const *values, size_t n, double *pos);
+/* "number", "duration", "size", "category". */
+const char *sweep_axis_kind_name(enum sweep_axis_kind k);
+
+/* What a point or a heat-map cell says about metric m over the runs s of
+ * one combination:
+ *   *cell  the heat-map colour: for a metric whose runs are counted
+ *          (m->count_with: cascade_removals, db_overload_s) the share of
+ *          runs in which it happened, %; else the mean as the report's
+ *          table shows it (x m->scale); NaN when there is none
+ *   value  the mean as the report's table shows it, "-" when none
+ *   note   "2/4" (runs in which it happened, count_with metrics), "never
+ *          1/4" (runs without a value: m->null_word), else "" */
+void sweep_cell(const struct report_metric *m, const struct metric_stats *s, double *cell,
+                char *value, size_t value_len, char *note, size_t note_len);
+
+/* One axis of a sweep: the distinct values of a parameter, in order. */
+struct sweep_axis_values {
+    const char *path;
+    enum sweep_axis_kind kind;
+    char **values;        /* borrowed from the report; NULL: runs without it */
+    double *pos;          /* per value: its place on the axis (sweep_axis) */
+    size_t n;
+};
+
+/* A report laid out for the sweep charts: one parameter (one chart per
+ * metric, the mean against the parameter with its 95% CI; one line per
+ * scenario) or two (one heat map per metric over the grid). */
+struct plot_sweep {
+    const struct report *r;       /* borrowed */
+    size_t n_axes;                /* 1 or 2 */
+    struct sweep_axis_values axis[2];
+    size_t *at[2];                /* per group: index of its value on each axis */
+    size_t *series;               /* per group: its scenario (index into r->names) */
+};
+
+/* Lays out r (its by[] paths are the axes). NULL with a message in err when
+ * no parameter or more than two vary, or a heat map would mix scenarios. */
+struct plot_sweep *plot_sweep_create(const struct report *r, char *err, size_t errlen);
+void plot_sweep_destroy(struct plot_sweep *sw);
+/* Writes sweep-metrics.tsv, sweep-axes.tsv, sweep-series.tsv and one
+ * sweep-METRIC.tsv per metric into datadir (plots/README.md, "Sweeps"). */
+int plot_sweep_write_data(const struct plot_sweep *sw, const char *datadir, char *err,
+                          size_t errlen);
+/* The text of a sweep's index.html: what was swept, and per metric its
+ * chart ("sweep-METRIC" + ext) and its table. Caller frees. */
+char *plot_sweep_html(const struct plot_sweep *sw, const char *ext);
+
+/* The readable name of a summary column for the charts and the index
+ * ("Lowest hit rate (from the first event on)"), or col itself. */
+const char *plot_metric_title(const char *col);
+/* The style sheet of every index.html. */
+extern const char plot_html_css[];
+
+/* ---- events ------------------------------------------------------------------ */
 
 /* The short label of a scenario event for the events strip ("add D",
  * "crash C", "qps 20000"), or NULL when kind is not a scenario event (an

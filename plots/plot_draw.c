@@ -6,9 +6,14 @@
  * Order of work, so that every input error is found before anything is
  * written:
  *
- *   choose_runs   the database (read-only; PLOT_BAD_INPUT when it is not
- *                 ringsim's, holds no runs or lacks a run asked for) and
- *                 which runs to draw
+ *   open_db       the database (read-only; PLOT_BAD_INPUT when it is not
+ *                 ringsim's or holds no runs)
+ *   choose_sweep  whether to draw a sweep (the options say so, or the runs
+ *                 look like one: plot_looks_like_sweep): its report
+ *                 (output/report.h) and layout (plot_sweep.c); then
+ *                 draw_sweep does the rest, in the order below
+ *   choose_runs   which runs to draw (PLOT_BAD_INPUT when it lacks a run
+ *                 asked for)
  *   load          the runs, their labels and events (PLOT_FAILED when none
  *                 recorded a tick)
  *   find_tools    gnuplot and the chart scripts (PLOT_FAILED when missing)
@@ -19,11 +24,12 @@
  *   draw_charts   one gnuplot per chart
  *   write index   DIR/index.html, once every chart is drawn
  *
- * The database is never written (plot_data.c opens it with
+ * The database is never written (plot_data.c and report.c open it with
  * SQLITE_OPEN_READONLY). What gnuplot is given: `-e "svg=N; levels=N;
- * ej=N; out='../NAME.EXT'"` (numbers and a file name made here) and the
- * script's path; it runs in DIR/data. Everything from the scenario is in
- * the data files.
+ * ej=N; out='../NAME.EXT'"` (a sweep: `-e "svg=N; m=N;
+ * out='../sweep-METRIC.EXT'"`, METRIC a summary column name), numbers and
+ * a file name made here, and the script's path; it runs in DIR/data.
+ * Everything from the scenario is in the data files.
  */
 #include "plots/plot.h"
 
@@ -32,6 +38,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+
+#include "output/report.h"
 
 /* One plot_draw() call as it goes. */
 struct draw {
@@ -42,6 +50,8 @@ struct draw {
     size_t n_all;
     char *gnuplot, *scripts, *datadir, *page;
     const char *ext;      /* ".png" or ".svg" */
+    struct report *report;   /* a sweep: its statistics, */
+    struct plot_sweep *sweep; /*  laid out; else both NULL */
 };
 
 /* results/plots/<base name of db without .db> */
@@ -62,12 +72,10 @@ static bool file_nonempty(const char *path)
     return stat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0;
 }
 
-/* The ids to draw: those asked for (each must exist; at most
- * PLOT_MAX_RUNS), else every run, or the last PLOT_DEFAULT_RUNS. */
-static enum plot_status choose_runs(struct draw *d, char *err, size_t errlen)
+/* The database, checked, and its run ids. */
+static enum plot_status open_db(struct draw *d, char *err, size_t errlen)
 {
     const struct plot_options *o = d->o;
-    struct plot_result *res = d->res;
     d->ps = plot_set_open(o->db, err, errlen);
     if (!d->ps)
         return PLOT_BAD_INPUT;
@@ -79,6 +87,75 @@ static enum plot_status choose_runs(struct draw *d, char *err, size_t errlen)
                  o->db, o->db);
         return PLOT_BAD_INPUT;
     }
+    return PLOT_DRAWN;
+}
+
+static bool sweep_asked(const struct plot_options *o)
+{
+    return o->sweep || o->n_by || o->n_metrics;
+}
+
+/* Whether to draw a sweep: when asked (then every error is the user's to
+ * see), or, without --run, when the runs look like one (then a database
+ * that cannot make a report is drawn over time, as before, and so are runs
+ * that repeat no combination when no chart can hold their parameters).
+ * Sets d->report and d->sweep when it is one. */
+static enum plot_status choose_sweep(struct draw *d, char *err, size_t errlen)
+{
+    const struct plot_options *o = d->o;
+    bool asked = sweep_asked(o);
+    if (o->n_runs) {
+        if (asked) {
+            snprintf(err, errlen, "--run draws runs over time, --sweep, --by and --metric draw "
+                                  "a sweep: give one or the other");
+            return PLOT_BAD_INPUT;
+        }
+        return PLOT_DRAWN;
+    }
+    struct report_options ro = {.db = o->db, .by = o->by, .n_by = o->n_by,
+                                .metrics = o->metrics, .n_metrics = o->n_metrics};
+    char rerr[2048];
+    enum report_status rs = report_load(&ro, &d->report, rerr, sizeof rerr);
+    if (rs != REPORT_OK) {
+        if (!asked)
+            return PLOT_DRAWN;
+        snprintf(err, errlen, "%s", rerr);
+        return rs == REPORT_BAD_INPUT ? PLOT_BAD_INPUT : PLOT_FAILED;
+    }
+    const struct report *r = d->report;
+    size_t largest = 0;
+    for (size_t g = 0; g < r->n_groups; g++)
+        largest = MAX(largest, r->groups[g].n_runs);
+    if (!asked && !plot_looks_like_sweep(r->n_runs, r->n_by, r->n_groups, largest)) {
+        report_destroy(d->report);
+        d->report = NULL;
+        return PLOT_DRAWN;
+    }
+    d->sweep = plot_sweep_create(r, err, errlen);
+    if (!d->sweep && !asked && largest < 2) {
+        /* many runs, each its own combination of several parameters: not
+         * clearly a sweep, so drawn over time as before, saying why */
+        diag_add(&d->res->notes, "%s; drawn over time", err);
+        report_destroy(d->report);
+        d->report = NULL;
+        return PLOT_DRAWN;
+    }
+    if (!d->sweep)
+        return PLOT_BAD_INPUT;
+    for (size_t i = 0; i < r->notes.n; i++)
+        diag_add(&d->res->notes, "%s", r->notes.msgs[i]);
+    if (!asked)
+        diag_add(&d->res->notes, "%s: %zu runs in %zu combinations: drawn as a sweep (--run "
+                                 "ID,... draws runs over time)", o->db, r->n_runs, r->n_groups);
+    return PLOT_DRAWN;
+}
+
+/* The ids to draw: those asked for (each must exist; at most
+ * PLOT_MAX_RUNS), else every run, or the last PLOT_DEFAULT_RUNS. */
+static enum plot_status choose_runs(struct draw *d, char *err, size_t errlen)
+{
+    const struct plot_options *o = d->o;
+    struct plot_result *res = d->res;
     const int64_t *ids = d->all;
     size_t n = d->n_all;
     if (o->n_runs) {
@@ -189,13 +266,74 @@ static enum plot_status draw_charts(struct draw *d, char *err, size_t errlen)
     return PLOT_DRAWN;
 }
 
+/* A sweep, once chosen: the tools, DIR and its data files, one gnuplot
+ * per metric (sweep_lines.gp for one parameter, sweep_heatmap.gp for two),
+ * then index.html. */
+static enum plot_status draw_sweep(struct draw *d, char *err, size_t errlen)
+{
+    const struct report *r = d->report;
+    struct plot_result *res = d->res;
+    res->sweep = true;
+    res->n_groups = r->n_groups;
+    res->ids = xcalloc(r->n_runs + 1, sizeof(*res->ids));
+    for (size_t k = 0; k < r->n_runs; k++)
+        res->ids[k] = r->runs[k].run_id;
+    res->n_ids = r->n_runs;
+    res->by = xcalloc(r->n_by + 1, sizeof(*res->by));
+    for (size_t b = 0; b < r->n_by; b++)
+        res->by[b] = xstrdup(r->by[b]);
+    res->n_by = r->n_by;
+    plot_set_end_read(d->ps);
+    enum plot_status st = find_tools(d, err, errlen);
+    if (st != PLOT_DRAWN)
+        return st;
+    res->dir = d->o->dir ? xstrdup(d->o->dir) : default_dir(d->o->db);
+    d->datadir = xasprintf("%s/data", res->dir);
+    if (make_dirs(d->datadir, err, errlen)
+        || plot_sweep_write_data(d->sweep, d->datadir, err, errlen))
+        return PLOT_FAILED;
+    const char *script_name = d->sweep->n_axes == 1 ? "sweep_lines" : "sweep_heatmap";
+    char *script = xasprintf("%s/%s.gp", d->scripts, script_name);
+    res->charts = xcalloc(r->n_metrics + 1, sizeof(*res->charts));
+    for (size_t m = 0; m < r->n_metrics && st == PLOT_DRAWN; m++) {
+        char *chart = xasprintf("sweep-%s%s", r->metrics[m].name, d->ext);
+        res->charts[res->n_charts++] = chart;
+        char *vars = xasprintf("svg=%d; m=%zu; out='../%s'", d->o->svg ? 1 : 0, m + 1, chart);
+        char *image = xasprintf("%s/%s", res->dir, chart);
+        remove(image);
+        if (gnuplot_run(d->gnuplot, d->datadir, vars, script, err, errlen)) {
+            st = PLOT_FAILED;
+        } else if (!file_nonempty(image)) {
+            snprintf(err, errlen, "gnuplot %s exited but wrote no %s", script, image);
+            st = PLOT_FAILED;
+        }
+        free(vars);
+        free(image);
+    }
+    free(script);
+    if (st != PLOT_DRAWN)
+        return st;
+    d->page = plot_sweep_html(d->sweep, d->ext);
+    if (plot_write_file(res->dir, "index.html", d->page, strlen(d->page), err, errlen))
+        return PLOT_FAILED;
+    return PLOT_DRAWN;
+}
+
 enum plot_status plot_draw(const struct plot_options *o, struct plot_result *res, char *err,
                            size_t errlen)
 {
     memset(res, 0, sizeof(*res));
     diag_init(&res->notes);
     struct draw d = {.o = o, .res = res, .ext = o->svg ? ".svg" : ".png"};
-    enum plot_status st = choose_runs(&d, err, errlen);
+    enum plot_status st = open_db(&d, err, errlen);
+    if (st == PLOT_DRAWN)
+        st = choose_sweep(&d, err, errlen);
+    if (st == PLOT_DRAWN && d.sweep) {
+        st = draw_sweep(&d, err, errlen);
+        goto out;
+    }
+    if (st == PLOT_DRAWN)
+        st = choose_runs(&d, err, errlen);
     if (st == PLOT_DRAWN)
         st = load(&d, err, errlen);
     if (st == PLOT_DRAWN)
@@ -207,6 +345,9 @@ enum plot_status plot_draw(const struct plot_options *o, struct plot_result *res
     if (st == PLOT_DRAWN
         && plot_write_file(res->dir, "index.html", d.page, strlen(d.page), err, errlen))
         st = PLOT_FAILED;
+out:
+    plot_sweep_destroy(d.sweep);
+    report_destroy(d.report);
     plot_set_destroy(d.ps);
     free(d.all);
     free(d.gnuplot);
@@ -221,5 +362,11 @@ void plot_result_deinit(struct plot_result *res)
     free(res->dir);
     free(res->ids);
     diag_deinit(&res->notes);
+    for (size_t i = 0; i < res->n_by; i++)
+        free(res->by[i]);
+    free(res->by);
+    for (size_t i = 0; i < res->n_charts; i++)
+        free(res->charts[i]);
+    free(res->charts);
     memset(res, 0, sizeof(*res));
 }

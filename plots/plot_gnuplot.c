@@ -31,7 +31,8 @@
 /* Every file a chart needs: the shared parts and one script per chart. */
 static const char *const script_files[] = {"common.gp", "terminal.gp", "strip.gp",
                                            "hit_rate.gp", "backend_qps.gp", "database.gp",
-                                           "nodes.gp"};
+                                           "nodes.gp", "sweep_common.gp", "sweep_lines.gp",
+                                           "sweep_heatmap.gp"};
 
 static bool is_executable(const char *path)
 {

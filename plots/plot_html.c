@@ -72,6 +72,14 @@ static const struct {
     {"db_writes", "Database writes", "", F_COUNT},
 };
 
+const char *plot_metric_title(const char *col)
+{
+    for (size_t i = 0; i < ARRAY_LEN(metric_fmt); i++)
+        if (!strcmp(metric_fmt[i].col, col))
+            return metric_fmt[i].label;
+    return col;
+}
+
 #define METRIC_DOC(n, t, d) {#n, d},
 static const struct {
     const char *col, *doc;
@@ -80,7 +88,7 @@ static const struct {
 
 #define MAX_EVENT_ROWS 300
 
-static const char *css =
+const char plot_html_css[] =
     "body{font:15px/1.45 system-ui,-apple-system,'Segoe UI',Roboto,'DejaVu Sans',sans-serif;"
     "color:#222;margin:24px auto;max-width:1160px;padding:0 16px}"
     "h1{font-size:1.6em;margin:0 0 4px}h2{font-size:1.25em;margin:32px 0 8px;"
@@ -323,7 +331,7 @@ char *plot_html(struct plot_set *ps, const char *ext, char *err, size_t errlen)
                  "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>");
     html_text(&sb, same_name ? ps->runs[0].name : base);
     sb_puts(&sb, " — ringsim</title>\n<style>");
-    sb_puts(&sb, css);
+    sb_puts(&sb, plot_html_css);
     sb_puts(&sb, "</style>\n</head>\n<body>\n<h1>");
     html_text(&sb, same_name ? ps->runs[0].name : base);
     sb_puts(&sb, "</h1>\n<p class=\"meta\">");

@@ -1,10 +1,11 @@
 /*
- * cmd_plot.c — `ringsim plot DB [--run ID[,ID...]] [-d DIR] [--format png|svg]`:
- * the command line of the plot library (plots/plot.h). It parses the
- * arguments, hands them to plot_draw() and turns what it returns into
- * messages and the exit code: 0 drawn; 1 gnuplot or its scripts missing or
- * failing, DIR not writable; 2 bad usage, a file that is not a ringsim
- * database, no runs, an unknown run id.
+ * cmd_plot.c — `ringsim plot DB [--run ID[,ID...]] [--sweep] [--by PATH]...
+ * [--metric NAME]... [-d DIR] [--format png|svg]`: the command line of the
+ * plot library (plots/plot.h). It parses the arguments, hands them to
+ * plot_draw() and turns what it returns into messages and the exit code:
+ * 0 drawn; 1 gnuplot or its scripts missing or failing, DIR not writable;
+ * 2 bad usage, a file that is not a ringsim database, no runs, an unknown
+ * run id, metric or parameter, a sweep of no or more than two parameters.
  */
 #include "plots/plot.h"
 
@@ -14,7 +15,9 @@
 
 #include "sim/cli/cli.h"
 
-static const char *usage_line = "usage: ringsim plot DB [--run ID[,ID...]] [-d DIR] [--format png|svg]";
+static const char *usage_line =
+    "usage: ringsim plot DB [--run ID[,ID...]] [-d DIR] [--format png|svg]\n"
+    "       ringsim plot DB [--sweep] [--by PATH]... [--metric NAME]... [-d DIR] [--format F]";
 
 static void usage(FILE *f)
 {
@@ -29,8 +32,32 @@ static void usage(FILE *f)
             "(DIR/data/*.tsv) and DIR/index.html: the summary table and the charts, readable\n"
             "offline.\n"
             "\n"
-            "  --run ID[,ID...]  the runs to draw: ids and ranges (1,3 or 2-5); repeatable.\n"
-            "                    Default: every run, or the last %d when there are more\n"
+            "A sweep (a database from ringsim sweep, or any whose runs vary parameters) is\n"
+            "drawn as statistics instead, grouped into combinations of parameters as\n"
+            "ringsim report groups them: against one parameter, one chart per metric with\n"
+            "the mean of each combination's runs, its 95%% confidence interval as error bars,\n"
+            "the minimum-maximum range shaded and, for cascade_removals and db_overload_s,\n"
+            "the runs in which it happened (\"2/4\") over each point; against two, one heat\n"
+            "map per metric over the grid, each cell coloured and labelled with the mean (for\n"
+            "cascade_removals and db_overload_s: the share of runs in which it happened,\n"
+            "\"2/4\" over the mean). Images DIR/sweep-METRIC.png, data DIR/data/sweep-*.tsv\n"
+            "(the numbers of ringsim report --csv), and DIR/index.html with report's table\n"
+            "under each chart. A database is drawn as a sweep when --sweep, --by or --metric\n"
+            "is given, or, without them and without --run, when its complete runs fall into\n"
+            "two or more combinations and one of them holds two runs or more (seeds), or\n"
+            "there are more than %d runs; else its runs are drawn over time.\n"
+            "\n"
+            "  --run ID[,ID...]  the runs to draw over time: ids and ranges (1,3 or 2-5);\n"
+            "                    repeatable. Default: every run, or the last %d when there\n"
+            "                    are more\n"
+            "  --sweep           draw a sweep, even of runs that do not look like one\n"
+            "  --by PATH         a parameter of the sweep (repeatable, at most two): the\n"
+            "                    x axis, then the y axis of the heat maps; the others are\n"
+            "                    pooled. Default: every parameter that varies but seed;\n"
+            "                    when more than two do, choose (runs that repeat no\n"
+            "                    combination are then drawn over time instead)\n"
+            "  --metric NAME     a column of the summary table to draw (repeatable).\n"
+            "                    Default: the metrics of ringsim report\n"
             "  -d, --dir DIR     where to write (default: results/plots/<DB name without .db>/)\n"
             "  --format F        png (the default; 1100 px wide) or svg\n"
             "  -h, --help        this text\n"
@@ -40,6 +67,11 @@ static void usage(FILE *f)
             "  ringsim run scenarios/scale_out_3_to_4.yaml -o results/so.db --set routing.algorithm=mod\n"
             "  ringsim plot results/so.db                 # both runs, ring against mod\n"
             "  ringsim plot results/so.db --run 2 -d /tmp/mod --format svg\n"
+            "  ringsim sweep scenarios/incidents/slow_node_cascade.yaml --seeds 4 -j 2 \\\n"
+            "      --vary health.cooldown=0s,5s,10s,12s,15s,30s -o results/cooldown.db\n"
+            "  ringsim plot results/cooldown.db --metric min_hit_rate --metric cascade_removals\n"
+            "  ringsim plot results/grid.db --by health.cooldown --by routing.vnodes \\\n"
+            "      --metric cascade_removals              # a heat map: the safe region\n"
             "\n"
             "environment:\n"
             "  RINGSIM_GNUPLOT  the gnuplot program (default: gnuplot from PATH;\n"
@@ -49,9 +81,10 @@ static void usage(FILE *f)
             "\n"
             "The database is opened read-only. Exit status: 0 drawn; 1 gnuplot is missing or\n"
             "failed, or DIR cannot be written; 2 bad usage, a file that is not a ringsim\n"
-            "database, a database without runs, or an unknown run id. The charts and the\n"
-            "data files are described in plots/README.md.\n",
-            usage_line, PLOT_DEFAULT_RUNS);
+            "database, a database without runs, an unknown run id, metric or parameter, or\n"
+            "a sweep in which no parameter or more than two vary (choose with --by). The\n"
+            "charts and the data files are described in plots/README.md.\n",
+            usage_line, PLOT_DEFAULT_RUNS, PLOT_DEFAULT_RUNS);
 }
 
 static int usage_error(const char *msg, const char *arg)
@@ -61,11 +94,19 @@ static int usage_error(const char *msg, const char *arg)
     return EXIT_USAGE;
 }
 
-/* The parsed command line; `want` is owned. */
+/* The parsed command line; `want`, `by` and `metrics` are owned. */
 struct plot_args {
     struct plot_options o;
     int64_t *want;
+    const char **by, **metrics;
 };
+
+static void plot_args_deinit(struct plot_args *a)
+{
+    free(a->want);
+    free(a->by);
+    free(a->metrics);
+}
 
 /* Parses argv into a. -1 to go on, or the exit code to return at once
  * (0 after --help, 2 after bad usage, with the message printed). */
@@ -74,13 +115,21 @@ static int parse_args(int argc, char **argv, struct plot_args *a)
     char err[512];
     size_t n_want = 0;
     memset(a, 0, sizeof(*a));
+    a->by = xcalloc((size_t)argc + 1, sizeof(*a->by));
+    a->metrics = xcalloc((size_t)argc + 1, sizeof(*a->metrics));
+    a->o.by = a->by;
+    a->o.metrics = a->metrics;
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i], *val = NULL;
         if (!strcmp(arg, "-h") || !strcmp(arg, "--help")) {
             usage(stdout);
             return EXIT_OK;
         }
-        const char *opts[] = {"--run", "-d", "--dir", "--format"};
+        if (!strcmp(arg, "--sweep")) {
+            a->o.sweep = true;
+            continue;
+        }
+        const char *opts[] = {"--run", "-d", "--dir", "--format", "--by", "--metric"};
         const char *opt = NULL;
         for (size_t j = 0; j < ARRAY_LEN(opts) && !opt; j++) {
             size_t n = strlen(opts[j]);
@@ -105,6 +154,13 @@ static int parse_args(int argc, char **argv, struct plot_args *a)
                 return usage_error(err, NULL);
             a->o.runs = a->want;
             a->o.n_runs = n_want;
+        } else if (!strcmp(opt, "--by") || !strcmp(opt, "--metric")) {
+            if (!*val)
+                return usage_error("missing value after", opt);
+            if (!strcmp(opt, "--by"))
+                a->by[a->o.n_by++] = val;
+            else
+                a->metrics[a->o.n_metrics++] = val;
         } else if (!strcmp(opt, "--format")) {
             if (strcmp(val, "png") && strcmp(val, "svg"))
                 return usage_error("--format: expected png or svg, got", val);
@@ -117,6 +173,12 @@ static int parse_args(int argc, char **argv, struct plot_args *a)
     }
     if (!a->o.db)
         return usage_error("which database? e.g. ringsim plot results/scale-out-3-to-4.db", NULL);
+    if (a->o.n_runs && (a->o.sweep || a->o.n_by || a->o.n_metrics))
+        return usage_error("--run draws runs over time; --sweep, --by and --metric draw a "
+                           "sweep: give one or the other", NULL);
+    if (a->o.n_by > 2)
+        return usage_error("a sweep chart draws one parameter (error bars) or two (a heat "
+                           "map): at most two --by", NULL);
     return -1;
 }
 
@@ -125,7 +187,7 @@ int cmd_plot(int argc, char **argv)
     struct plot_args a;
     int rc = parse_args(argc, argv, &a);
     if (rc >= 0) {
-        free(a.want);
+        plot_args_deinit(&a);
         return rc;
     }
     char err[4096];
@@ -136,6 +198,17 @@ int cmd_plot(int argc, char **argv)
     if (st != PLOT_DRAWN) {
         fprintf(stderr, "ringsim plot: %s\n", err);
         rc = st == PLOT_BAD_INPUT ? EXIT_USAGE : EXIT_RUN_FAILED;
+    } else if (res.sweep) {
+        printf("%s/index.html: %zu sweep chart%s of %zu run%s in %zu combination%s of ", res.dir,
+               res.n_charts, res.n_charts == 1 ? "" : "s", res.n_ids, res.n_ids == 1 ? "" : "s",
+               res.n_groups, res.n_groups == 1 ? "" : "s");
+        for (size_t i = 0; i < res.n_by; i++)
+            printf("%s%s", i ? " x " : "", res.by[i]);
+        printf(" (");
+        for (size_t i = 0; i < res.n_charts; i++)
+            printf("%s%s", i ? ", " : "", res.charts[i]);
+        printf(")\n");
+        rc = EXIT_OK;
     } else {
         struct strbuf sb;
         sb_init(&sb);
@@ -150,6 +223,6 @@ int cmd_plot(int argc, char **argv)
         rc = EXIT_OK;
     }
     plot_result_deinit(&res);
-    free(a.want);
+    plot_args_deinit(&a);
     return rc;
 }

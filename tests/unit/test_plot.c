@@ -1,14 +1,21 @@
 /* Unit tests: the pure helpers of `ringsim plot` (plots/plot_text.c):
  * escaping for gnuplot data files and HTML, UTF-8 cutting, number and id
- * formatting, --run parsing, label staggering, event labels. */
+ * formatting, --run parsing, label staggering, event labels; and of its
+ * sweeps (plots/plot_sweep.c): when a database is one, where values go on
+ * an axis, what a point or cell says, the layout of a grid and its data
+ * file. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <math.h>
+#include <stdio.h>
+#include <unistd.h>
 #include <cmocka.h>
 
+#include "output/report.h"
 #include "plots/plot.h"
 
 static char *tsv(const char *s)
@@ -280,13 +287,236 @@ static void test_event_label(void **state)
         assert_null(event_label(model[i], "A", "x"));
 }
 
+static void test_looks_like_sweep(void **state)
+{
+    (void)state;
+    /* ringsim sweep --vary x=a,b --seeds 4: 8 runs, 2 combinations of 4 */
+    assert_true(plot_looks_like_sweep(8, 1, 2, 4));
+    /* --seeds 1 over 12 values: too many runs to overlay */
+    assert_true(plot_looks_like_sweep(12, 1, 12, 1));
+    /* two runs, ring and mod (run --set): drawn over time */
+    assert_false(plot_looks_like_sweep(2, 1, 2, 1));
+    assert_false(plot_looks_like_sweep(PLOT_DEFAULT_RUNS, 1, PLOT_DEFAULT_RUNS, 1));
+    assert_true(plot_looks_like_sweep(PLOT_DEFAULT_RUNS + 1, 1, PLOT_DEFAULT_RUNS + 1, 1));
+    /* seeds of one setting only, or nothing varies: not a sweep */
+    assert_false(plot_looks_like_sweep(4, 1, 1, 4));
+    assert_false(plot_looks_like_sweep(8, 0, 2, 4));
+}
+
+static void test_sweep_axis(void **state)
+{
+    (void)state;
+    double pos[4];
+    char *num[] = {"64", "8", "1e3", "0.5"};
+    assert_int_equal(sweep_axis(num, 4, pos), SWEEP_NUMBER);
+    assert_true(pos[0] == 64 && pos[1] == 8 && pos[2] == 1000 && pos[3] == 0.5);
+    char *dur[] = {"12s", "500ms", "1m", "0s"};
+    assert_int_equal(sweep_axis(dur, 4, pos), SWEEP_DURATION);
+    assert_true(pos[0] == 12 && pos[1] == 0.5 && pos[2] == 60 && pos[3] == 0);
+    char *size[] = {"1KiB", "2MB", "100"};
+    /* "100" alone would be a number: the first kind every value has */
+    assert_int_equal(sweep_axis(size, 3, pos), SWEEP_SIZE);
+    assert_true(pos[0] == 1024 && pos[1] == 2e6 && pos[2] == 100);
+    char *cat[] = {"ring", "maglev", "mod"};
+    assert_int_equal(sweep_axis(cat, 3, pos), SWEEP_CATEGORY);
+    assert_true(pos[0] == 1 && pos[1] == 2 && pos[2] == 3);
+    /* a run without the parameter makes categories, it last */
+    char *gap[] = {NULL, "8", "64"};
+    assert_int_equal(sweep_axis(gap, 3, pos), SWEEP_CATEGORY);
+    assert_true(pos[0] == 3 && pos[1] == 1 && pos[2] == 2);
+    char *mixed[] = {"10s", "64"};
+    assert_int_equal(sweep_axis(mixed, 2, pos), SWEEP_CATEGORY);
+    assert_string_equal(sweep_axis_kind_name(SWEEP_DURATION), "duration");
+}
+
+static void test_sweep_cell(void **state)
+{
+    (void)state;
+    struct report_metric m;
+    char value[48], note[48];
+    double cell;
+    /* cascade removals: coloured by the share of runs that cascaded */
+    assert_int_equal(report_metric_get("cascade_removals", &m), 0);
+    double cas[] = {0, 0, 29, 28};
+    struct metric_stats s;
+    stats_describe(cas, 4, &s);
+    sweep_cell(&m, &s, &cell, value, sizeof value, note, sizeof note);
+    assert_true(cell == 50);
+    assert_string_equal(value, "14.25");
+    assert_string_equal(note, "2/4");
+    /* a share: the mean as %, no note */
+    assert_int_equal(report_metric_get("min_hit_rate", &m), 0);
+    double mh[] = {0.75, 0.70};
+    stats_describe(mh, 2, &s);
+    sweep_cell(&m, &s, &cell, value, sizeof value, note, sizeof note);
+    assert_true(fabs(cell - 72.5) < 1e-12);
+    assert_string_equal(value, "72.50");
+    assert_string_equal(note, "");
+    /* runs that never recovered are counted, not averaged */
+    assert_int_equal(report_metric_get("recovery_s", &m), 0);
+    double rec[] = {10, NAN, 12, NAN};
+    stats_describe(rec, 4, &s);
+    sweep_cell(&m, &s, &cell, value, sizeof value, note, sizeof note);
+    assert_true(cell == 11);
+    assert_string_equal(value, "11.0");
+    assert_string_equal(note, "never 2/4");
+    double none[] = {NAN, NAN};
+    stats_describe(none, 2, &s);
+    sweep_cell(&m, &s, &cell, value, sizeof value, note, sizeof note);
+    assert_true(isnan(cell));
+    assert_string_equal(value, "-");
+    assert_string_equal(note, "never 2/2");
+}
+
+/* A report made by hand: groups of (vnodes, cooldown) in report order,
+ * one metric, cascade_removals; the cell (160, 30s) has no runs. */
+struct fake_report {
+    struct report r;
+    struct report_group g[5];
+    struct metric_stats st[5];
+    char *vals[5][2];
+    char *by[2];
+    char *names[1];
+    struct report_metric m;
+};
+
+static void fake_report_init(struct fake_report *f)
+{
+    memset(f, 0, sizeof(*f));
+    static char *const cells[5][2] = {
+        {"160", "0s"}, {"160", "12s"}, {"1000", "0s"}, {"1000", "12s"}, {"1000", "30s"}};
+    const double with[5] = {4, 3, 4, 2, 0};
+    f->by[0] = "routing.vnodes";
+    f->by[1] = "health.cooldown";
+    f->names[0] = "cascade";
+    assert_int_equal(report_metric_get("cascade_removals", &f->m), 0);
+    for (size_t g = 0; g < 5; g++) {
+        f->vals[g][0] = cells[g][0];
+        f->vals[g][1] = cells[g][1];
+        double v[4];
+        for (size_t i = 0; i < 4; i++)
+            v[i] = i < with[g] ? 10.0 + (double)(g + i) : 0;
+        stats_describe(v, 4, &f->st[g]);
+        f->g[g] = (struct report_group){.name = f->names[0], .values = f->vals[g],
+                                        .n_runs = 4, .stats = &f->st[g], .baseline = -1};
+    }
+    f->r = (struct report){.db_path = "x.db", .by = f->by, .n_by = 2, .metrics = &f->m,
+                           .n_metrics = 1, .n_runs = 20, .groups = f->g, .n_groups = 5,
+                           .names = f->names, .n_names = 1};
+}
+
+static char *read_text(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    struct strbuf sb;
+    sb_init(&sb);
+    char buf[4096];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, f)) > 0)
+        sb_add(&sb, buf, n);
+    fclose(f);
+    return sb_steal(&sb);
+}
+
+static void test_sweep_layout(void **state)
+{
+    (void)state;
+    struct fake_report f;
+    fake_report_init(&f);
+    char err[512];
+    struct plot_sweep *sw = plot_sweep_create(&f.r, err, sizeof err);
+    assert_non_null(sw);
+    assert_int_equal(sw->n_axes, 2);
+    assert_int_equal(sw->axis[0].kind, SWEEP_NUMBER);
+    assert_int_equal(sw->axis[0].n, 2);
+    assert_string_equal(sw->axis[0].values[1], "1000");
+    assert_int_equal(sw->axis[1].kind, SWEEP_DURATION);
+    assert_int_equal(sw->axis[1].n, 3);
+    assert_string_equal(sw->axis[1].values[0], "0s");
+    assert_string_equal(sw->axis[1].values[2], "30s");
+    assert_true(sw->axis[1].pos[1] == 12);
+    assert_int_equal(sw->at[0][3], 1);
+    assert_int_equal(sw->at[1][3], 1);
+    assert_int_equal(sw->at[1][4], 2);
+
+    /* the grid, y-major, the cell without runs NaN; the numbers as report --csv */
+    char dir[] = "/tmp/ringsim-test-plot-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    assert_int_equal(plot_sweep_write_data(sw, dir, err, sizeof err), 0);
+    char *path = xasprintf("%s/sweep-cascade_removals.tsv", dir);
+    char *text = read_text(path);
+    const char *head = "series\tx\ty\truns\tn\tnulls\tmean\tci95_lo\tci95_hi\tmin\tmax"
+                       "\truns_with\tcell\tvalue\tnote\txvalue\tyvalue\n";
+    assert_int_equal(strncmp(text, head, strlen(head)), 0);
+    /* rows: (160, 0s) = group 0, (1000, 0s) = group 2, (160, 12s) = group 1, ... */
+    const size_t row_group[] = {0, 2, 1, 3};
+    const char *line = text + strlen(head);
+    for (size_t i = 0; i < ARRAY_LEN(row_group); i++) {
+        const struct metric_stats *st = &f.st[row_group[i]];
+        char *end;
+        double v[13];
+        const char *p = line;
+        for (size_t c = 0; c < 13; c++) {
+            v[c] = strtod(p, &end);
+            assert_true(*end == '\t');
+            p = end + 1;
+        }
+        assert_true(v[0] == 1 && v[1] == (double)(i % 2) && v[2] == (double)(i / 2));
+        assert_true(v[3] == 4 && v[4] == 4 && v[5] == 0);
+        /* read back, the very doubles of the report */
+        assert_true(v[6] == st->mean && v[7] == st->ci_lo && v[8] == st->ci_hi);
+        assert_true(v[9] == st->min && v[10] == st->max && v[11] == (double)st->with);
+        assert_true(v[12] == 25.0 * (double)st->with);
+        line = strchr(line, '\n') + 1;
+    }
+    const char *row1 = "1\t0\t0\t4\t4\t0\t11.5\t";
+    assert_int_equal(strncmp(text + strlen(head), row1, strlen(row1)), 0);
+    assert_non_null(strstr(text, "\t11.50\t4/4\t160\t0s\n"));
+    assert_non_null(strstr(text, "\t6.75\t2/4\t1000\t12s\n"));
+    assert_non_null(strstr(text, "\n1\t0\t2\t0\t0\t0\tNaN\tNaN\tNaN\tNaN\tNaN\tNaN\tNaN"
+                                 "\t\t\t160\t30s\n"));
+    assert_non_null(strstr(text, "\t0\t0\t0\t0\t0\t0\t0\t0.00\t0/4\t1000\t30s\n"));
+    free(text);
+    free(path);
+    const char *files[] = {"sweep-cascade_removals.tsv", "sweep-metrics.tsv", "sweep-axes.tsv",
+                           "sweep-series.tsv"};
+    for (size_t i = 0; i < ARRAY_LEN(files); i++) {
+        path = xasprintf("%s/%s", dir, files[i]);
+        if (i == 2) {
+            text = read_text(path);
+            assert_string_equal(text, "axis\tkind\tunit\tvalues\tpath\n"
+                                      "x\tnumber\t\t2\trouting.vnodes\n"
+                                      "y\tduration\ts\t3\thealth.cooldown\n");
+            free(text);
+        }
+        assert_int_equal(unlink(path), 0);
+        free(path);
+    }
+    rmdir(dir);
+    plot_sweep_destroy(sw);
+
+    /* more than two parameters, or none: say which to choose */
+    char *three[] = {"a", "b", "c"};
+    f.r.by = three;
+    f.r.n_by = 3;
+    assert_null(plot_sweep_create(&f.r, err, sizeof err));
+    assert_non_null(strstr(err, "3 parameters vary (a, b, c)"));
+    assert_non_null(strstr(err, "--by PATH"));
+    f.r.n_by = 0;
+    assert_null(plot_sweep_create(&f.r, err, sizeof err));
+    assert_non_null(strstr(err, "no parameter varies"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_tsv_field),    cmocka_unit_test(test_html_text),
         cmocka_unit_test(test_utf8),         cmocka_unit_test(test_format_count),
         cmocka_unit_test(test_run_list),     cmocka_unit_test(test_stagger),
-        cmocka_unit_test(test_event_label),
+        cmocka_unit_test(test_event_label),  cmocka_unit_test(test_looks_like_sweep),
+        cmocka_unit_test(test_sweep_axis),   cmocka_unit_test(test_sweep_cell),
+        cmocka_unit_test(test_sweep_layout),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
