@@ -1,5 +1,6 @@
-/* Unit tests: event queue ordering, the analytic FIFO queue, histograms,
- * busy metering (sim/eventq.c, models/fifo.c, sim/stats.c). */
+/* Unit tests: event queue ordering, the random streams against GSL, the
+ * analytic FIFO queue, histograms, busy metering (sim/eventq.c, sim/rng.c,
+ * models/fifo.c, sim/stats.c). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -8,6 +9,7 @@
 #include <string.h>
 #include <math.h>
 #include <cmocka.h>
+#include <gsl/gsl_rng.h>
 
 #include "models/fifo.h"
 #include "sim/eventq.h"
@@ -311,12 +313,57 @@ static void test_busy_meter(void **state)
     assert_int_equal(total, 100LL * (BUSY_RING + 10));
 }
 
+/* The inlined taus2 is GSL's gsl_rng_taus2 bit for bit: seeding (0, the
+ * LCG's small values, large seeds), raw outputs, and the three conversions
+ * with their loops (uniform_int's rejection, uniform_pos's zero). */
+static void test_rng_matches_gsl(void **state)
+{
+    (void)state;
+    static const uint32_t seeds[] = {0, 1, 2, 3, 4357, 69069, 0x7fffffffu, 0x80000000u,
+                                     0xfffffffeu, 0xffffffffu, 123456789u};
+    static const uint32_t ns[] = {1, 2, 3, 7, 10, 1000, 1000003, 0x7fffffffu, 0x80000001u,
+                                  0xfffffffeu, 0xffffffffu};
+    gsl_rng *g = gsl_rng_alloc(gsl_rng_taus2);
+    assert_non_null(g);
+    for (size_t i = 0; i < sizeof seeds / sizeof *seeds; i++) {
+        struct rng r;
+        rng_set_raw(&r, seeds[i]);
+        gsl_rng_set(g, seeds[i]);
+        for (int j = 0; j < 20000; j++) {
+            switch (j % 4) {
+            case 0:
+                assert_int_equal(rng_next(&r), gsl_rng_get(g));
+                break;
+            case 1:
+                assert_true(rng_uniform(&r) == gsl_rng_uniform(g));
+                break;
+            case 2:
+                assert_true(rng_uniform_pos(&r) == gsl_rng_uniform_pos(g));
+                break;
+            default: {
+                uint32_t n = ns[(size_t)j / 4 % (sizeof ns / sizeof *ns)];
+                assert_int_equal(rng_below(&r, n), gsl_rng_uniform_int(g, n));
+            }
+            }
+        }
+    }
+    /* a named stream: the folded seed of rng_init */
+    struct rng r;
+    rng_init(&r, 42, "arrivals");
+    uint64_t x = rng_stream_seed(42, "arrivals");
+    gsl_rng_set(g, (unsigned long)((x ^ (x >> 32)) & 0xffffffffu));
+    for (int j = 0; j < 1000; j++)
+        assert_true(rng_exp(&r, 3.5) == -3.5 * log(gsl_rng_uniform_pos(g)));
+    gsl_rng_free(g);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_eventq_order),
         cmocka_unit_test(test_eventq_push_while_handling),
         cmocka_unit_test(test_eventq_against_reference),
+        cmocka_unit_test(test_rng_matches_gsl),
         cmocka_unit_test(test_fifo_single_server),
         cmocka_unit_test(test_fifo_multi_server),
         cmocka_unit_test(test_fifo_grows_against_reference),
