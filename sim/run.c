@@ -292,8 +292,7 @@ enum run_status sim_run(struct sim *s)
     uint32_t steps = 0;
     while (!engine_failed(&s->eng)) {
         int64_t ta = (int64_t)workload_next_time(s->wl);
-        const struct event *top = eventq_peek(&s->eng.q);
-        int64_t te = top ? top->t_ns : INT64_MAX;
+        int64_t te = eventq_next_time(&s->eng.q);
         int64_t t = MIN(MIN(ta, te), end);
         while (t >= s->tick_end_ns && s->tick_index * s->tick_ns < end
                && !engine_failed(&s->eng)) {

@@ -102,9 +102,10 @@ static void test_eventq_against_reference(void **state)
                 }
                 ref[i] = e;
             } else {
-                const struct event *p = eventq_peek(&q);
-                assert_non_null(p);
-                assert_int_equal(p->a, ref[0].a);
+                struct event p;
+                assert_true(eventq_peek(&q, &p));
+                assert_int_equal(p.a, ref[0].a);
+                assert_int_equal(eventq_next_time(&q), ref[0].t_ns);
                 struct event e;
                 assert_true(eventq_pop(&q, &e));
                 assert_int_equal(e.a, ref[0].a);
@@ -122,7 +123,8 @@ static void test_eventq_against_reference(void **state)
             memmove(ref, ref + 1, (--nref) * sizeof(*ref));
         }
         assert_false(eventq_pop(&q, &e));
-        assert_null(eventq_peek(&q));
+        assert_false(eventq_peek(&q, &e));
+        assert_int_equal(eventq_next_time(&q), INT64_MAX);
         free(ref);
         eventq_deinit(&q);
     }
@@ -313,6 +315,40 @@ static void test_busy_meter(void **state)
     assert_int_equal(total, 100LL * (BUSY_RING + 10));
 }
 
+/* Sequence numbers running out: the pending events are renumbered and keep
+ * their order (ties included), and pushes after it still go after them. */
+static void test_eventq_renumber(void **state)
+{
+    (void)state;
+    struct eventq q;
+    eventq_init(&q);
+    q.next_seq = EVENTQ_SEQ_LIMIT - 3000;
+    uint64_t x = 99;
+    uint32_t id = 0;
+    int64_t now = 0, last_t = -1;
+    uint32_t last_a = 0;
+    for (int step = 0; step < 20000; step++) {
+        x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+        if ((x >> 40) % 3 != 0 || q.n == 0) {
+            int64_t t = now + (int64_t)((x >> 20) % 4); /* many ties */
+            assert_int_equal(eventq_push(&q, t, 1 + id % 5, id, ~id), 0);
+            id++;
+        } else {
+            struct event e;
+            assert_true(eventq_pop(&q, &e));
+            assert_true(e.t_ns >= last_t);
+            if (e.t_ns == last_t)
+                assert_true(e.a > last_a); /* ids rise with the order of pushing */
+            assert_int_equal(event_kind(&e), 1 + e.a % 5);
+            assert_int_equal(e.b, ~e.a);
+            last_t = now = e.t_ns;
+            last_a = e.a;
+        }
+    }
+    assert_true(q.next_seq < 20000); /* it did renumber */
+    eventq_deinit(&q);
+}
+
 /* The inlined taus2 is GSL's gsl_rng_taus2 bit for bit: seeding (0, the
  * LCG's small values, large seeds), raw outputs, and the three conversions
  * with their loops (uniform_int's rejection, uniform_pos's zero). */
@@ -363,6 +399,7 @@ int main(void)
         cmocka_unit_test(test_eventq_order),
         cmocka_unit_test(test_eventq_push_while_handling),
         cmocka_unit_test(test_eventq_against_reference),
+        cmocka_unit_test(test_eventq_renumber),
         cmocka_unit_test(test_rng_matches_gsl),
         cmocka_unit_test(test_fifo_single_server),
         cmocka_unit_test(test_fifo_multi_server),
