@@ -189,6 +189,14 @@ static void evict_one(struct store *s, int64_t now_ns)
     else
         find(s, x->key, &link);
     remove_item(s, it, link);
+    /* the next victim (the new tail, just written) is evicted some requests
+     * from now: its LRU neighbour and its key's record are fetched now */
+    if (s->tail != STORE_NIL) {
+        const struct item *t = &s->pool->items[s->tail];
+        if (t->prev != STORE_NIL)
+            __builtin_prefetch(&s->pool->items[t->prev], 1);
+        __builtin_prefetch(&s->pool->keys[t->key], 1);
+    }
 }
 
 /* A new item for key at the head of its chain; STORE_NIL if out of memory. */

@@ -269,10 +269,20 @@ static void arrival(struct sim *s)
     if (UNLIKELY(s->wl->error)) /* the trace could not be read on: after this request */
         sim_fail(s, "%s", s->wl->error);
     /* the next arrival's key record was prefetched when it was drawn; now
-     * its first item can be fetched too */
+     * its first item can be fetched too. This arrival's item was fetched so
+     * one arrival ago: now its LRU neighbours, which a hit relinks when the
+     * node serves it (a dozen arrivals from now) */
+    const struct item *items = s->pool->items;
     uint32_t head = s->wl->ks.rec[workload_peek_key(s->wl)].head;
     if (head != STORE_NIL)
-        __builtin_prefetch(&s->pool->items[head], 1);
+        __builtin_prefetch(&items[head], 1);
+    uint32_t it = s->wl->ks.rec[key].head;
+    if (it != STORE_NIL) {
+        if (items[it].prev != STORE_NIL)
+            __builtin_prefetch(&items[items[it].prev], 1);
+        if (items[it].next != STORE_NIL)
+            __builtin_prefetch(&items[items[it].next], 1);
+    }
     client_arrival(s, at, inst, is_write, key);
 }
 
