@@ -46,9 +46,11 @@ static uint32_t item_alloc(struct item_pool *p)
     if (p->high_water == p->cap) {
         if (p->cap >= UINT32_MAX / 2)
             return STORE_NIL;
-        struct item *n = realloc(p->items, (size_t)p->cap * 2 * sizeof(*n));
+        struct item *n = huge_calloc((size_t)p->cap * 2, sizeof(*n));
         if (!n)
             return STORE_NIL;
+        memcpy(n, p->items, (size_t)p->cap * sizeof(*n));
+        free(p->items);
         p->items = n;
         p->cap *= 2;
     }

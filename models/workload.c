@@ -181,7 +181,7 @@ static int keyspace_init(struct keyspace *ks, const struct scenario *sc,
     ks->key_format = xstrdup(w->key_format);
     ks->conv = format_conversion(w->key_format);
     size_t total = (size_t)ks->n_keys + n_hot;
-    ks->rec = calloc(total ? total : 1, sizeof(*ks->rec));
+    ks->rec = huge_calloc(total, sizeof(*ks->rec));
     ks->item_bytes = malloc(total * sizeof(*ks->item_bytes));
     if (!ks->rec || !ks->item_bytes) {
         snprintf(err, errlen, "out of memory for %zu keys", total);
@@ -248,7 +248,7 @@ static int keyspace_init_trace(struct keyspace *ks, const struct scenario *sc,
     ks->fmt64 = format_ll(w->key_format, false);
     ks->fmt64u = format_ll(w->key_format, true);
     ks->extra_names = xcalloc(1, sizeof(char *));
-    ks->rec = calloc(ks->n_total ? ks->n_total : 1, sizeof(*ks->rec));
+    ks->rec = huge_calloc(ks->n_total, sizeof(*ks->rec));
     ks->item_bytes = t->size; /* the sizes the trace gave, completed below */
     t->size = NULL;
     if (!ks->rec) {
