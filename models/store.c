@@ -46,9 +46,11 @@ static uint32_t item_alloc(struct item_pool *p)
     if (p->high_water == p->cap) {
         if (p->cap >= UINT32_MAX / 2)
             return STORE_NIL;
-        struct item *n = realloc(p->items, (size_t)p->cap * 2 * sizeof(*n));
+        struct item *n = huge_calloc((size_t)p->cap * 2, sizeof(*n));
         if (!n)
             return STORE_NIL;
+        memcpy(n, p->items, (size_t)p->cap * sizeof(*n));
+        free(p->items);
         p->items = n;
         p->cap *= 2;
     }
@@ -189,6 +191,14 @@ static void evict_one(struct store *s, int64_t now_ns)
     else
         find(s, x->key, &link);
     remove_item(s, it, link);
+    /* the next victim (the new tail, just written) is evicted some requests
+     * from now: its LRU neighbour and its key's record are fetched now */
+    if (s->tail != STORE_NIL) {
+        const struct item *t = &s->pool->items[s->tail];
+        if (t->prev != STORE_NIL)
+            __builtin_prefetch(&s->pool->items[t->prev], 1);
+        __builtin_prefetch(&s->pool->keys[t->key], 1);
+    }
 }
 
 /* A new item for key at the head of its chain; STORE_NIL if out of memory. */

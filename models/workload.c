@@ -194,7 +194,7 @@ static int keyspace_init(struct keyspace *ks, const struct scenario *sc,
     for (size_t h = 0; h < n_hot; h++)
         n_copies += hot[h].split > 1 ? hot[h].split : 0;
     size_t total = (size_t)ks->n_keys + n_hot + n_copies;
-    ks->rec = calloc(total ? total : 1, sizeof(*ks->rec));
+    ks->rec = huge_calloc(total, sizeof(*ks->rec));
     ks->item_bytes = malloc(total * sizeof(*ks->item_bytes));
     if (!ks->rec || !ks->item_bytes) {
         snprintf(err, errlen, "out of memory for %zu keys", total);
@@ -275,7 +275,7 @@ static int keyspace_init_trace(struct keyspace *ks, const struct scenario *sc,
     ks->fmt64 = format_ll(w->key_format, false);
     ks->fmt64u = format_ll(w->key_format, true);
     ks->extra_names = xcalloc(1, sizeof(char *));
-    ks->rec = calloc(ks->n_total ? ks->n_total : 1, sizeof(*ks->rec));
+    ks->rec = huge_calloc(ks->n_total, sizeof(*ks->rec));
     ks->item_bytes = t->size; /* the sizes the trace gave, completed below */
     t->size = NULL;
     if (!ks->rec) {

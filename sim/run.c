@@ -269,10 +269,20 @@ static void arrival(struct sim *s)
     if (UNLIKELY(s->wl->error)) /* the trace could not be read on: after this request */
         sim_fail(s, "%s", s->wl->error);
     /* the next arrival's key record was prefetched when it was drawn; now
-     * its first item can be fetched too */
+     * its first item can be fetched too. This arrival's item was fetched so
+     * one arrival ago: now its LRU neighbours, which a hit relinks when the
+     * node serves it (a dozen arrivals from now) */
+    const struct item *items = s->pool->items;
     uint32_t head = s->wl->ks.rec[workload_peek_key(s->wl)].head;
     if (head != STORE_NIL)
-        __builtin_prefetch(&s->pool->items[head], 1);
+        __builtin_prefetch(&items[head], 1);
+    uint32_t it = s->wl->ks.rec[key].head;
+    if (it != STORE_NIL) {
+        if (items[it].prev != STORE_NIL)
+            __builtin_prefetch(&items[items[it].prev], 1);
+        if (items[it].next != STORE_NIL)
+            __builtin_prefetch(&items[items[it].next], 1);
+    }
     client_arrival(s, at, inst, is_write, key);
 }
 
@@ -292,8 +302,7 @@ enum run_status sim_run(struct sim *s)
     uint32_t steps = 0;
     while (!engine_failed(&s->eng)) {
         int64_t ta = (int64_t)workload_next_time(s->wl);
-        const struct event *top = eventq_peek(&s->eng.q);
-        int64_t te = top ? top->t_ns : INT64_MAX;
+        int64_t te = eventq_next_time(&s->eng.q);
         int64_t t = MIN(MIN(ta, te), end);
         while (t >= s->tick_end_ns && s->tick_index * s->tick_ns < end
                && !engine_failed(&s->eng)) {

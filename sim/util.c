@@ -14,6 +14,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 
 static void oom(void)
@@ -27,6 +28,26 @@ void *xmalloc(size_t n)
     void *p = malloc(n ? n : 1);
     if (!p)
         oom();
+    return p;
+}
+
+#define HUGE_PAGE ((size_t)2 << 20)
+
+void *huge_calloc(size_t n, size_t size)
+{
+    if (size && n > SIZE_MAX / size)
+        return NULL;
+    size_t bytes = n * size;
+    if (bytes < HUGE_PAGE)
+        return calloc(n ? n : 1, size ? size : 1);
+    size_t rounded = (bytes + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
+    void *p;
+    if (posix_memalign(&p, HUGE_PAGE, rounded))
+        return NULL;
+#ifdef MADV_HUGEPAGE
+    madvise(p, rounded, MADV_HUGEPAGE); /* before the first touch; only a hint */
+#endif
+    memset(p, 0, rounded);
     return p;
 }
 

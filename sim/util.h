@@ -41,6 +41,11 @@ void *xrealloc(void *p, size_t n);
 char *xstrdup(const char *s);
 char *xstrndup(const char *s, size_t n);
 char *xasprintf(const char *fmt, ...) PRINTF_LIKE(1, 2); /* caller frees */
+/* For the large arrays the per-request path reads at random (the per-key
+ * records, the item pool): zeroed, NULL on exhaustion, released by free().
+ * From 2 MiB up it is aligned to 2 MiB and, on Linux, asks for huge pages
+ * (madvise), so that a random access misses no TLB entry of its own. */
+void *huge_calloc(size_t n, size_t size);
 
 /* Growable, always NUL-terminated string. init/deinit: embedded object. */
 struct strbuf {

@@ -1,5 +1,6 @@
-/* Unit tests: event queue ordering, the analytic FIFO queue, histograms,
- * busy metering (sim/eventq.c, models/fifo.c, sim/stats.c). */
+/* Unit tests: event queue ordering, the random streams against GSL, the
+ * analytic FIFO queue, histograms, busy metering (sim/eventq.c, sim/rng.c,
+ * models/fifo.c, sim/stats.c). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -8,6 +9,7 @@
 #include <string.h>
 #include <math.h>
 #include <cmocka.h>
+#include <gsl/gsl_rng.h>
 
 #include "models/fifo.h"
 #include "sim/eventq.h"
@@ -100,9 +102,10 @@ static void test_eventq_against_reference(void **state)
                 }
                 ref[i] = e;
             } else {
-                const struct event *p = eventq_peek(&q);
-                assert_non_null(p);
-                assert_int_equal(p->a, ref[0].a);
+                struct event p;
+                assert_true(eventq_peek(&q, &p));
+                assert_int_equal(p.a, ref[0].a);
+                assert_int_equal(eventq_next_time(&q), ref[0].t_ns);
                 struct event e;
                 assert_true(eventq_pop(&q, &e));
                 assert_int_equal(e.a, ref[0].a);
@@ -120,7 +123,8 @@ static void test_eventq_against_reference(void **state)
             memmove(ref, ref + 1, (--nref) * sizeof(*ref));
         }
         assert_false(eventq_pop(&q, &e));
-        assert_null(eventq_peek(&q));
+        assert_false(eventq_peek(&q, &e));
+        assert_int_equal(eventq_next_time(&q), INT64_MAX);
         free(ref);
         eventq_deinit(&q);
     }
@@ -311,12 +315,92 @@ static void test_busy_meter(void **state)
     assert_int_equal(total, 100LL * (BUSY_RING + 10));
 }
 
+/* Sequence numbers running out: the pending events are renumbered and keep
+ * their order (ties included), and pushes after it still go after them. */
+static void test_eventq_renumber(void **state)
+{
+    (void)state;
+    struct eventq q;
+    eventq_init(&q);
+    q.next_seq = EVENTQ_SEQ_LIMIT - 3000;
+    uint64_t x = 99;
+    uint32_t id = 0;
+    int64_t now = 0, last_t = -1;
+    uint32_t last_a = 0;
+    for (int step = 0; step < 20000; step++) {
+        x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+        if ((x >> 40) % 3 != 0 || q.n == 0) {
+            int64_t t = now + (int64_t)((x >> 20) % 4); /* many ties */
+            assert_int_equal(eventq_push(&q, t, 1 + id % 5, id, ~id), 0);
+            id++;
+        } else {
+            struct event e;
+            assert_true(eventq_pop(&q, &e));
+            assert_true(e.t_ns >= last_t);
+            if (e.t_ns == last_t)
+                assert_true(e.a > last_a); /* ids rise with the order of pushing */
+            assert_int_equal(event_kind(&e), 1 + e.a % 5);
+            assert_int_equal(e.b, ~e.a);
+            last_t = now = e.t_ns;
+            last_a = e.a;
+        }
+    }
+    assert_true(q.next_seq < 20000); /* it did renumber */
+    eventq_deinit(&q);
+}
+
+/* The inlined taus2 is GSL's gsl_rng_taus2 bit for bit: seeding (0, the
+ * LCG's small values, large seeds), raw outputs, and the three conversions
+ * with their loops (uniform_int's rejection, uniform_pos's zero). */
+static void test_rng_matches_gsl(void **state)
+{
+    (void)state;
+    static const uint32_t seeds[] = {0, 1, 2, 3, 4357, 69069, 0x7fffffffu, 0x80000000u,
+                                     0xfffffffeu, 0xffffffffu, 123456789u};
+    static const uint32_t ns[] = {1, 2, 3, 7, 10, 1000, 1000003, 0x7fffffffu, 0x80000001u,
+                                  0xfffffffeu, 0xffffffffu};
+    gsl_rng *g = gsl_rng_alloc(gsl_rng_taus2);
+    assert_non_null(g);
+    for (size_t i = 0; i < sizeof seeds / sizeof *seeds; i++) {
+        struct rng r;
+        rng_set_raw(&r, seeds[i]);
+        gsl_rng_set(g, seeds[i]);
+        for (int j = 0; j < 20000; j++) {
+            switch (j % 4) {
+            case 0:
+                assert_int_equal(rng_next(&r), gsl_rng_get(g));
+                break;
+            case 1:
+                assert_true(rng_uniform(&r) == gsl_rng_uniform(g));
+                break;
+            case 2:
+                assert_true(rng_uniform_pos(&r) == gsl_rng_uniform_pos(g));
+                break;
+            default: {
+                uint32_t n = ns[(size_t)j / 4 % (sizeof ns / sizeof *ns)];
+                assert_int_equal(rng_below(&r, n), gsl_rng_uniform_int(g, n));
+            }
+            }
+        }
+    }
+    /* a named stream: the folded seed of rng_init */
+    struct rng r;
+    rng_init(&r, 42, "arrivals");
+    uint64_t x = rng_stream_seed(42, "arrivals");
+    gsl_rng_set(g, (unsigned long)((x ^ (x >> 32)) & 0xffffffffu));
+    for (int j = 0; j < 1000; j++)
+        assert_true(rng_exp(&r, 3.5) == -3.5 * log(gsl_rng_uniform_pos(g)));
+    gsl_rng_free(g);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_eventq_order),
         cmocka_unit_test(test_eventq_push_while_handling),
         cmocka_unit_test(test_eventq_against_reference),
+        cmocka_unit_test(test_eventq_renumber),
+        cmocka_unit_test(test_rng_matches_gsl),
         cmocka_unit_test(test_fifo_single_server),
         cmocka_unit_test(test_fifo_multi_server),
         cmocka_unit_test(test_fifo_grows_against_reference),
