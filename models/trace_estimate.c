@@ -1,0 +1,167 @@
+/*
+ * trace_estimate.c — what replaying a trace will cost, from a sample of the
+ * file (trace_reader_estimate in trace_reader.h): the requests, the distinct
+ * keys (extrapolated from the sample's), the last second.
+ */
+#include "models/trace_reader.h"
+
+#include <fcntl.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <xxhash.h>
+
+#include "models/trace_format.h"
+#include "sim/util.h"
+
+#define SAMPLE_RECORDS (1u << 18)      /* oracle_general records sampled */
+#define SAMPLE_BYTES (8u << 20)        /* csv bytes sampled */
+
+/* How many distinct values in h[from, to), added to a set of hashes. */
+static uint64_t count_distinct(uint64_t *set, uint64_t mask, const uint64_t *h, size_t from,
+                               size_t to, uint64_t n)
+{
+    for (size_t i = from; i < to; i++) {
+        uint64_t v = mix64(h[i]); /* a bijection: distinct keys stay distinct */
+        v += !v;                  /* 0 marks a free slot (one pair may merge: an estimate) */
+        uint64_t j = v & mask;
+        for (; set[j] && set[j] != v; j = (j + 1) & mask)
+            ;
+        if (!set[j]) {
+            set[j] = v;
+            n++;
+        }
+    }
+    return n;
+}
+
+/* Distinct keys in `total` requests from the keys of the first `seen`:
+ * Heaps' law V(n) = K n^b, with b from the distinct keys of the sample's
+ * first half and of the whole sample (0 <= b <= 1: never more keys than
+ * requests, never fewer than the sample shows). */
+static double extrapolate_keys(const uint64_t *h, size_t seen, double total)
+{
+    uint64_t mask = 1;
+    while (mask < 2 * (uint64_t)seen + 2)
+        mask <<= 1;
+    uint64_t *set = calloc(mask, sizeof(*set));
+    if (!set)
+        return total;
+    mask--;
+    uint64_t half = count_distinct(set, mask, h, 0, seen / 2, 0);
+    uint64_t all = count_distinct(set, mask, h, seen / 2, seen, half);
+    free(set);
+    if ((double)seen >= total || !half)
+        return (double)all;
+    double b = fmin(1.0, fmax(0.0, log((double)all / (double)half) / log(2.0)));
+    return fmin(total, (double)all * pow(total / (double)seen, b));
+}
+
+/* The time of the last complete line of a csv file (from its last 4 KiB). */
+static bool csv_last_time(int fd, double bytes, uint64_t *sec)
+{
+    char tail[TRACE_LINE_MAX_BYTES + 2];
+    off_t from = bytes > (double)sizeof tail ? (off_t)bytes - (off_t)sizeof tail : 0;
+    if (lseek(fd, from, SEEK_SET) != from)
+        return false;
+    ssize_t got = read_full(fd, tail, sizeof tail);
+    if (got <= 0)
+        return false;
+    size_t end = (size_t)got;
+    while (end && (tail[end - 1] == '\n' || tail[end - 1] == '\r'))
+        end--;
+    size_t start = end;
+    while (start && tail[start - 1] != '\n')
+        start--;
+    const char *c = memchr(tail + start, ',', end - start);
+    struct field f = {tail + start, c ? (size_t)(c - (tail + start)) : 0};
+    trim(&f);
+    return parse_seconds(&f, UINT32_MAX, sec, NULL);
+}
+
+/* The keys and times of the csv lines in buf[0, len) that parse; returns
+ * the bytes of the whole lines read. */
+static size_t csv_sample(const char *buf, size_t len, bool whole, uint64_t *h, size_t *n,
+                         uint64_t *first, uint64_t *last)
+{
+    size_t at = 0, used = 0;
+    *n = 0;
+    while (at < len) {
+        const char *nl = memchr(buf + at, '\n', len - at);
+        if (!nl && !whole)
+            break; /* a line cut by the end of the sample */
+        size_t ll = nl ? (size_t)(nl - (buf + at)) : len - at;
+        const char *c1 = memchr(buf + at, ',', ll);
+        const char *c2 = c1 ? memchr(c1 + 1, ',', ll - (size_t)(c1 + 1 - (buf + at))) : NULL;
+        uint64_t sec;
+        if (c2) {
+            struct field tf = {buf + at, (size_t)(c1 - (buf + at))};
+            struct field kf = {c1 + 1, (size_t)(c2 - c1 - 1)};
+            trim(&tf);
+            trim(&kf);
+            if (parse_seconds(&tf, UINT32_MAX, &sec, NULL)) {
+                if (!*n)
+                    *first = sec;
+                *last = sec;
+                h[(*n)++] = XXH64(kf.p, kf.len, 0);
+            }
+        }
+        at += ll + 1;
+        used = MIN(at, len);
+    }
+    return used;
+}
+
+int trace_reader_estimate(const struct trace_cfg *cfg, struct trace_estimate *e)
+{
+    memset(e, 0, sizeof(*e));
+    struct stat st;
+    int fd = open(cfg->path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    bool csv = cfg->format == TRACE_CSV;
+    size_t want = csv ? SAMPLE_BYTES : (size_t)SAMPLE_RECORDS * TRACE_ORACLE_RECORD_BYTES;
+    char *buf = NULL;
+    uint64_t *h = NULL, first = 0, last = 0;
+    size_t n = 0;
+    int rc = -1;
+    if (fstat(fd, &st) || !S_ISREG(st.st_mode))
+        goto out;
+    e->bytes = (double)st.st_size;
+    buf = malloc(want);
+    h = malloc((csv ? want / 2 : SAMPLE_RECORDS) * sizeof(*h));
+    ssize_t got = buf && h ? read_full(fd, buf, want) : -1;
+    if (got < 0)
+        goto out;
+    if (!csv) {
+        n = (size_t)got / TRACE_ORACLE_RECORD_BYTES;
+        for (size_t i = 0; i < n; i++)
+            h[i] = le64((const unsigned char *)buf + i * TRACE_ORACLE_RECORD_BYTES + 4);
+        e->requests = floor(e->bytes / TRACE_ORACLE_RECORD_BYTES);
+        if (n) {
+            unsigned char r[TRACE_ORACLE_RECORD_BYTES];
+            off_t at = (off_t)(e->requests - 1) * TRACE_ORACLE_RECORD_BYTES;
+            first = last = le32((const unsigned char *)buf);
+            if (lseek(fd, at, SEEK_SET) == at && read_full(fd, r, sizeof r) == (ssize_t)sizeof r)
+                last = le32(r);
+        }
+    } else {
+        bool whole = (size_t)got < want;
+        size_t used = csv_sample(buf, (size_t)got, whole, h, &n, &first, &last);
+        e->requests = whole || !used ? (double)n : floor((double)n * e->bytes / (double)used);
+        if (!whole && !csv_last_time(fd, e->bytes, &last))
+            last = first;
+    }
+    e->keys = extrapolate_keys(h, n, e->requests);
+    e->span_s = last >= first ? (double)(last - first) + 1 : 1;
+    rc = 0;
+out:
+    free(buf);
+    free(h);
+    close(fd);
+    if (rc) /* what the size alone suggests: every request a new key */
+        e->requests = e->keys = csv ? e->bytes / 16 : e->bytes / TRACE_ORACLE_RECORD_BYTES;
+    return rc;
+}
