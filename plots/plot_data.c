@@ -24,6 +24,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "output/report.h"
 #include "sim/scenario.h"
 #include "sim/yamltree.h"
 
@@ -230,25 +231,6 @@ static void run_params_deinit(struct run_params *p)
     ynode_destroy(p->yaml);
 }
 
-/* The scalar at a dotted path ("routing.vnodes", "nodes.1.weight"), or NULL. */
-static const char *yaml_lookup(const struct ynode *n, const char *path)
-{
-    char *copy = xstrdup(path), *save = NULL;
-    for (char *part = strtok_r(copy, ".", &save); part && n; part = strtok_r(NULL, ".", &save)) {
-        if (n->type == YNODE_MAP) {
-            n = ynode_map_get(n, part);
-        } else if (n->type == YNODE_SEQ) {
-            char *end;
-            unsigned long i = strtoul(part, &end, 10);
-            n = (*end || end == part || i >= n->n) ? NULL : n->kids[i];
-        } else {
-            n = NULL;
-        }
-    }
-    free(copy);
-    return n && n->type == YNODE_SCALAR ? n->text : NULL;
-}
-
 static int read_params(struct plot_set *ps, int64_t id, struct run_params *p, char *err,
                        size_t errlen)
 {
@@ -393,7 +375,7 @@ static void make_labels(struct plot_set *ps, struct run_params *p)
                 if (!strcmp(p[i].path[j], paths[k]))
                     v = p[i].value[j];
             if (!v)
-                v = yaml_lookup(p[i].yaml, paths[k]);
+                v = yaml_scalar_at(p[i].yaml, paths[k]);
             sb_printf(&sb, "%s%s=%s", sep, paths[k], v ? v : "(default)");
             sep = ", ";
         }

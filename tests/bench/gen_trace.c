@@ -16,6 +16,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "zipf_alias.h"
+
 static uint64_t state;
 
 static uint64_t next64(void) /* splitmix64 */
@@ -53,35 +55,12 @@ int main(int argc, char **argv)
         return 2;
     }
     /* Vose's alias table for P(k) ~ (k+1)^-s */
-    double *p = malloc(m * sizeof(double)), sum = 0;
-    uint32_t *alias = malloc(m * sizeof(uint32_t)), *small = malloc(m * sizeof(uint32_t));
-    uint32_t *large = malloc(m * sizeof(uint32_t)), ns = 0, nl = 0;
-    if (!p || !alias || !small || !large) {
+    double *p = malloc(m * sizeof(double));
+    uint32_t *alias = malloc(m * sizeof(uint32_t));
+    if (!p || !alias || zipf_alias_build(m, s, p, alias)) {
         fprintf(stderr, "gen_trace: out of memory\n");
         return 1;
     }
-    for (uint32_t k = 0; k < m; k++)
-        sum += p[k] = pow(k + 1.0, -s);
-    for (uint32_t k = 0; k < m; k++) {
-        p[k] *= m / sum;
-        if (p[k] < 1)
-            small[ns++] = k;
-        else
-            large[nl++] = k;
-    }
-    while (ns && nl) {
-        uint32_t a = small[--ns], b = large[nl - 1];
-        alias[a] = b;
-        p[b] -= 1 - p[a];
-        if (p[b] < 1) {
-            nl--;
-            small[ns++] = b;
-        }
-    }
-    while (nl)
-        p[large[--nl]] = 1;
-    while (ns)
-        p[small[--ns]] = 1;
     FILE *f = fopen(argv[1], "wb");
     if (!f) {
         perror(argv[1]);
@@ -116,7 +95,5 @@ int main(int argc, char **argv)
     }
     free(p);
     free(alias);
-    free(small);
-    free(large);
     return 0;
 }

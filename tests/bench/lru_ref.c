@@ -22,6 +22,8 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "zipf_alias.h"
+
 #define NIL UINT32_MAX
 
 static uint64_t state;
@@ -59,31 +61,12 @@ static void *alloc(size_t n)
 /* The trace: n object ids, Zipf(s) over m objects. */
 static uint64_t *make_trace(uint64_t n, uint32_t m, double s)
 {
-    double *p = alloc(m * sizeof(double)), sum = 0;
-    uint32_t *alias = alloc(m * sizeof(uint32_t)), *small = alloc(m * sizeof(uint32_t));
-    uint32_t *large = alloc(m * sizeof(uint32_t)), ns = 0, nl = 0;
-    for (uint32_t k = 0; k < m; k++)
-        sum += p[k] = pow(k + 1.0, -s);
-    for (uint32_t k = 0; k < m; k++) {
-        p[k] *= m / sum;
-        if (p[k] < 1)
-            small[ns++] = k;
-        else
-            large[nl++] = k;
+    double *p = alloc(m * sizeof(double));
+    uint32_t *alias = alloc(m * sizeof(uint32_t));
+    if (zipf_alias_build(m, s, p, alias)) {
+        fprintf(stderr, "lru_ref: out of memory\n");
+        exit(1);
     }
-    while (ns && nl) {
-        uint32_t a = small[--ns], b = large[nl - 1];
-        alias[a] = b;
-        p[b] -= 1 - p[a];
-        if (p[b] < 1) {
-            nl--;
-            small[ns++] = b;
-        }
-    }
-    while (nl)
-        p[large[--nl]] = 1;
-    while (ns)
-        p[small[--ns]] = 1;
     uint64_t *t = alloc(n * sizeof(uint64_t));
     for (uint64_t i = 0; i < n; i++) {
         double u = uniform() * m;
@@ -96,8 +79,6 @@ static uint64_t *make_trace(uint64_t n, uint32_t m, double s)
     }
     free(p);
     free(alias);
-    free(small);
-    free(large);
     return t;
 }
 

@@ -1,0 +1,52 @@
+/*
+ * zipf_alias.h — Vose's alias table for Zipf(s) over m objects, for the
+ * benchmark's trace generators (gen_trace.c, lru_ref.c): P(k) ~ (k+1)^-s.
+ * Draw: u = uniform * m, k = floor(u); if u - k >= p[k], k = alias[k].
+ */
+#ifndef RINGSIM_BENCH_ZIPF_ALIAS_H
+#define RINGSIM_BENCH_ZIPF_ALIAS_H
+
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+/* Fills p[m] and alias[m]; 0, or -1 when out of memory. */
+static inline int zipf_alias_build(uint32_t m, double s, double *p, uint32_t *alias)
+{
+    uint32_t *small = malloc((m ? m : 1) * sizeof(uint32_t));
+    uint32_t *large = malloc((m ? m : 1) * sizeof(uint32_t)), ns = 0, nl = 0;
+    double sum = 0;
+    if (!small || !large) {
+        free(small);
+        free(large);
+        return -1;
+    }
+    for (uint32_t k = 0; k < m; k++)
+        sum += p[k] = pow(k + 1.0, -s);
+    for (uint32_t k = 0; k < m; k++) {
+        alias[k] = k;
+        p[k] *= m / sum;
+        if (p[k] < 1)
+            small[ns++] = k;
+        else
+            large[nl++] = k;
+    }
+    while (ns && nl) {
+        uint32_t a = small[--ns], b = large[nl - 1];
+        alias[a] = b;
+        p[b] -= 1 - p[a];
+        if (p[b] < 1) {
+            nl--;
+            small[ns++] = b;
+        }
+    }
+    while (nl)
+        p[large[--nl]] = 1;
+    while (ns)
+        p[small[--ns]] = 1;
+    free(small);
+    free(large);
+    return 0;
+}
+
+#endif
