@@ -21,30 +21,7 @@
 
 #include "support_sink.h"
 
-
-#define CHECK_RANGE(got, lo, hi, ...)                                                       \
-    do {                                                                                    \
-        double g_ = (got);                                                                  \
-        if (!(g_ >= (lo) && g_ <= (hi))) {                                                  \
-            char m_[256];                                                                   \
-            snprintf(m_, sizeof m_, __VA_ARGS__);                                           \
-            fail_msg("%s: got %.5f, expected %.5f to %.5f", m_, g_, (double)(lo),           \
-                     (double)(hi));                                                         \
-        }                                                                                   \
-    } while (0)
-
 /* ---- helpers ------------------------------------------------------------------------ */
-
-
-
-static const struct tick_row *tick_at(const struct mem_run *m, double t_s)
-{
-    for (size_t i = 0; i < m->n_ticks; i++)
-        if (fabs(m->ticks[i].t_s - t_s) < 1e-9)
-            return &m->ticks[i];
-    fail_msg("no tick at %.0f s", t_s);
-    return NULL;
-}
 
 /* Hits / reads over the ticks in [from, to): what one tick that long would show. */
 static double hit_rate_between(const struct mem_run *m, double from, double to)
@@ -158,14 +135,14 @@ static void check_scale_out(const char *algo, long long moved, double min_util,
     /* every key is cached before the join: exactly 100%, no database traffic */
     CHECK_NEAR(m.summary.baseline_hit_rate, 1.0, 1e-12, "%s: baseline", algo);
     for (double t = 0; t < t0; t++)
-        CHECK_NEAR(tick_at(&m, t)->backend_qps, 0, 0, "%s: database load at %.0f s", algo, t);
+        CHECK_NEAR(mem_tick_at(&m, t)->backend_qps, 0, 0, "%s: database load at %.0f s", algo, t);
 
     /* the second after the join: 1 - f(1 - e^-r)/r, the reported "about 1 - f"
      * less the moved keys read twice in that second. 0.02: 4 sigma of a tick
      * of 10,000 reads (seeds 1-12 stay within 0.008). */
     double first = 1 - f * (1 - exp(-r)) / r;
-    CHECK_NEAR(tick_at(&m, t0)->hit_rate, first, 0.02, "%s: hit rate 30-31 s", algo);
-    CHECK_NEAR(m.summary.min_hit_rate, tick_at(&m, t0)->hit_rate, 0, "%s: the dip is at 30 s", algo);
+    CHECK_NEAR(mem_tick_at(&m, t0)->hit_rate, first, 0.02, "%s: hit rate 30-31 s", algo);
+    CHECK_NEAR(m.summary.min_hit_rate, mem_tick_at(&m, t0)->hit_rate, 0, "%s: the dip is at 30 s", algo);
     /* and "about 1 - f": within 0.05 */
     CHECK_NEAR(m.summary.min_hit_rate, 1 - f, 0.05, "%s: hit rate about 1 - f", algo);
 
@@ -219,9 +196,9 @@ static void test_mod_8_to_10(void **state)
     /* reported "towards 20-40%": 23.1% in the first second, 41% three seconds
      * later. 0.02: 4 sigma of a tick of 9,000 reads (seeds 1-12 give
      * 22.2-24.2% and 39.1-41.3%) */
-    CHECK_NEAR(tick_at(&m, 30)->hit_rate, 0.231, 0.02, "hit rate 30-31 s");
-    CHECK_NEAR(tick_at(&m, 33)->hit_rate, 0.405, 0.02, "hit rate 33-34 s");
-    CHECK_NEAR(m.summary.min_hit_rate, tick_at(&m, 30)->hit_rate, 0, "the dip is at 30 s");
+    CHECK_NEAR(mem_tick_at(&m, 30)->hit_rate, 0.231, 0.02, "hit rate 30-31 s");
+    CHECK_NEAR(mem_tick_at(&m, 33)->hit_rate, 0.405, 0.02, "hit rate 33-34 s");
+    CHECK_NEAR(m.summary.min_hit_rate, mem_tick_at(&m, 30)->hit_rate, 0, "the dip is at 30 s");
 
     /* reported "several times its usual load": 1,183/s before (1,000 writes
      * and 2% of 9,000 reads), 7,848/s in the first second, 6.7 times; 5% on
@@ -276,9 +253,9 @@ static void test_ring_4_to_8_at_peak(void **state)
     /* reported 61% and 88% after; model 61.9% and 87.2%. Over seeds 1-10 the
      * model gives 60.6-61.9% and 85-89%: 0.02 and 0.05 */
     CHECK_NEAR(m.summary.min_hit_rate, 0.61, 0.02, "hit rate after");
-    CHECK_NEAR(tick_at(&m, 60)->hit_rate, m.summary.min_hit_rate, 0, "the dip is at 60 s");
+    CHECK_NEAR(mem_tick_at(&m, 60)->hit_rate, m.summary.min_hit_rate, 0, "the dip is at 60 s");
     CHECK_NEAR(m.summary.peak_db_util, 0.88, 0.05, "database utilization after");
-    CHECK_NEAR(tick_at(&m, 60)->db_util, m.summary.peak_db_util, 0, "the peak is at 60 s");
+    CHECK_NEAR(mem_tick_at(&m, 60)->db_util, m.summary.peak_db_util, 0, "the peak is at 60 s");
 
     /* the moved keys, all filled within a few seconds, expire together one
      * TTL (18 s) later: an overshoot above the baseline, then a second dip */
@@ -316,7 +293,7 @@ static void test_ring_4_to_8_one_at_a_time(void **state)
     double base = m.summary.baseline_hit_rate;
     CHECK_NEAR(base, 0.92, 0.01, "baseline hit rate");
     for (int i = 0; i < 4; i++) {
-        const struct tick_row *t = tick_at(&m, at[i]);
+        const struct tick_row *t = mem_tick_at(&m, at[i]);
         double dip = base - t->hit_rate, share = moved[i] / 50000.0;
         /* Reported: "a few points". The model gives 12, 10, 9 and 9 points on
          * 1-second ticks: a second's extra misses are about 0.6 of the share of
@@ -436,7 +413,7 @@ static void check_slot_migration(int seed)
      * to 25,006); the database's peak is that second (2,231-2,319/s, 28-29%);
      * back within a point after ln(100 f)/r = 32 s (32-35 s) */
     CHECK_RANGE(m.summary.min_hit_rate, 0.755, 0.785, "seed %d: ring change, worst second", seed);
-    CHECK_NEAR(m.summary.min_hit_rate, tick_at(&m, 31)->hit_rate, 0, "seed %d: at 31 s", seed);
+    CHECK_NEAR(m.summary.min_hit_rate, mem_tick_at(&m, 31)->hit_rate, 0, "seed %d: at 31 s", seed);
     CHECK_RANGE((double)MEM_SUM(&m, misses, 30, 90), 24900, 25052, "seed %d: ring change misses",
                 seed);
     CHECK_RANGE(m.summary.peak_backend_qps, 2150, 2400, "seed %d: peak database load", seed);

@@ -55,26 +55,7 @@ static long long tick_max(const struct mem_run *m, size_t offset)
 }
 #define TICK_MAX(m, field) tick_max(m, offsetof(struct tick_row, field))
 
-#define CHECK_RANGE(got, lo, hi, ...)                                                       \
-    do {                                                                                    \
-        double g_ = (got);                                                                  \
-        if (!(g_ >= (lo) && g_ <= (hi))) {                                                  \
-            char m_[256];                                                                   \
-            snprintf(m_, sizeof m_, __VA_ARGS__);                                           \
-            fail_msg("%s: got %.5f, expected %.5f to %.5f", m_, g_, (double)(lo),           \
-                     (double)(hi));                                                         \
-        }                                                                                   \
-    } while (0)
 
-/* The tick starting at t_s. */
-static const struct tick_row *tick_at(const struct mem_run *m, double t_s)
-{
-    for (size_t i = 0; i < m->n_ticks; i++)
-        if (fabs(m->ticks[i].t_s - t_s) < 1e-9)
-            return &m->ticks[i];
-    fail_msg("no tick at %.0f s", t_s);
-    return NULL;
-}
 
 /* The lowest tick hit rate over the ticks starting in [from, to). */
 static double min_hit_rate(const struct mem_run *m, double from, double to)
@@ -560,7 +541,7 @@ static void test_failure_drill(void **state)
     assert_int_equal(mem_count_events(&m, "epoch"), 1);
     /* which still hold them: no second wave (seeds 1-8: 95.2-95.6% in the
      * crash's second, at least 97.7% after, 646-683/s at the database) */
-    CHECK_RANGE(tick_at(&m, 60)->hit_rate, 0.94, 0.965, "the crash's second");
+    CHECK_RANGE(mem_tick_at(&m, 60)->hit_rate, 0.94, 0.965, "the crash's second");
     assert_true(min_hit_rate(&m, 61, 90) > 0.97);
     assert_true(peak_backend_qps(&m, 60, 120) < 800);
     assert_true(peak_backend_qps(&m, 60, 120) * 3 < first_wave);

@@ -3,6 +3,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -121,6 +122,15 @@ size_t mem_count_events(const struct mem_run *m, const char *kind)
     for (size_t i = 0; i < m->n_events; i++)
         c += !strcmp(m->events[i].kind, kind);
     return c;
+}
+
+const struct tick_row *mem_tick_at(const struct mem_run *m, double t_s)
+{
+    for (size_t i = 0; i < m->n_ticks; i++)
+        if (fabs(m->ticks[i].t_s - t_s) < 1e-9)
+            return &m->ticks[i];
+    fail_msg("no tick at %.0f s", t_s);
+    return NULL;
 }
 
 char *read_file(const char *path)

@@ -45,6 +45,18 @@ struct mem_run {
         }                                                                                   \
     } while (0)
 
+/* Fails the test unless lo <= got <= hi; the rest is a printf message. */
+#define CHECK_RANGE(got, lo, hi, ...)                                                       \
+    do {                                                                                    \
+        double g_ = (got);                                                                  \
+        if (!(g_ >= (lo) && g_ <= (hi))) {                                                  \
+            char m_[256];                                                                   \
+            snprintf(m_, sizeof m_, __VA_ARGS__);                                           \
+            fail_msg("%s: got %.5f, expected %.5f to %.5f", m_, g_, (double)(lo),           \
+                     (double)(hi));                                                         \
+        }                                                                                   \
+    } while (0)
+
 /* A whole file (up to 1 MiB) as a string; fails the test if unreadable. Caller frees. */
 char *read_file(const char *path);
 /* mem_run_yaml on a file's text. */
@@ -60,6 +72,8 @@ long long mem_node_requests(const struct mem_run *m, const char *node);
 long long mem_sum_ticks(const struct mem_run *m, size_t offset, double from, double to);
 #define MEM_SUM(m, field, from, to) \
     mem_sum_ticks(m, offsetof(struct tick_row, field), from, to)
+/* The tick starting at t_s; fails the test if there is none. */
+const struct tick_row *mem_tick_at(const struct mem_run *m, double t_s);
 /* Number of events of a kind. */
 size_t mem_count_events(const struct mem_run *m, const char *kind);
 
