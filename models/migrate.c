@@ -355,16 +355,25 @@ static void copy_retry(struct sim *s, struct migration *m, uint32_t key)
     ask_step(s, s->eng.now_ns);
 }
 
+/* A copy's message arrived: its migration, or NULL when there is nothing
+ * more to do with it (the migration is not current: dropped; the node was
+ * down or full: the key is tried again). */
+static struct migration *arrived(struct sim *s, const struct req *q)
+{
+    struct migration *m = owner_of(s, q);
+    if (m && (q->flags & RQF_FAILED)) {
+        copy_retry(s, m, q->key);
+        return NULL;
+    }
+    return m;
+}
+
 void migrate_read(struct sim *s, uint32_t r)
 {
     struct req *q = req_at(&s->eng, r);
-    struct migration *m = owner_of(s, q);
+    struct migration *m = arrived(s, q);
     if (!m)
         return;
-    if (q->flags & RQF_FAILED) {
-        copy_retry(s, m, q->key);
-        return;
-    }
     struct node *a = &s->nodes[m->from];
     const struct item *it = a->state == NODE_UP && a->incarnation == q->incarnation
                                 ? store_get(&a->store, q->key, s->eng.now_ns, false)
@@ -381,13 +390,9 @@ void migrate_read(struct sim *s, uint32_t r)
 void migrate_land(struct sim *s, uint32_t r)
 {
     struct req *q = req_at(&s->eng, r);
-    struct migration *m = owner_of(s, q);
+    struct migration *m = arrived(s, q);
     if (!m)
         return;
-    if (q->flags & RQF_FAILED) {
-        copy_retry(s, m, q->key);
-        return;
-    }
     struct node *a = &s->nodes[m->from], *b = &s->nodes[m->to];
     int64_t now = s->eng.now_ns;
     struct item *it = a->state == NODE_UP ? store_get(&a->store, q->key, now, false) : NULL;
