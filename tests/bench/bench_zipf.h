@@ -1,14 +1,30 @@
 /*
- * zipf_alias.h — Vose's alias table for Zipf(s) over m objects, for the
- * benchmark's trace generators (gen_trace.c, lru_ref.c): P(k) ~ (k+1)^-s.
- * Draw: u = uniform * m, k = floor(u); if u - k >= p[k], k = alias[k].
+ * bench_zipf.h — what the benchmark's trace generators (gen_trace.c,
+ * lru_ref.c) share: a seeded uniform stream (splitmix64; set `state` to the
+ * seed) and Vose's alias table for Zipf(s) over m objects, P(k) ~ (k+1)^-s.
+ * Draw: u = uniform() * m, k = floor(u); if u - k >= p[k], k = alias[k].
  */
-#ifndef RINGSIM_BENCH_ZIPF_ALIAS_H
-#define RINGSIM_BENCH_ZIPF_ALIAS_H
+#ifndef RINGSIM_BENCH_ZIPF_H
+#define RINGSIM_BENCH_ZIPF_H
 
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
+
+static uint64_t state;
+
+static inline uint64_t next64(void) /* splitmix64 */
+{
+    uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+static inline double uniform(void)
+{
+    return (double)(next64() >> 11) * (1.0 / 9007199254740992.0);
+}
 
 /* Fills p[m] and alias[m]; 0, or -1 when out of memory. */
 static inline int zipf_alias_build(uint32_t m, double s, double *p, uint32_t *alias)

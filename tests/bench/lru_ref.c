@@ -22,24 +22,9 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "zipf_alias.h"
+#include "bench_zipf.h"
 
 #define NIL UINT32_MAX
-
-static uint64_t state;
-
-static uint64_t next64(void) /* splitmix64 */
-{
-    uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-}
-
-static double uniform(void)
-{
-    return (double)(next64() >> 11) * (1.0 / 9007199254740992.0);
-}
 
 static double now_s(void)
 {
