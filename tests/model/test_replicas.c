@@ -48,17 +48,12 @@ static const char *hot =
     "routing: {vnodes: 1000}\n"
     "health: {mode: off}\n" TEN_NODES;
 
-/* Shares of all GETs per node, sorted descending. */
+static void node_shares(const struct mem_run *m, double from, double to, double *out);
+
+/* Shares of all GETs per node over the run, sorted descending. */
 static void shares(const struct mem_run *m, double *out)
 {
-    long long total = 0, per[10] = {0};
-    for (size_t i = 0; i < m->n_nodes; i++) {
-        int k = m->nodes[i].node[1] - '0';
-        per[k] += m->nodes[i].requests;
-        total += m->nodes[i].requests;
-    }
-    for (int k = 0; k < 10; k++)
-        out[k] = (double)per[k] / (double)total;
+    node_shares(m, -INFINITY, INFINITY, out);
     for (int i = 0; i < 10; i++) /* sort descending */
         for (int j = i + 1; j < 10; j++)
             if (out[j] > out[i]) {
@@ -217,14 +212,16 @@ static void test_refused(void **state)
                    "key splitting does not work with clients.fill: lease");
 }
 
-/* Shares of all GETs per node n0..n9 over ticks in [from, to). */
+/* Shares of all GETs per node over ticks in [from, to), by node number
+ * modulo 10: n0..n9 at 0..9 (where the placement puts them); n01..n10 at
+ * 1..9 and 0. */
 static void node_shares(const struct mem_run *m, double from, double to, double *out)
 {
     long long total = 0, per[10] = {0};
     for (size_t i = 0; i < m->n_nodes; i++) {
         if (m->nodes[i].t_s < from || m->nodes[i].t_s >= to)
             continue;
-        int k = m->nodes[i].node[1] - '0';
+        int k = atoi(m->nodes[i].node + 1) % 10;
         per[k] += m->nodes[i].requests;
         total += m->nodes[i].requests;
     }
@@ -356,24 +353,13 @@ struct cure_figures {
 
 static struct cure_figures cure_run(const char *seed, const char *a, const char *b)
 {
-    const char *sets[] = {"duration=45s", seed, a, b, NULL};
-    if (!a)
-        sets[2] = NULL;
-    else if (!b)
-        sets[3] = NULL;
+    const char *sets[] = {"duration=45s", seed, a, b, NULL}; /* a NULL a or b ends the list */
     struct mem_run m;
     mem_run_file(&m, "scenarios/incidents/hot_key_cures.yaml", sets);
-    long long total = 0, per[10] = {0};
-    for (size_t i = 0; i < m.n_nodes; i++) {
-        if (m.nodes[i].t_s < 25)
-            continue;
-        int k = atoi(m.nodes[i].node + 1) - 1;
-        per[k] += m.nodes[i].requests;
-        total += m.nodes[i].requests;
-    }
     struct cure_figures f = {0};
-    for (int k = 0; k < 10; k++)
-        f.busiest = MAX(f.busiest, (double)per[k] / (double)total);
+    double sh[10];
+    node_shares(&m, 25, 45, sh); /* nodes n01..n10 */
+    f.busiest = busiest(sh);
     f.amp = (double)MEM_SUM(&m, cache_write_ops, 25, 45) / (double)MEM_SUM(&m, writes, 25, 45);
     f.hit = (double)MEM_SUM(&m, hits, 25, 45) / (double)MEM_SUM(&m, reads, 25, 45);
     f.stale = MEM_SUM(&m, stale_reads, 25, 45);
