@@ -3,7 +3,7 @@
  * replaying a generated trace held in memory, so that the simulator's speed
  * can be quoted as a ratio to it (comparable across machines):
  *
- *   lru_ref [REQUESTS [OBJECTS [ZIPF_S [CAPACITY [SEED]]]]]
+ *   lru_ref [REQUESTS [OBJECTS [ZIPF_S [CAPACITY [SEED [REPEAT]]]]]]
  *
  * Defaults: 60,000,000 requests (as scenarios/bench.yaml) over 1,000,000
  * objects, Zipf 0.99, a 100,000-item cache. The trace is drawn first (Vose's
@@ -14,6 +14,10 @@
  * front, a miss on a full cache evicts the back. Exact LRU, nothing else:
  * no sizes, no TTLs, no statistics but hits. Not a benchmark of the
  * simulator (run.sh runs it in its sim section, not as bench_*).
+ *
+ * REPEAT (default 1) replays the same trace that many times over, the cache
+ * carrying on: the difference between two REPEATs is replay alone, without
+ * the drawing of the trace (run.sh's instructions section counts it so).
  */
 #include <math.h>
 #include <stdbool.h>
@@ -166,8 +170,10 @@ int main(int argc, char **argv)
     double s = argc > 3 ? strtod(argv[3], NULL) : 0.99;
     uint32_t cap = argc > 4 ? (uint32_t)strtoul(argv[4], NULL, 10) : 100000;
     state = argc > 5 ? strtoull(argv[5], NULL, 10) : 1;
-    if (!n || !m || !cap || !(s > 0)) {
-        fprintf(stderr, "usage: lru_ref [REQUESTS [OBJECTS [ZIPF_S [CAPACITY [SEED]]]]] (all > 0)\n");
+    uint64_t repeat = argc > 6 ? strtoull(argv[6], NULL, 10) : 1;
+    if (!n || !m || !cap || !(s > 0) || !repeat) {
+        fprintf(stderr, "usage: lru_ref [REQUESTS [OBJECTS [ZIPF_S [CAPACITY [SEED [REPEAT]]]]]]"
+                        " (all > 0)\n");
         return 2;
     }
     uint64_t *trace = make_trace(n, m, s);
@@ -184,9 +190,11 @@ int main(int argc, char **argv)
     c.head = c.tail = NIL;
     double t0 = now_s();
     uint64_t hits = 0;
-    for (uint64_t i = 0; i < n; i++)
-        hits += lru_get(&c, trace[i]);
+    for (uint64_t r = 0; r < repeat; r++)
+        for (uint64_t i = 0; i < n; i++)
+            hits += lru_get(&c, trace[i]);
     double wall = now_s() - t0;
+    n *= repeat;
     printf("bare LRU: %llu requests over %u objects (Zipf %g), %u items: hit rate %.4f\n",
            (unsigned long long)n, m, s, cap, (double)hits / (double)n);
     printf("bare LRU requests per second: %.2f M (%.2f s)\n", (double)n / wall / 1e6, wall);

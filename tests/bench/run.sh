@@ -3,8 +3,9 @@
 #
 #   sh tests/bench/run.sh --bin ./ringsim --bench build/release/bench [SECTION...]
 #
-# Sections: placement, ring_cli, sim, trace (the trace section needs a few GB
-# free in TMPDIR for its 1.4 GB trace and the replay's temporary file).
+# Sections: placement, ring_cli, sim, instructions, trace (the instructions
+# section needs valgrind; the trace section a few GB free in TMPDIR for its
+# 1.4 GB trace and the replay's temporary file).
 # Sections run in the order of $sections below; name some to run only those.
 # To add one: write a function section_NAME that prints its own heading, and
 # add NAME to $sections. A section that lacks what it needs says so and is
@@ -22,7 +23,7 @@ done
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
 cd "$top" || exit 1
-sections="placement ring_cli sim trace"
+sections="placement ring_cli sim instructions trace"
 status=0
 
 heading() {
@@ -122,6 +123,78 @@ bare_lru() {
         status=1
     fi
     rm -f "$lru_log"
+}
+
+# --- instructions: what a request costs, counted rather than timed. valgrind's
+# cachegrind counts the instructions executed and simulates a fixed cache
+# (32 KiB 8-way first level, 8 MiB 16-way last level, 64-byte lines), so these
+# figures are the same on every run and every machine of the architecture:
+# the per-request work without the machine's speed or its neighbours' noise.
+# Setup is taken out by difference: bench.yaml cut to 12 s minus the same cut
+# to 2 s is 1 M requests in steady state; the bare LRU replaying its trace 3
+# times minus once is 2 × 200,000 requests of replay alone. Then the
+# simulation's functions that execute most per request (cg_diff, cg_annotate).
+section_instructions() {
+    heading "instructions per request (valgrind cachegrind: a count, the same on every machine)"
+    if ! command -v valgrind >/dev/null 2>&1 || ! command -v cg_diff >/dev/null 2>&1 \
+        || [ ! -x "$bin" ] || [ ! -x "$bench/lru_ref" ] || [ ! -f scenarios/bench.yaml ]; then
+        echo "skipped: needs valgrind (cg_diff, cg_annotate), $bin and $bench/lru_ref"
+        return
+    fi
+    dir=$(mktemp -d "${TMPDIR:-/tmp}/ringsim-bench-cg.XXXXXX") || return
+    cg="valgrind --tool=cachegrind --cache-sim=yes --I1=32768,8,64 --D1=32768,8,64 --LL=8388608,16,64"
+    for d in 2 12; do
+        sed "s/^duration: .*/duration: ${d}s/" scenarios/bench.yaml >"$dir/b$d.yaml"
+        if ! $cg --cachegrind-out-file="$dir/sim$d.cg" "$bin" run "$dir/b$d.yaml" -o "$dir/b$d.db" \
+            --no-progress >"$dir/sim$d.log" 2>&1; then
+            cat "$dir/sim$d.log" >&2
+            echo "bench: ringsim under cachegrind failed" >&2
+            status=1
+            rm -rf "$dir"
+            return
+        fi
+    done
+    for r in 1 3; do
+        if ! $cg --cachegrind-out-file="$dir/lru$r.cg" "$bench/lru_ref" 200000 1000000 0.99 100000 1 "$r" \
+            >"$dir/lru$r.log" 2>&1; then
+            cat "$dir/lru$r.log" >&2
+            echo "bench: lru_ref under cachegrind failed" >&2
+            status=1
+            rm -rf "$dir"
+            return
+        fi
+    done
+    n2=$(sed -n 's/^ringsim: \([0-9]*\) requests in.*/\1/p' "$dir/sim2.log")
+    n12=$(sed -n 's/^ringsim: \([0-9]*\) requests in.*/\1/p' "$dir/sim12.log")
+    # per request between two runs: the difference of a cachegrind total / of the requests
+    per() { # LOG_A LOG_B REQUESTS WHAT
+        awk -v what="$4" -v n="$3" '
+            index($0, what) { v = $0; sub(/.*: */, "", v); sub(/ .*/, "", v); gsub(/,/, "", v); x[FILENAME] = v }
+            END { for (f in x) if (f == ARGV[1]) a = x[f]; else b = x[f]
+                  v = (b - a) / n; printf "%.1f", (v > 0 ? v : 0) }' "$1" "$2"
+    }
+    sn=$((n12 - n2))
+    si=$(per "$dir/sim2.log" "$dir/sim12.log" "$sn" "I   refs:")
+    sd=$(per "$dir/sim2.log" "$dir/sim12.log" "$sn" "D1  misses:")
+    sl=$(per "$dir/sim2.log" "$dir/sim12.log" "$sn" "LLd misses:")
+    li=$(per "$dir/lru1.log" "$dir/lru3.log" 400000 "I   refs:")
+    ld=$(per "$dir/lru1.log" "$dir/lru3.log" 400000 "D1  misses:")
+    ll=$(per "$dir/lru1.log" "$dir/lru3.log" 400000 "LLd misses:")
+    echo "simulation ($sn requests past the first 2 s): $si instructions, $sd first-level and $sl" \
+        "last-level data misses a request"
+    echo "bare LRU (400,000 requests of replay): $li instructions, $ld first-level and $ll last-level" \
+        "data misses a request"
+    echo "simulation / bare LRU: $(awk -v a="$si" -v b="$li" 'BEGIN { printf "%.1f", a / b }') times" \
+        "the instructions, $(awk -v a="$sd" -v b="$ld" 'BEGIN { printf "%.1f", a / b }') times the" \
+        "first-level misses"
+    echo "where the simulation's instructions go (a request; source file: function, as inlined):"
+    cg_diff "$dir/sim2.cg" "$dir/sim12.cg" >"$dir/diff.cg" 2>/dev/null &&
+        cg_annotate --auto=no --show=Ir "$dir/diff.cg" 2>/dev/null |
+        awk -v n="$sn" -v top="$top/" '
+            /^-+$/ { dash++ } dash >= 5 && /^ *[0-9,]+ +\(/ && shown < 12 {
+                v = $1; gsub(/,/, "", v); f = $NF; sub(top, "", f); sub(/^\.\//, "", f)
+                printf "  %7.1f  %s\n", v / n, f; shown++ }'
+    rm -rf "$dir"
 }
 
 # --- helpers for the trace section
