@@ -63,8 +63,8 @@ static void replace_root(struct fifo *q, int64_t v)
         uint32_t c = 2 * i + 1;
         if (c >= n)
             break;
-        if (c + 1 < n)
-            c += h[c + 1] < h[c]; /* the smaller child, the left on a tie; no branch */
+        if (c + 1 < n && h[c + 1] < h[c])
+            c++;
         if (h[c] >= v)
             break;
         h[i] = h[c];

@@ -671,7 +671,6 @@ int workload_create(struct sim *s, char *err, size_t errlen)
     const struct scenario *sc = s->sc;
     struct workload *w = s->wl = xcalloc(1, sizeof(*s->wl));
     w->n_inst = sc->clients.instances;
-    w->inst_scale = rng_scale(w->n_inst ? w->n_inst : 1);
     w->ttl_ns = sc->workload.ttl_ns;
     if (rng_init(&w->arrivals, sc->seed, "arrivals") || rng_init(&w->instances, sc->seed, "instances")
         || rng_init(&w->ops, sc->seed, "operations") || rng_init(&w->keys, sc->seed, "keys")) {
@@ -792,7 +791,7 @@ static void draw_ahead(struct workload *w)
 {
     while (w->ahead_n < WORKLOAD_AHEAD) {
         struct arrival_draw *d = &w->ahead[(w->ahead_head + w->ahead_n) % WORKLOAD_AHEAD];
-        d->inst = w->n_inst > 1 ? rng_below_scaled(&w->instances, w->n_inst, w->inst_scale) : 0;
+        d->inst = w->n_inst > 1 ? rng_below(&w->instances, w->n_inst) : 0;
         d->write = w->write_ratio > 0 && rng_uniform(&w->ops) < w->write_ratio;
         d->key = workload_sample_key(w);
         __builtin_prefetch(&w->ks.rec[d->key], 1);
@@ -813,7 +812,7 @@ static void trace_ahead(struct workload *w)
                 w->error = w->trace->error;
             break;
         }
-        d->inst = w->n_inst > 1 ? rng_below_scaled(&w->instances, w->n_inst, w->inst_scale) : 0;
+        d->inst = w->n_inst > 1 ? rng_below(&w->instances, w->n_inst) : 0;
         d->write = op != TRACE_GET;
         __builtin_prefetch(&w->ks.rec[d->key], 1);
         w->ahead_n++;

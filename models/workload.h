@@ -62,7 +62,6 @@ struct workload {
     struct arrival_draw ahead[WORKLOAD_AHEAD]; /* ring of draws not yet used */
     uint32_t ahead_head, ahead_n;
     uint32_t n_inst;
-    uint32_t inst_scale;     /* rng_scale(n_inst): the instance's draw without a division */
     enum popularity kind;
     double zipf_s;           /* rejection-inversion constants below */
     double z_hn, z_sc;

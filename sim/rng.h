@@ -56,25 +56,15 @@ static inline double rng_uniform_pos(struct rng *s)
     while (x == 0);
     return x;
 }
-/* Uniform integer in [0, n), n >= 1 (GSL's: scale down, reject the top),
- * with scale = rng_scale(n): a stream drawing below one n often computes it once. */
-static inline uint32_t rng_scale(uint32_t n)
+/* Uniform integer in [0, n), n >= 1 (GSL's: scale down, reject the top). */
+static inline uint32_t rng_below(struct rng *s, uint32_t n)
 {
     assert(n >= 1);
-    return 0xffffffffu / n;
-}
-static inline uint32_t rng_below_scaled(struct rng *s, uint32_t n, uint32_t scale)
-{
-    uint32_t k;
+    uint32_t scale = 0xffffffffu / n, k;
     do
         k = rng_next(s) / scale;
     while (k >= n);
     return k;
-}
-/* Uniform integer in [0, n), n >= 1. */
-static inline uint32_t rng_below(struct rng *s, uint32_t n)
-{
-    return rng_below_scaled(s, n, rng_scale(n));
 }
 /* Exponential with the given mean (inversion: one uniform, one log). */
 static inline double rng_exp(struct rng *s, double mean)

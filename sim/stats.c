@@ -42,15 +42,10 @@ void busy_init(struct busy_meter *m, int64_t tick_ns)
 {
     memset(m, 0, sizeof(*m));
     m->tick_ns = tick_ns;
-    m->hint_start = 1; /* no interval lies within [1, 0) */
 }
 
 void busy_add(struct busy_meter *m, int64_t start_ns, int64_t done_ns)
 {
-    if (start_ns >= m->hint_start && done_ns <= m->hint_end && m->hint_tick >= m->base_tick) {
-        m->slot[m->hint_tick % BUSY_RING] += done_ns - start_ns;
-        return;
-    }
     int64_t t = start_ns;
     while (t < done_ns) {
         int64_t tick = t / m->tick_ns;
@@ -64,9 +59,6 @@ void busy_add(struct busy_meter *m, int64_t start_ns, int64_t done_ns)
         }
         int64_t seg_end = done_ns < end ? done_ns : end;
         m->slot[tick % BUSY_RING] += seg_end - t;
-        m->hint_tick = tick;
-        m->hint_start = tick * m->tick_ns;
-        m->hint_end = end;
         t = seg_end;
     }
 }

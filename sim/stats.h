@@ -68,9 +68,6 @@ struct busy_meter {
     int64_t tick_ns;
     int64_t base_tick;          /* tick index held in slot base_tick % BUSY_RING */
     int64_t slot[BUSY_RING];    /* busy ns per tick */
-    /* the tick the last interval ended in, [hint_start, hint_end): an interval
-     * within it is credited without a division (most are) */
-    int64_t hint_tick, hint_start, hint_end;
 };
 
 void busy_init(struct busy_meter *m, int64_t tick_ns);

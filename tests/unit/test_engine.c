@@ -315,54 +315,6 @@ static void test_busy_meter(void **state)
     assert_int_equal(total, 100LL * (BUSY_RING + 10));
 }
 
-/* The meter against the plain definition (every interval cut at tick
- * boundaries, anything before the current tick credited to it, anything past
- * the ring to its last slot), over random intervals and tick closings: the
- * shortcut for intervals within one tick changes nothing. */
-static void test_busy_meter_reference(void **state)
-{
-    (void)state;
-    enum { TICK = 1000, TICKS = 400 };
-    static int64_t want[TICKS + BUSY_RING + 2];
-    memset(want, 0, sizeof want);
-    struct busy_meter m;
-    busy_init(&m, TICK);
-    uint64_t x = 88172645463325252ULL;
-    int64_t base = 0, now = 0;
-    for (int64_t tick = 0; tick < TICKS; tick++) {
-        for (int i = 0; i < 50; i++) {
-            x ^= x << 13, x ^= x >> 7, x ^= x << 17;
-            /* a start at or before now (a queued start may lie in a closed tick
-             * only as far as the current one), a length from 0 to 3 ticks, now
-             * and then past the ring */
-            int64_t start = now + (int64_t)(x % 700) - 300;
-            if (start < 0)
-                start = 0;
-            int64_t len = (x >> 20) % 16 == 0 ? (int64_t)((x >> 24) % (3 * TICK))
-                                               : (int64_t)((x >> 24) % 50);
-            if ((x >> 40) % 997 == 0)
-                len = (int64_t)(BUSY_RING + 5) * TICK;
-            busy_add(&m, start, start + len);
-            for (int64_t t = start; t < start + len;) {
-                int64_t k = t / TICK < base ? base : t / TICK;
-                if (k >= base + BUSY_RING - 1) {
-                    want[base + BUSY_RING - 1] += start + len - t;
-                    break;
-                }
-                int64_t e = (k + 1) * TICK < start + len ? (k + 1) * TICK : start + len;
-                want[k] += e - t;
-                t = e;
-            }
-            now += (int64_t)((x >> 50) % 40);
-            if (now >= (tick + 1) * TICK)
-                now = (tick + 1) * TICK - 1;
-        }
-        assert_int_equal(busy_take(&m, tick), want[tick]);
-        base = tick + 1;
-        now = base * TICK;
-    }
-}
-
 /* Sequence numbers running out: the pending events are renumbered and keep
  * their order (ties included), and pushes after it still go after them. */
 static void test_eventq_renumber(void **state)
@@ -455,7 +407,6 @@ int main(void)
         cmocka_unit_test(test_fifo_mmc_closed_form),
         cmocka_unit_test(test_lhist),
         cmocka_unit_test(test_busy_meter),
-        cmocka_unit_test(test_busy_meter_reference),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
