@@ -128,14 +128,14 @@ bare_lru() {
 # --- instructions: what a request costs, counted rather than timed. valgrind's
 # cachegrind counts the instructions executed and simulates a fixed cache
 # (32 KiB 8-way first level, 8 MiB 16-way last level, 64-byte lines), so these
-# figures are the same on every run and every machine of the architecture:
-# the per-request work without the machine's speed or its neighbours' noise.
+# figures move by a few tenths of a percent from run to run and not with the
+# machine's speed or its neighbours' load: the work a request does.
 # Setup is taken out by difference: bench.yaml cut to 12 s minus the same cut
 # to 2 s is 1 M requests in steady state; the bare LRU replaying its trace 3
 # times minus once is 2 × 200,000 requests of replay alone. Then the
 # simulation's functions that execute most per request (cg_diff, cg_annotate).
 section_instructions() {
-    heading "instructions per request (valgrind cachegrind: a count, the same on every machine)"
+    heading "instructions per request (valgrind cachegrind: counted, not timed)"
     if ! command -v valgrind >/dev/null 2>&1 || ! command -v cg_diff >/dev/null 2>&1 \
         || [ ! -x "$bin" ] || [ ! -x "$bench/lru_ref" ] || [ ! -f scenarios/bench.yaml ]; then
         echo "skipped: needs valgrind (cg_diff, cg_annotate), $bin and $bench/lru_ref"
