@@ -143,27 +143,29 @@ section_instructions() {
     fi
     dir=$(mktemp -d "${TMPDIR:-/tmp}/ringsim-bench-cg.XXXXXX") || return
     cg="valgrind --tool=cachegrind --cache-sim=yes --I1=32768,8,64 --D1=32768,8,64 --LL=8388608,16,64"
+    # cg_run OUT CMD...: CMD under cachegrind, its counts in OUT.cg and its output in OUT.log
+    cg_run() {
+        out=$1
+        shift
+        $cg --cachegrind-out-file="$out.cg" "$@" >"$out.log" 2>&1 && return 0
+        cat "$out.log" >&2
+        echo "bench: $(basename "$1") under cachegrind failed" >&2
+        status=1 cg_ok=0
+        return 1
+    }
+    cg_ok=1
     for d in 2 12; do
         sed "s/^duration: .*/duration: ${d}s/" scenarios/bench.yaml >"$dir/b$d.yaml"
-        if ! $cg --cachegrind-out-file="$dir/sim$d.cg" "$bin" run "$dir/b$d.yaml" -o "$dir/b$d.db" \
-            --no-progress >"$dir/sim$d.log" 2>&1; then
-            cat "$dir/sim$d.log" >&2
-            echo "bench: ringsim under cachegrind failed" >&2
-            status=1
-            rm -rf "$dir"
-            return
-        fi
+        cg_run "$dir/sim$d" "$bin" run "$dir/b$d.yaml" -o "$dir/b$d.db" --no-progress || break
     done
     for r in 1 3; do
-        if ! $cg --cachegrind-out-file="$dir/lru$r.cg" "$bench/lru_ref" 200000 1000000 0.99 100000 1 "$r" \
-            >"$dir/lru$r.log" 2>&1; then
-            cat "$dir/lru$r.log" >&2
-            echo "bench: lru_ref under cachegrind failed" >&2
-            status=1
-            rm -rf "$dir"
-            return
-        fi
+        [ $cg_ok = 1 ] || break
+        cg_run "$dir/lru$r" "$bench/lru_ref" 200000 1000000 0.99 100000 1 "$r" || break
     done
+    if [ $cg_ok = 0 ]; then
+        rm -rf "$dir"
+        return
+    fi
     n2=$(sed -n 's/^ringsim: \([0-9]*\) requests in.*/\1/p' "$dir/sim2.log")
     n12=$(sed -n 's/^ringsim: \([0-9]*\) requests in.*/\1/p' "$dir/sim12.log")
     # per request between two runs: the difference of a cachegrind total / of the requests
