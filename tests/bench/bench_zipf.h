@@ -2,7 +2,8 @@
  * bench_zipf.h — what the benchmark's trace generators (gen_trace.c,
  * lru_ref.c) share: a seeded uniform stream (splitmix64; set `state` to the
  * seed) and Vose's alias table for Zipf(s) over m objects, P(k) ~ (k+1)^-s.
- * Draw: u = uniform() * m, k = floor(u); if u - k >= p[k], k = alias[k].
+ * Draw: u = uniform() * m, k = floor(u); if u - k >= p[k], k = alias[k]
+ * (zipf_object, which returns the object's id).
  */
 #ifndef RINGSIM_BENCH_ZIPF_H
 #define RINGSIM_BENCH_ZIPF_H
@@ -63,6 +64,19 @@ static inline int zipf_alias_build(uint32_t m, double s, double *p, uint32_t *al
     free(small);
     free(large);
     return 0;
+}
+
+/* One request of the trace: an object drawn from the table, as its 64-bit id
+ * (a hash of the rank, so that ids say nothing of popularity). */
+static inline uint64_t zipf_object(uint32_t m, const double *p, const uint32_t *alias)
+{
+    double u = uniform() * m;
+    uint32_t k = (uint32_t)u;
+    if (k >= m)
+        k = m - 1;
+    if (u - k >= p[k])
+        k = alias[k];
+    return (uint64_t)k * 0x9e3779b97f4a7c15ULL ^ 0x5bd1e9955bd1e995ULL;
 }
 
 #endif

@@ -54,13 +54,7 @@ int main(int argc, char **argv)
     static unsigned char buf[24 * 4096];
     size_t in_buf = 0;
     for (unsigned long long i = 0; i < n; i++) {
-        double u = uniform() * m;
-        uint32_t k = (uint32_t)u;
-        if (k >= m)
-            k = m - 1;
-        if (u - k >= p[k])
-            k = alias[k];
-        uint64_t id = (uint64_t)k * 0x9e3779b97f4a7c15ULL ^ 0x5bd1e9955bd1e995ULL;
+        uint64_t id = zipf_object(m, p, alias);
         unsigned char *r = buf + in_buf * 24;
         put(r, i / per_s, 4);
         put(r + 4, id, 8);

@@ -57,15 +57,8 @@ static uint64_t *make_trace(uint64_t n, uint32_t m, double s)
         exit(1);
     }
     uint64_t *t = alloc(n * sizeof(uint64_t));
-    for (uint64_t i = 0; i < n; i++) {
-        double u = uniform() * m;
-        uint32_t k = (uint32_t)u;
-        if (k >= m)
-            k = m - 1;
-        if (u - k >= p[k])
-            k = alias[k];
-        t[i] = (uint64_t)k * 0x9e3779b97f4a7c15ULL ^ 0x5bd1e9955bd1e995ULL;
-    }
+    for (uint64_t i = 0; i < n; i++)
+        t[i] = zipf_object(m, p, alias);
     free(p);
     free(alias);
     return t;
