@@ -125,6 +125,19 @@ static int more_slots(struct eventq *q)
     return 0;
 }
 
+/* Puts k into the hole at i, moving larger parents down into it. */
+static inline void sift_up(eventq_key *h, size_t i, eventq_key k)
+{
+    while (i > 0) {
+        size_t up = (i - 1) / ARITY;
+        if (k >= h[up])
+            break;
+        h[i] = h[up];
+        i = up;
+    }
+    h[i] = k;
+}
+
 int eventq_push(struct eventq *q, int64_t t_ns, unsigned kind, uint32_t a, uint32_t b)
 {
     assert(kind < 256 && t_ns >= 0);
@@ -142,16 +155,7 @@ int eventq_push(struct eventq *q, int64_t t_ns, unsigned kind, uint32_t a, uint3
     p->kind = kind;
     eventq_key k = (eventq_key)(uint64_t)t_ns << 64 | (eventq_key)(q->next_seq++ << EVENTQ_SLOT_BITS)
                    | sl;
-    eventq_key *h = q->heap;
-    size_t i = q->n++;
-    while (i > 0) {
-        size_t up = (i - 1) / ARITY;
-        if (k >= h[up])
-            break;
-        h[i] = h[up];
-        i = up;
-    }
-    h[i] = k;
+    sift_up(q->heap, q->n++, k);
     return 0;
 }
 
@@ -207,14 +211,6 @@ bool eventq_pop(struct eventq *q, struct event *out)
         h[i] = h[best];
         i = best;
     }
-    /* then the last key up from there */
-    while (i > 0) {
-        size_t up = (i - 1) / ARITY;
-        if (last >= h[up])
-            break;
-        h[i] = h[up];
-        i = up;
-    }
-    h[i] = last;
+    sift_up(h, i, last); /* then the last key up from there */
     return true;
 }
