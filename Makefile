@@ -4,6 +4,7 @@
 #   make demo       install missing packages (as root), build, run the demo, draw charts
 #   make test       install missing packages (as root), build, run every test
 #   make asan       the whole test suite under AddressSanitizer + UBSan
+#   make tsan       the tests that run two threads, under ThreadSanitizer
 #   make valgrind   unit and command-line tests under valgrind memcheck
 #   make bench      placement and simulation benchmarks (figures, not pass/fail)
 #   make fuzz       libFuzzer harnesses under ASan + UBSan, FUZZ_SECONDS each (default 60)
@@ -39,11 +40,11 @@ PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 TEST_CFLAGS = $(shell pkg-config --cflags cmocka 2>/dev/null)
 TEST_LIBS  = $(shell pkg-config --libs cmocka 2>/dev/null)
 
-ALL_CFLAGS = -std=c11 -D_DEFAULT_SOURCE -D_POSIX_C_SOURCE=200809L $(OPT) $(LTO) $(DEBUG) \
+ALL_CFLAGS = -std=c11 -pthread -D_DEFAULT_SOURCE -D_POSIX_C_SOURCE=200809L $(OPT) $(LTO) $(DEBUG) \
              $(WARN) $(SAN) -I. -MMD -MP -DRINGSIM_VERSION='"$(VERSION)"' \
              $(PKG_CFLAGS) $(CFLAGS)
 ALL_LDFLAGS = $(SAN) $(LDFLAGS)
-ALL_LIBS   = $(PKG_LIBS) -lm $(LIBS)
+ALL_LIBS   = $(PKG_LIBS) -lm -pthread $(LIBS)
 
 ifeq ($(V),1)
 Q :=
@@ -73,7 +74,7 @@ BENCH_SRCS := $(sort $(wildcard tests/bench/*.c))
 BENCH_BINS := $(BENCH_SRCS:tests/bench/%.c=$(BUILD)/bench/%)
 
 .SECONDARY:
-.PHONY: all deps demo test check-deps test-run asan valgrind bench install uninstall fuzz fuzz-bins \
+.PHONY: all deps demo test check-deps test-run asan tsan tsan-run valgrind bench install uninstall fuzz fuzz-bins \
         clean noopt unit-bins model-bins help docs
 
 all: $(BIN)
@@ -158,6 +159,20 @@ asan: deps
 	@$(MAKE) --no-print-directory BUILD=build/asan BIN=build/asan/ringsim LTO= \
 	    OPT=-O1 SAN='-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all' \
 	    RINGSIM_SANITIZED=1 test-run
+
+# ThreadSanitizer over what runs two threads (the helper that draws ahead,
+# sim/ahead.c): its unit tests, the model tests that compare runs with and
+# without it, and the interruption tests. A race fails.
+tsan: deps
+	@TSAN_OPTIONS='halt_on_error=1 abort_on_error=1' $(MAKE) --no-print-directory \
+	    BUILD=build/tsan BIN=build/tsan/ringsim LTO= OPT=-O1 \
+	    SAN='-fsanitize=thread -fno-omit-frame-pointer' RINGSIM_SANITIZED=1 tsan-run
+
+TSAN_TESTS := test_ahead test_helper test_interrupt
+tsan-run: $(BIN) $(BUILD)/tests/unit/test_ahead $(BUILD)/tests/model/test_helper \
+          $(BUILD)/tests/model/test_interrupt
+	@sh tests/run.sh --bin $(BIN) --unit $(BUILD)/tests/unit --unit $(BUILD)/tests/model \
+	    $(TSAN_TESTS)
 
 # Under valgrind memcheck: every unit test (tests/unit holds no whole
 # simulations), and the check and ring command-line tests through a

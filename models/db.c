@@ -26,9 +26,10 @@ int db_create(struct sim *s)
     struct database *d = s->db = xcalloc(1, sizeof(*s->db));
     d->cfg = s->sc->database;
     d->rec = s->wl->ks.rec;
-    if (fifo_init(&d->queue, d->cfg.workers, d->cfg.max_queue)
-        || rng_init(&d->service, s->sc->seed, "service/database"))
+    if (fifo_init(&d->queue, d->cfg.workers, d->cfg.max_queue))
         return -1;
+    exp_stream_init(&d->service, s->sc->seed, "service/database",
+                    d->cfg.service_ns && d->cfg.service_dist != DIST_FIXED ? s->ahead : NULL);
     busy_init(&d->busy, s->tick_ns);
     return 0;
 }
@@ -38,7 +39,6 @@ void db_destroy(struct database *d)
     if (!d)
         return;
     fifo_deinit(&d->queue);
-    rng_deinit(&d->service);
     free(d);
 }
 
@@ -48,7 +48,7 @@ int db_submit(struct sim *s, int64_t *done_ns)
     double mean = (double)d->cfg.service_ns;
     int64_t service = 0, start; /* service_time 0: no service time, no draw */
     if (LIKELY(d->cfg.service_ns)) {
-        double v = d->cfg.service_dist == DIST_FIXED ? mean : rng_exp(&d->service, mean);
+        double v = d->cfg.service_dist == DIST_FIXED ? mean : exp_stream_draw(&d->service, mean);
         service = (int64_t)(v + 0.5); /* v >= 0: rounds to nearest */
         if (service < 1)
             service = 1;

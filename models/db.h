@@ -9,6 +9,7 @@
 
 #include "models/fifo.h"
 #include "models/store.h"
+#include "sim/ahead.h"
 #include "sim/metrics.h"
 #include "sim/rng.h"
 #include "sim/scenario.h"
@@ -18,7 +19,7 @@
 struct database {
     struct db_cfg cfg;
     struct fifo queue;
-    struct rng service;
+    struct exp_stream service; /* service times (sim/ahead.h) */
     struct busy_meter busy;
     struct key_rec *rec;     /* the keyspace's records: .version is the database's */
     int64_t demand_ns;       /* service time of operations that arrived this tick */

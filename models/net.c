@@ -13,10 +13,7 @@ int net_create(struct sim *s)
     struct net *n = s->net = xcalloc(1, sizeof(*s->net));
     n->jitter_ns = s->sc->network.jitter_ns;
     n->arrival_events = n->jitter_ns > 0 || s->sc->routing.fencing == FENCE_FORWARD;
-    if (rng_init(&n->jitter, s->sc->seed, "network")) {
-        sim_fail(s, "cannot allocate random streams");
-        return -1;
-    }
+    exp_stream_init(&n->jitter, s->sc->seed, "network", n->jitter_ns > 0 ? s->ahead : NULL);
     return 0;
 }
 
@@ -24,7 +21,6 @@ void net_destroy(struct sim *s)
 {
     if (!s->net)
         return;
-    rng_deinit(&s->net->jitter);
     free(s->net);
     s->net = NULL;
 }
@@ -34,7 +30,7 @@ static int64_t one_way(struct sim *s, const struct node *n)
 {
     int64_t d = n->half_rtt_ns;
     if (s->net->jitter_ns)
-        d += (int64_t)(rng_exp(&s->net->jitter, (double)s->net->jitter_ns) + 0.5);
+        d += (int64_t)(exp_stream_draw(&s->net->jitter, (double)s->net->jitter_ns) + 0.5);
     return d;
 }
 

@@ -37,6 +37,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "sim/ahead.h"
 #include "sim/metrics.h"
 #include "sim/rng.h"
 #include "sim/sim.h"
@@ -44,7 +45,7 @@
 struct net {
     bool arrival_events;     /* deliver by arrival events (see above) */
     int64_t jitter_ns;       /* mean extra one-way delay */
-    struct rng jitter;
+    struct exp_stream jitter;  /* sim/ahead.h */
     int64_t redirects;       /* this tick: MOVED replies and forwards */
     int64_t moved, asks;     /* this tick: MOVED replies (fencing and migrations), ASK replies */
 };

@@ -59,9 +59,11 @@ static int node_init(struct sim *s, struct node *n, uint32_t index, const char *
     char name[300];
     snprintf(name, sizeof name, "service/%s", id);
     store_init(&n->store, s->pool, index, cfg->capacity_bytes, cfg->capacity_items);
-    if (fifo_init(&n->queue, cfg->workers, cfg->max_queue)
-        || rng_init(&n->service, s->sc->seed, name))
+    if (fifo_init(&n->queue, cfg->workers, cfg->max_queue))
         return -1;
+    /* drawn ahead only when there is something to draw */
+    exp_stream_init(&n->service, s->sc->seed, name,
+                    cfg->service_ns && cfg->service_dist != DIST_FIXED ? s->ahead : NULL);
     busy_init(&n->busy, s->tick_ns);
     u64map_init(&n->leases);
     return 0;
@@ -73,7 +75,6 @@ static void node_deinit(struct node *n)
     free(n->address);
     free(n->zone);
     fifo_deinit(&n->queue);
-    rng_deinit(&n->service);
     if (n->leases.slots)
         u64map_deinit(&n->leases);
 }
@@ -192,7 +193,7 @@ static int64_t draw_service(struct node *n)
     if (UNLIKELY(!n->cfg.service_ns))
         return 0; /* service_time 0: no service time, no draw */
     double mean = (double)n->cfg.service_ns * n->slow_factor;
-    double v = n->cfg.service_dist == DIST_FIXED ? mean : rng_exp(&n->service, mean);
+    double v = n->cfg.service_dist == DIST_FIXED ? mean : exp_stream_draw(&n->service, mean);
     int64_t ns = (int64_t)(v + 0.5); /* v >= 0: rounds to nearest */
     return ns > 0 ? ns : 1;
 }
@@ -451,11 +452,12 @@ void nodes_prewarm(struct sim *s, const struct placement *pl)
     const struct workload *w = s->wl;
     /* hot keys first, most requested first (a sorted copy: the workload's
      * order is part of its random stream and must not change) */
-    struct hot_entry *hot = xcalloc(w->n_hot + 1, sizeof(*hot));
-    memcpy(hot, w->hot, w->n_hot * sizeof(*hot));
-    for (size_t i = 0; i < w->n_hot; i++) {
+    const struct request_draw *d = w->rd;
+    struct hot_entry *hot = xcalloc(d->n_hot + 1, sizeof(*hot));
+    memcpy(hot, d->hot, d->n_hot * sizeof(*hot));
+    for (size_t i = 0; i < d->n_hot; i++) {
         size_t best = i;
-        for (size_t j = i + 1; j < w->n_hot; j++)
+        for (size_t j = i + 1; j < d->n_hot; j++)
             if (hot[j].share > hot[best].share)
                 best = j;
         struct hot_entry t = hot[i];

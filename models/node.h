@@ -11,6 +11,7 @@
 
 #include "models/fifo.h"
 #include "models/store.h"
+#include "sim/ahead.h"
 #include "sim/metrics.h"
 #include "sim/rng.h"
 #include "sim/scenario.h"
@@ -42,7 +43,7 @@ struct node {
     int64_t half_rtt_ns;
     struct store store;
     struct fifo queue;
-    struct rng service;
+    struct exp_stream service; /* service times (sim/ahead.h) */
     struct busy_meter busy;
     struct node_tick tk;
     struct u64map leases;    /* fill: lease — key -> issued_ms << 32 | token (client.c's) */

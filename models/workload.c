@@ -387,55 +387,56 @@ static double zipf_mass(double s, uint64_t a, uint64_t b)
     return integral + (fa + fb) / 2 + (db - da) / 12;
 }
 
-static void zipf_setup(struct workload *w, uint32_t n)
+static void zipf_setup(struct request_draw *d, uint32_t n)
 {
-    double s = w->zipf_s;
+    double s = d->zipf_s;
     uint32_t m = n < ZIPF_HEAD ? n : ZIPF_HEAD;
-    w->z_head = m;
-    w->z_hn = zipf_H(s, n + 0.5);
-    w->z_hm = zipf_H(s, m + 0.5);
-    w->z_sc = 2.0 - zipf_H_inv(s, zipf_H(s, 2.5) - zipf_h(s, 2.0));
-    w->z_cdf = xmalloc(m * sizeof(double));
-    w->z_guide = xmalloc(m * sizeof(uint32_t));
+    d->z_head = m;
+    d->z_hn = zipf_H(s, n + 0.5);
+    d->z_hm = zipf_H(s, m + 0.5);
+    d->z_sc = 2.0 - zipf_H_inv(s, zipf_H(s, 2.5) - zipf_h(s, 2.0));
+    d->z_cdf = xmalloc(m * sizeof(double));
+    d->z_guide = xmalloc(m * sizeof(uint32_t));
     double acc = 0;
     for (uint32_t k = 1; k <= m; k++)
-        w->z_cdf[k - 1] = acc += pow((double)k, -s);
+        d->z_cdf[k - 1] = acc += pow((double)k, -s);
     double head = acc, tail = zipf_mass(s, (uint64_t)m + 1, n);
-    w->z_phead = head / (head + tail);
-    w->z_mass = head + tail;
+    d->z_phead = head / (head + tail);
+    d->z_mass = head + tail;
     for (uint32_t k = 0; k < m; k++)
-        w->z_cdf[k] /= head;
-    w->z_cdf[m - 1] = 1.0;
+        d->z_cdf[k] /= head;
+    d->z_cdf[m - 1] = 1.0;
     uint32_t k = 0;
     for (uint32_t g = 0; g < m; g++) {
-        while (w->z_cdf[k] < (double)g / m)
+        while (d->z_cdf[k] < (double)g / m)
             k++;
-        w->z_guide[g] = k;
+        d->z_guide[g] = k;
     }
 }
 
 /* A rank in [0, n). O(1) expected: the guide table leaves about one step of
  * search; the tail's rejection loop runs fewer than 1.1 times on average. */
-static uint32_t zipf_rank(struct workload *w, uint32_t n)
+static uint32_t zipf_rank(const struct request_draw *d, struct rng *keys)
 {
-    double s = w->zipf_s;
-    double v = rng_uniform(&w->keys);
-    if (v < w->z_phead) {
-        v /= w->z_phead;
-        uint32_t k = w->z_guide[(uint32_t)(v * w->z_head)];
-        while (w->z_cdf[k] <= v && k + 1 < w->z_head)
+    double s = d->zipf_s;
+    uint32_t n = d->n_keys;
+    double v = rng_uniform(keys);
+    if (v < d->z_phead) {
+        v /= d->z_phead;
+        uint32_t k = d->z_guide[(uint32_t)(v * d->z_head)];
+        while (d->z_cdf[k] <= v && k + 1 < d->z_head)
             k++;
         return k;
     }
     for (;;) {
-        double u = w->z_hn + rng_uniform(&w->keys) * (w->z_hm - w->z_hn);
+        double u = d->z_hn + rng_uniform(keys) * (d->z_hm - d->z_hn);
         double x = zipf_H_inv(s, u);
         double kd = floor(x + 0.5);
-        if (kd <= w->z_head)
-            kd = w->z_head + 1;
+        if (kd <= d->z_head)
+            kd = d->z_head + 1;
         else if (kd > n)
             kd = n;
-        if (kd - x <= w->z_sc || u >= zipf_H(s, kd + 0.5) - zipf_h(s, kd))
+        if (kd - x <= d->z_sc || u >= zipf_H(s, kd + 0.5) - zipf_h(s, kd))
             return (uint32_t)kd - 1;
     }
 }
@@ -446,18 +447,19 @@ double workload_rank_prob(const struct workload *w, uint32_t rank)
         return 0;
     if (w->trace)
         return (double)w->trace->count[rank] / (double)w->trace->n_requests;
-    if (w->kind == POP_UNIFORM)
+    if (w->rd->kind == POP_UNIFORM)
         return 1.0 / w->ks.n_keys;
-    return pow(rank + 1.0, -w->zipf_s) / w->z_mass;
+    return pow(rank + 1.0, -w->rd->zipf_s) / w->rd->z_mass;
 }
 
 double workload_key_prob(const struct workload *w, uint32_t key)
 {
     uint32_t rank = w->key_rank && key < w->ks.n_keys ? w->key_rank[key] : key;
-    double p = (1 - w->hot_total) * workload_rank_prob(w, rank);
-    for (size_t j = 0; j < w->n_hot; j++)
-        if (w->hot[j].key == key)
-            p += w->hot[j].share;
+    const struct request_draw *d = w->rd;
+    double p = (1 - d->hot_total) * workload_rank_prob(w, rank);
+    for (size_t j = 0; j < d->n_hot; j++)
+        if (d->hot[j].key == key)
+            p += d->hot[j].share;
     return p;
 }
 
@@ -543,20 +545,21 @@ static double piece_end(const struct workload *w, double t)
  * at most 2 (1 + amplitude) candidates an arrival, and 32 pieces a ramp. */
 static void shaped_next(struct workload *w, double t)
 {
+    struct rng *arrivals = exp_stream_rng(&w->arrivals); /* thinning draws uniforms too */
     for (;;) {
         if (!w->d_amp && t >= w->ramp_t1_ns) {
             w->shaped = false;
-            w->next_arrival_ns = t + rng_exp(&w->arrivals, 1e9 / w->qps);
+            w->next_arrival_ns = t + rng_exp(arrivals, 1e9 / w->qps);
             return;
         }
         double b = piece_end(w, t), top = rate_bound(w, t, b);
-        double cand = t + rng_exp(&w->arrivals, 1e9 / top);
+        double cand = t + rng_exp(arrivals, 1e9 / top);
         if (cand >= b) {
             t = b;
             continue;
         }
         t = cand;
-        if (rng_uniform(&w->arrivals) * top <= workload_rate(w, t)) {
+        if (rng_uniform(arrivals) * top <= workload_rate(w, t)) {
             w->next_arrival_ns = t;
             return;
         }
@@ -579,7 +582,7 @@ void workload_set_qps(struct workload *w, int64_t now_ns, double qps, int64_t ov
     if (w->shaped)
         shaped_next(w, now);
     else
-        w->next_arrival_ns = now + rng_exp(&w->arrivals, 1e9 / qps);
+        w->next_arrival_ns = now + exp_stream_draw(&w->arrivals, 1e9 / qps);
 }
 
 /* ---- shift_popularity ------------------------------------------------------------------ */
@@ -600,6 +603,7 @@ void workload_shift_popularity(struct workload *w)
 }
 
 static void trace_ahead(struct workload *w);
+static uint64_t draw_request(const void *ctx, void *state);
 
 /* ---- creating ------------------------------------------------------------------------- */
 
@@ -611,7 +615,6 @@ static int workload_create_trace(struct sim *s, struct workload *w, char *err, s
         return -1;
     if (keyspace_init_trace(&w->ks, sc, &s->pp, w->trace, s->opt.stop, err, errlen))
         return -1;
-    w->hot = xcalloc(1, sizeof(*w->hot));
     w->end_ns = (double)sc->duration_ns;
     trace_ahead(w); /* the first requests, and when the first arrives */
     if (w->error) {
@@ -646,11 +649,11 @@ static int workload_create_synthetic(struct sim *s, struct workload *w, char *er
     }
     w->hot_names = hot; /* sorted by name, ids resolved */
     w->n_hot_names = n_hot;
-    w->hot = xcalloc(n_hot + 1, sizeof(*w->hot));
-    w->kind = sc->workload.popularity;
-    w->zipf_s = sc->workload.zipf_s;
+    w->rd->hot = line_calloc(w->n_hot_names + 1, sizeof(*w->rd->hot));
+    w->rd->kind = sc->workload.popularity;
+    w->rd->zipf_s = sc->workload.zipf_s;
+    w->rd->n_keys = w->ks.n_keys;
     w->qps = sc->workload.qps;
-    w->write_ratio = sc->workload.write_ratio;
     for (size_t i = 0; i < sc->n_events; i++) {
         if (sc->events[i].kind != EV_SHIFT_POPULARITY || w->rank_key)
             continue;
@@ -670,19 +673,26 @@ int workload_create(struct sim *s, char *err, size_t errlen)
 {
     const struct scenario *sc = s->sc;
     struct workload *w = s->wl = xcalloc(1, sizeof(*s->wl));
-    w->n_inst = sc->clients.instances;
+    w->rd = line_calloc(1, sizeof(*w->rd));
+    w->rd->n_inst = sc->clients.instances;
+    assert(w->rd->n_inst < (1u << 31)); /* packed in a channel's value */
+    w->rd->write_ratio = sc->workload.write_ratio;
     w->ttl_ns = sc->workload.ttl_ns;
-    if (rng_init(&w->arrivals, sc->seed, "arrivals") || rng_init(&w->instances, sc->seed, "instances")
-        || rng_init(&w->ops, sc->seed, "operations") || rng_init(&w->keys, sc->seed, "keys")) {
-        snprintf(err, errlen, "cannot allocate random streams");
-        return -1;
-    }
-    if (sc->workload.trace.path)
+    rng_init(&w->rs.instances, sc->seed, "instances");
+    rng_init(&w->rs.ops, sc->seed, "operations");
+    rng_init(&w->rs.keys, sc->seed, "keys");
+    if (sc->workload.trace.path) {
+        /* the trace gives times, keys and operations; instances are drawn inline */
+        w->rd->hot = line_calloc(1, sizeof(*w->rd->hot));
+        exp_stream_init(&w->arrivals, sc->seed, "arrivals", NULL);
         return workload_create_trace(s, w, err, errlen);
+    }
+    exp_stream_init(&w->arrivals, sc->seed, "arrivals", s->ahead);
+    w->req_ch = ahead_chan_create(s->ahead, draw_request, sizeof(w->rs));
     if (workload_create_synthetic(s, w, err, errlen))
         return -1;
-    if (w->kind == POP_ZIPF)
-        zipf_setup(w, w->ks.n_keys);
+    if (w->rd->kind == POP_ZIPF)
+        zipf_setup(w->rd, w->ks.n_keys);
     workload_set_hot(w, sc, 0);
     w->d_amp = sc->workload.diurnal.amplitude;
     w->d_period_ns = (double)sc->workload.diurnal.period_ns;
@@ -691,7 +701,7 @@ int workload_create(struct sim *s, char *err, size_t errlen)
     if (w->shaped)
         shaped_next(w, 0);
     else
-        w->next_arrival_ns = rng_exp(&w->arrivals, 1e9 / w->qps);
+        w->next_arrival_ns = exp_stream_draw(&w->arrivals, 1e9 / w->qps);
     return 0;
 }
 
@@ -701,16 +711,15 @@ void workload_destroy(struct workload *w)
         return;
     keyspace_deinit(&w->ks);
     trace_reader_destroy(w->trace);
-    free(w->hot);
     free(w->hot_names);
-    free(w->z_cdf);
-    free(w->z_guide);
+    if (w->rd) {
+        free(w->rd->hot);
+        free(w->rd->z_cdf);
+        free(w->rd->z_guide);
+        free(w->rd);
+    }
     free(w->rank_key);
     free(w->key_rank);
-    rng_deinit(&w->arrivals);
-    rng_deinit(&w->instances);
-    rng_deinit(&w->ops);
-    rng_deinit(&w->keys);
     rng_deinit(&w->shift);
     free(w);
 }
@@ -737,14 +746,17 @@ uint32_t workload_split_copies(const struct workload *w, uint32_t key, uint32_t 
 
 void workload_set_hot(struct workload *w, const struct scenario *sc, int64_t now_ns)
 {
+    struct request_draw *d = w->rd;
+    if (w->req_ch && w->req_ch->attached) /* the helper reads d: take the streams back */
+        ahead_detach(w->req_ch, &w->rs);
     /* the file's hot keys, then active hot_key events override by key */
-    w->n_hot = 0;
+    d->n_hot = 0;
     for (size_t i = 0; i < sc->workload.n_hot_keys; i++) {
         uint32_t id = workload_key_id(w, sc->workload.hot_keys[i].key);
         assert(id != UINT32_MAX);
-        w->hot[w->n_hot].key = id;
-        w->hot[w->n_hot].share = sc->workload.hot_keys[i].share;
-        w->n_hot++;
+        d->hot[d->n_hot].key = id;
+        d->hot[d->n_hot].share = sc->workload.hot_keys[i].share;
+        d->n_hot++;
     }
     for (size_t i = 0; i < sc->n_events; i++) {
         const struct event_cfg *e = &sc->events[i];
@@ -755,45 +767,76 @@ void workload_set_hot(struct workload *w, const struct scenario *sc, int64_t now
         uint32_t id = workload_key_id(w, e->key);
         assert(id != UINT32_MAX);
         size_t j;
-        for (j = 0; j < w->n_hot; j++)
-            if (w->hot[j].key == id)
+        for (j = 0; j < d->n_hot; j++)
+            if (d->hot[j].key == id)
                 break;
-        if (j == w->n_hot)
-            w->n_hot++;
-        w->hot[j].key = id;
-        w->hot[j].share = e->share;
+        if (j == d->n_hot)
+            d->n_hot++;
+        d->hot[j].key = id;
+        d->hot[j].share = e->share;
     }
-    w->hot_total = 0;
-    for (size_t j = 0; j < w->n_hot; j++)
-        w->hot_total += w->hot[j].share;
+    d->hot_total = 0;
+    for (size_t j = 0; j < d->n_hot; j++)
+        d->hot_total += d->hot[j].share;
     w->ahead_n = 0; /* keys drawn ahead under the old hot keys are dropped */
+}
+
+/* A key pick: a popularity rank, or PICK_HOT | j for hot key j. */
+#define PICK_HOT 0x80000000u
+
+static uint32_t pick_key(const struct request_draw *d, struct rng *keys)
+{
+    if (d->n_hot) {
+        double u = rng_uniform(keys);
+        if (u < d->hot_total) {
+            for (size_t j = 0; j < d->n_hot; j++) {
+                if (u < d->hot[j].share)
+                    return PICK_HOT | (uint32_t)j;
+                u -= d->hot[j].share;
+            }
+            return PICK_HOT | (uint32_t)(d->n_hot - 1);
+        }
+    }
+    return d->kind == POP_UNIFORM ? rng_below(keys, d->n_keys) : zipf_rank(d, keys);
+}
+
+static uint32_t pick_to_key(const struct workload *w, uint32_t pick)
+{
+    if (pick & PICK_HOT)
+        return w->rd->hot[pick & ~PICK_HOT].key;
+    return w->rank_key ? w->rank_key[pick] : pick;
 }
 
 uint32_t workload_sample_key(struct workload *w)
 {
-    if (w->n_hot) {
-        double u = rng_uniform(&w->keys);
-        if (u < w->hot_total) {
-            for (size_t j = 0; j < w->n_hot; j++) {
-                if (u < w->hot[j].share)
-                    return w->hot[j].key;
-                u -= w->hot[j].share;
-            }
-            return w->hot[w->n_hot - 1].key;
-        }
-    }
-    uint32_t rank = w->kind == POP_UNIFORM ? rng_below(&w->keys, w->ks.n_keys)
-                                           : zipf_rank(w, w->ks.n_keys);
-    return w->rank_key ? w->rank_key[rank] : rank;
+    assert(!w->req_ch || !w->req_ch->attached);
+    return pick_to_key(w, pick_key(w->rd, &w->rs.keys));
+}
+
+/* One arrival's draws, packed: the key pick, then instance << 1 | write.
+ * Made here or on the helper thread (the channel's draw function). */
+static uint64_t draw_request(const void *ctx, void *state)
+{
+    const struct request_draw *d = ctx;
+    struct request_streams *st = state;
+    uint32_t inst = d->n_inst > 1 ? rng_below(&st->instances, d->n_inst) : 0;
+    bool write = d->write_ratio > 0 && rng_uniform(&st->ops) < d->write_ratio;
+    uint32_t pick = pick_key(d, &st->keys);
+    return (uint64_t)pick | (uint64_t)(inst << 1 | (uint32_t)write) << 32;
 }
 
 static void draw_ahead(struct workload *w)
 {
     while (w->ahead_n < WORKLOAD_AHEAD) {
         struct arrival_draw *d = &w->ahead[(w->ahead_head + w->ahead_n) % WORKLOAD_AHEAD];
-        d->inst = w->n_inst > 1 ? rng_below(&w->instances, w->n_inst) : 0;
-        d->write = w->write_ratio > 0 && rng_uniform(&w->ops) < w->write_ratio;
-        d->key = workload_sample_key(w);
+        uint64_t v;
+        if (w->req_ch && (w->req_ch->attached || !ahead_attach(w->req_ch, &w->rs, w->rd)))
+            v = ahead_take(w->req_ch);
+        else
+            v = draw_request(w->rd, &w->rs);
+        d->inst = (uint32_t)(v >> 33);
+        d->write = (v >> 32) & 1;
+        d->key = pick_to_key(w, (uint32_t)v);
         __builtin_prefetch(&w->ks.rec[d->key], 1);
         w->ahead_n++;
     }
@@ -812,7 +855,7 @@ static void trace_ahead(struct workload *w)
                 w->error = w->trace->error;
             break;
         }
-        d->inst = w->n_inst > 1 ? rng_below(&w->instances, w->n_inst) : 0;
+        d->inst = w->rd->n_inst > 1 ? rng_below(&w->rs.instances, w->rd->n_inst) : 0;
         d->write = op != TRACE_GET;
         __builtin_prefetch(&w->ks.rec[d->key], 1);
         w->ahead_n++;
@@ -847,7 +890,7 @@ void workload_next(struct workload *w, int64_t *t_ns, uint32_t *inst, bool *is_w
     if (UNLIKELY(w->shaped))
         shaped_next(w, w->next_arrival_ns);
     else
-        w->next_arrival_ns += rng_exp(&w->arrivals, 1e9 / w->qps);
+        w->next_arrival_ns += exp_stream_draw(&w->arrivals, 1e9 / w->qps);
 }
 
 /* ---- what other models ask ----------------------------------------------------------- */
@@ -873,5 +916,5 @@ double workload_read_rate(const struct workload *w, uint32_t key)
         double reads = (double)t->count[key] * (double)t->n_reads / (double)t->n_requests;
         return reads / ((double)t->span_s * t->scale_ns / 1e9);
     }
-    return w->qps * (1 - w->write_ratio) * workload_key_prob(w, key);
+    return w->qps * (1 - w->rd->write_ratio) * workload_key_prob(w, key);
 }

@@ -13,6 +13,7 @@
 
 #include "models/placement/placement.h"
 #include "models/store.h"
+#include "sim/ahead.h"
 #include "sim/rng.h"
 #include "sim/scenario.h"
 #include "sim/sim.h"
@@ -46,6 +47,33 @@ struct hot_name {
     uint32_t split_first;    /* the id of copy NAME#0 (copies have consecutive ids) */
 };
 
+/* What one arrival's draws (instance, operation, key) depend on. Apart
+ * from the workload's fields that change with every request, and fixed
+ * while the helper thread draws with them (sim/ahead.h): only changed
+ * with the channel detached. */
+struct request_draw {
+    uint32_t n_inst;
+    double write_ratio;
+    enum popularity kind;
+    uint32_t n_keys;         /* ranks 0..n_keys-1 */
+    double zipf_s;           /* rejection-inversion constants below */
+    double z_hn, z_sc;
+    uint32_t z_head;         /* ranks 1..z_head are drawn from a table */
+    double z_phead;          /* their total probability */
+    double z_hm;             /* H(z_head + 0.5): the tail's end in H space */
+    double *z_cdf;           /* cumulative probability within the head */
+    double z_mass;           /* sum of k^-s over all ranks: the normaliser */
+    uint32_t *z_guide;       /* guide table: first rank whose cdf reaches g / z_head */
+    struct hot_entry *hot;   /* active hot keys: the file's, overridden by events */
+    size_t n_hot;
+    double hot_total;
+};
+
+/* The streams of those draws, one per purpose. */
+struct request_streams {
+    struct rng instances, ops, keys;
+};
+
 /* One arrival's draws, made ahead of time (see workload.c). */
 struct arrival_draw {
     double t_ns;             /* a trace's request: its time (synthetic: next_arrival_ns) */
@@ -61,18 +89,11 @@ struct workload {
     struct keyspace ks;
     struct arrival_draw ahead[WORKLOAD_AHEAD]; /* ring of draws not yet used */
     uint32_t ahead_head, ahead_n;
-    uint32_t n_inst;
-    enum popularity kind;
-    double zipf_s;           /* rejection-inversion constants below */
-    double z_hn, z_sc;
-    uint32_t z_head;         /* ranks 1..z_head are drawn from a table */
-    double z_phead;          /* their total probability */
-    double z_hm;             /* H(z_head + 0.5): the tail's end in H space */
-    double *z_cdf;           /* cumulative probability within the head */
-    double z_mass;           /* sum of k^-s over all ranks: the normaliser */
-    uint32_t *z_guide;       /* guide table: first rank whose cdf reaches g / z_head */
+    struct request_draw *rd; /* its own cache lines */
+    struct request_streams rs;  /* while req_ch holds them, stale */
+    struct ahead_chan *req_ch;  /* draws rs ahead on the helper thread, or NULL */
+    struct exp_stream arrivals; /* the gaps between arrivals */
     double qps;              /* the rate (with a ramp: its target; with a cycle: its mean) */
-    double write_ratio;
     double next_arrival_ns;  /* exact, for rounding without drift */
     /* shapes: rate(t) = base(t) x (1 + d_amp cos(2 pi (t - d_peak_ns) / d_period_ns)),
      * base(t) going linearly from ramp_from at ramp_t0_ns to qps at ramp_t1_ns */
@@ -90,10 +111,6 @@ struct workload {
     const char *error;       /* set when the trace cannot be read on: the run fails */
     struct hot_name *hot_names; /* every hot key name of the scenario, sorted, with its id */
     size_t n_hot_names;
-    struct hot_entry *hot;   /* active hot keys: the file's, overridden by events */
-    size_t n_hot;
-    double hot_total;
-    struct rng arrivals, instances, ops, keys;
 };
 
 /* Builds s->wl for s->sc (positions by s->pp). Returns 0, or -1 with a

@@ -30,6 +30,7 @@
 #include "models/trace.h"
 #include "models/transfer.h"
 #include "models/workload.h"
+#include "sim/ahead.h"
 #include "sim/run_internal.h"
 
 /* ---- dispatch --------------------------------------------------------------------- */
@@ -207,6 +208,8 @@ struct sim *sim_create(const struct scenario *sc, const struct sink *sink,
     s->tick_ns = sc->tick_ns;
     s->tick_end_ns = MIN(sc->tick_ns, sc->duration_ns);
     s->first_event_ns = sc->n_events ? sc->events[0].at_ns : -1;
+    if (s->opt.helper_thread)
+        s->ahead = ahead_create(); /* NULL: every stream is drawn inline */
     if (workload_create(s, err, errlen) || nodes_create(s, err, errlen))
         goto fail;
     if (db_create(s)) {
@@ -240,6 +243,8 @@ void sim_destroy(struct sim *s)
 {
     if (!s)
         return;
+    ahead_destroy(s->ahead); /* first: the helper reads the models' draw parameters */
+    s->ahead = NULL;
     if (s->mb)
         clients_destroy(s); /* views go back to the membership */
     health_destroy(s);

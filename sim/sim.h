@@ -80,6 +80,8 @@ struct run_options {
     void (*progress)(void *ctx, int64_t now_ns, int64_t duration_ns, int64_t requests);
     void *progress_ctx;
     bool check_invariants; /* verify stores and mirrored counts after every tick (tests) */
+    bool helper_thread;    /* draw the request stream and the service times ahead on a
+                              second thread (sim/ahead.h); the results are the same */
 };
 
 /* What the summary needs of every tick (kept in memory: 40 bytes a tick). */
@@ -116,12 +118,14 @@ struct transfers;
 struct migrations;
 struct traces;
 struct cures;
+struct ahead;
 
 struct sim {
     struct engine eng;       /* engine.c: clock, events, requests, status */
     const struct scenario *sc;  /* read-only */
     struct place_params pp;  /* read-only: the scenario's routing section */
     struct run_options opt;  /* read-only */
+    struct ahead *ahead;     /* ahead.c: the helper thread drawing streams ahead, or NULL */
     struct sink sink;        /* read-only: where rows go */
 
     struct workload *wl;     /* workload.c: keyspace, per-key records, the request stream */

@@ -51,6 +51,18 @@ void *huge_calloc(size_t n, size_t size)
     return p;
 }
 
+void *line_calloc(size_t n, size_t size)
+{
+    if (size && n > (SIZE_MAX - 64) / size)
+        oom();
+    size_t bytes = ((n ? n : 1) * (size ? size : 1) + 63) & ~(size_t)63;
+    void *p;
+    if (posix_memalign(&p, 64, bytes))
+        oom();
+    memset(p, 0, bytes);
+    return p;
+}
+
 void *xcalloc(size_t n, size_t size)
 {
     void *p = calloc(n ? n : 1, size ? size : 1);

@@ -46,6 +46,10 @@ char *xasprintf(const char *fmt, ...) PRINTF_LIKE(1, 2); /* caller frees */
  * From 2 MiB up it is aligned to 2 MiB and, on Linux, asks for huge pages
  * (madvise), so that a random access misses no TLB entry of its own. */
 void *huge_calloc(size_t n, size_t size);
+/* Zeroed, on cache lines of its own (aligned to 64 bytes, rounded up to
+ * them): for what one thread reads while another writes next to it.
+ * Exits as xcalloc does on exhaustion; released by free(). */
+void *line_calloc(size_t n, size_t size);
 
 /* Growable, always NUL-terminated string. init/deinit: embedded object. */
 struct strbuf {

@@ -27,7 +27,7 @@ static void on_signal(int sig)
 
 static const char run_usage[] =
     "usage: ringsim run SCENARIO.yaml [-o OUT.db] [--seed N] [--set PATH=VALUE]... [--quiet]\n"
-    "                   [--force]\n"
+    "                   [--force] [--threads N]\n"
     "\n"
     "Runs a scenario and records every tick into a SQLite database.\n"
     "\n"
@@ -42,6 +42,9 @@ static const char run_usage[] =
     "                     simulation, tens of gigabytes of results); never what cannot\n"
     "                     be simulated (time past the clock's range, more memory than\n"
     "                     the machine has)\n"
+    "  --threads N        1: everything on one thread; 2: a helper thread draws the\n"
+    "                     request stream and the service times ahead (default: 2 on a\n"
+    "                     machine with two or more processors); the results are the same\n"
     "  --metrics          print the results database reference (output/README.md) and exit\n"
     "\n"
     "Prints the summary (the `summary` table's numbers) on stdout and a progress bar on\n"
@@ -162,7 +165,8 @@ static int simulate(const struct scenario *sc, struct results *res, const char *
     struct progress prog = {cli->progress, {0, 0}, {0, 0}};
     clock_gettime(CLOCK_MONOTONIC, &prog.t0);
     prog.last = prog.t0;
-    struct run_options opt = {&interrupted, show_progress, &prog, false};
+    struct run_options opt = {&interrupted, show_progress, &prog, false,
+                              run_cli_helper_thread(cli)};
     struct sink sink = results_sink(res);
     /* caught from before the setup: placing a large keyspace takes a while */
     struct stop_signals sig;

@@ -52,8 +52,8 @@
 
 static const char sweep_usage[] =
     "usage: ringsim sweep SCENARIO.yaml --vary PATH=V1,V2,... [--vary ...] [--seeds N]\n"
-    "                     [-j JOBS] [--shard I/N] [--set PATH=VALUE]... [--metric NAME]...\n"
-    "                     [--list] -o OUT.db\n"
+    "                     [-j JOBS] [--threads N] [--shard I/N] [--set PATH=VALUE]...\n"
+    "                     [--metric NAME]... [--list] -o OUT.db\n"
     "\n"
     "Runs a scenario over every combination of the --vary values (times --seeds seeds:\n"
     "the scenario's seed, seed+1, ...) and records every run in OUT.db, with the varied\n"
@@ -62,6 +62,9 @@ static const char sweep_usage[] =
     "  --vary PATH=V1,V2  a scalar path and its values (as --set takes them)\n"
     "  --seeds N          N seeds per combination (default 1)\n"
     "  -j JOBS            run JOBS at once (default 1); results do not depend on it\n"
+    "  --threads N        threads a run takes, 1 or 2 (the second draws random streams\n"
+    "                     ahead; default: 2 when the machine has 2 processors per job);\n"
+    "                     results do not depend on it\n"
     "  --shard I/N        run only runs I, I+N, I+2N, ... (0 <= I < N) of the list of\n"
     "                     (combination, seed) runs, combinations in order and the seeds\n"
     "                     of each together: the shards share the work even when there\n"

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/statvfs.h>
 
 #include "sim/cli/cli.h"
@@ -128,6 +129,10 @@ int run_cli_parse(struct run_cli *c, int argc, char **argv, const char *usage, b
             c->progress = false;
         } else if (!strcmp(a, "--force")) {
             c->force = true;
+        } else if (!strcmp(a, "--threads")) {
+            NEED_VALUE;
+            if (parse_uint(a, next, 1, 2, &c->threads))
+                goto usage_error;
         } else if (!is_run && !strcmp(a, "--list")) {
             c->list = true;
         } else if (!is_run && (took = sweep_option(c, argv[0], a, next, usage)) != 0) {
@@ -156,6 +161,14 @@ diag_error:
 usage_error:
     run_cli_deinit(c);
     return EXIT_USAGE;
+}
+
+bool run_cli_helper_thread(const struct run_cli *c)
+{
+    if (c->threads)
+        return c->threads == 2;
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    return cpus >= 2 * (long)(c->jobs ? c->jobs : 1);
 }
 
 void run_cli_deinit(struct run_cli *c)

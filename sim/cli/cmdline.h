@@ -19,6 +19,7 @@ struct run_cli {
     bool quiet;
     bool progress;
     bool force;           /* --force: run what is merely slow or large */
+    unsigned threads;     /* --threads: 1, or 2 with the helper thread; 0: as the machine allows */
     /* sweep only */
     const char **vary;    /* "PATH=V1,V2,..." as given */
     size_t n_vary;
@@ -38,6 +39,10 @@ struct run_cli {
 int run_cli_parse(struct run_cli *c, int argc, char **argv, const char *usage, bool is_run,
                   struct diag *d);
 void run_cli_deinit(struct run_cli *c);
+/* Whether a run draws ahead on a helper thread (sim/ahead.h): --threads 2,
+ * or with no --threads when the machine has two processors for each of
+ * the sweep's -j runs at once. The results are the same either way. */
+bool run_cli_helper_thread(const struct run_cli *c);
 
 /* Ctrl-C, SIGTERM and SIGHUP (the terminal closed) call handler (which
  * sets a flag the run polls) until restored. */

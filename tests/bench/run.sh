@@ -82,23 +82,44 @@ section_sim() {
         echo "skipped: scenarios/bench.yaml does not exist"
         return
     fi
+    sim_rate_1="" sim_rate_2="" sim_requests=""
+    for threads in 1 2; do
+        echo
+        if [ $threads = 1 ]; then
+            echo "-- --threads 1: everything on one thread"
+        else
+            echo "-- --threads 2: a helper thread draws the random streams ahead (sim/ahead.h)"
+        fi
+        sim_once $threads || return
+        eval "sim_rate_$threads=\$sim_rate sim_cpu_rate_$threads=\$sim_cpu_rate"
+    done
+    echo
+    bare_lru "$sim_requests"
+}
+
+# sim_once THREADS: one run of the bench; sets sim_rate and sim_requests.
+sim_once() {
     out="${TMPDIR:-/tmp}/ringsim-bench-sim.$$.db"
     log="${TMPDIR:-/tmp}/ringsim-bench-sim.$$.log"
     t0=$(now)
-    if cpu_time "$log.cpu" "$bin" run scenarios/bench.yaml -o "$out" --no-progress >"$log" 2>&1; then
+    sim_rate="" sim_cpu_rate=""
+    if cpu_time "$log.cpu" "$bin" run scenarios/bench.yaml -o "$out" --no-progress \
+        --threads "$1" >"$log" 2>&1; then
         echo "wall time: $(elapsed "$t0" "$(now)") s (including setup and writing the database)"
         sim_rate=$(rate_of "$log")
+        sim_requests=$(sed -n 's/^ringsim: \([0-9]*\) requests in.*/\1/p' "$log")
         sim_cpu_rate=$(cpu_rate "$log" "$log.cpu")
         [ -n "$sim_cpu_rate" ] && echo "simulated requests per CPU second: $sim_cpu_rate M"
         sed -n 's/^ringsim: \([0-9]*\) requests in \([0-9.]*\) s wall (\([0-9.]*\) M simulated requests\/s), peak memory \(.*\)$/simulated requests: \1\nsimulated requests per second: \3 M\npeak memory: \4/p' "$log"
         grep -E "hit rate|peak db" "$log" | sed 's/^ */result: /'
-        bare_lru "$(sed -n 's/^ringsim: \([0-9]*\) requests in.*/\1/p' "$log")"
-    else
-        cat "$log" >&2
-        echo "bench: ringsim run scenarios/bench.yaml failed" >&2
-        status=1
+        rm -f "$out" "$log" "$log.cpu"
+        return 0
     fi
+    cat "$log" >&2
+    echo "bench: ringsim run scenarios/bench.yaml --threads $1 failed" >&2
+    status=1
     rm -f "$out" "$log" "$log.cpu"
+    return 1
 }
 
 # bare_lru N: the yardstick, right after the simulation (the same machine in
@@ -106,7 +127,7 @@ section_sim() {
 # requests of a Zipf 0.99 trace over 1 M objects with 100,000 items, and the
 # simulation's speed as a ratio to it, which travels across machines.
 bare_lru() {
-    if [ ! -x "$bench/lru_ref" ] || [ -z "$1" ] || [ -z "${sim_rate:-}" ]; then
+    if [ ! -x "$bench/lru_ref" ] || [ -z "$1" ] || [ -z "${sim_rate_1:-}" ]; then
         echo "bare LRU: skipped (needs $bench/lru_ref and the simulation's figure)"
         return
     fi
@@ -115,8 +136,13 @@ bare_lru() {
         lru_rate=$(sed -n 's/^bare LRU requests per second: \([0-9.]*\) M.*/\1/p' "$lru_log")
         echo "bare LRU, $1 requests (Zipf 0.99, 1 M objects, 100,000 items):" \
             "$lru_rate M requests per second"
-        echo "simulation / bare LRU: $(awk -v a="$sim_rate" -v b="$lru_rate" 'BEGIN { printf "%.3f", a / b }')" \
-            "($sim_rate M / $lru_rate M requests per second)"
+        for threads in 1 2; do
+            eval "r=\${sim_rate_$threads:-}"
+            [ -n "$r" ] || continue
+            echo "simulation / bare LRU, --threads $threads:" \
+                "$(awk -v a="$r" -v b="$lru_rate" 'BEGIN { printf "%.3f", a / b }')" \
+                "($r M / $lru_rate M requests per second)"
+        done
     else
         cat "$lru_log" >&2
         echo "bench: lru_ref failed" >&2
@@ -156,7 +182,8 @@ section_instructions() {
     cg_ok=1
     for d in 2 12; do
         sed "s/^duration: .*/duration: ${d}s/" scenarios/bench.yaml >"$dir/b$d.yaml"
-        cg_run "$dir/sim$d" "$bin" run "$dir/b$d.yaml" -o "$dir/b$d.db" --no-progress || break
+        cg_run "$dir/sim$d" "$bin" run "$dir/b$d.yaml" -o "$dir/b$d.db" --no-progress \
+            --threads 1 || break
     done
     for r in 1 3; do
         [ $cg_ok = 1 ] || break
@@ -255,7 +282,7 @@ section_trace() {
     for run in trace first20m; do
         t0=$(now)
         if ! cpu_time "$dir/$run.cpu" "$bin" run "$dir/$run.yaml" -o "$dir/$run.db" --no-progress \
-            >"$dir/$run.log" 2>&1; then
+            --threads 1 >"$dir/$run.log" 2>&1; then
             cat "$dir/$run.log" >&2
             echo "bench: ringsim run of the $run trace failed" >&2
             status=1
@@ -268,9 +295,11 @@ section_trace() {
     grep -E "hit rate  " "$dir/trace.log" | sed 's/^ */result: /'
     trace_rate=$(rate_of "$dir/trace.log")
     trace_cpu_rate=$(cpu_rate "$dir/trace.log" "$dir/trace.cpu")
-    if [ -z "${sim_rate:-}" ]; then
+    # against the synthetic bench on one thread, as both run here
+    sim_rate=${sim_rate_1:-} sim_cpu_rate=${sim_cpu_rate_1:-}
+    if [ -z "$sim_rate" ]; then
         cpu_time "$dir/bench.cpu" "$bin" run scenarios/bench.yaml -o "$dir/bench.db" --no-progress \
-            >"$dir/bench.log" 2>&1
+            --threads 1 >"$dir/bench.log" 2>&1
         sim_rate=$(rate_of "$dir/bench.log")
         sim_cpu_rate=$(cpu_rate "$dir/bench.log" "$dir/bench.cpu")
     fi

@@ -39,6 +39,16 @@ dump "$T/a.db" 1 >"$T/a.dump"
 dump "$T/b.db" 1 >"$T/b.dump"
 cmp -s "$T/a.dump" "$T/b.dump"; ok $? "same scenario and seed: identical rows in every table"
 
+# the helper thread draws ahead and changes nothing
+for n in 1 2; do
+    "$RINGSIM" run "$S" -o "$T/t$n.db" --quiet --threads $n
+    dump "$T/t$n.db" 1 >"$T/t$n.dump"
+    cmp -s "$T/a.dump" "$T/t$n.dump"; ok $? "--threads $n: identical rows in every table"
+done
+expect_exit 2 "--threads 3 is bad usage" "$RINGSIM" run "$S" -o "$T/t3.db" --threads 3
+expect_match "threads: expected an integer from 1 to 2, got \"3\"" "$T/err" "it says what --threads takes"
+[ ! -e "$T/t3.db" ]; ok $? "and writes nothing"
+
 "$RINGSIM" run "$S" -o "$T/c.db" --quiet --seed 7
 dump "$T/c.db" 1 >"$T/c.dump"
 # different rows, not merely a second run that wrote nothing
@@ -112,6 +122,9 @@ expect_exit 0 "sweep -j 2" "$RINGSIM" sweep "$S" --vary routing.vnodes=8,64 --va
 for r in 1 5 8; do dump "$T/s1.db" $r; done >"$T/s1.dump"
 for r in 1 5 8; do dump "$T/s2.db" $r; done >"$T/s2.dump"
 cmp -s "$T/s1.dump" "$T/s2.dump"; ok $? "-j 2 records the same runs in the same order as -j 1"
+"$RINGSIM" sweep "$S" --vary routing.vnodes=8,64 --vary routing.algorithm=ring,maglev --seeds 2 -j 2 --threads 2 -o "$T/s4.db" >/dev/null 2>&1
+for r in 1 5 8; do dump "$T/s4.db" $r; done >"$T/s4.dump"
+cmp -s "$T/s1.dump" "$T/s4.dump"; ok $? "and so does -j 2 --threads 2"
 "$RINGSIM" sweep "$S" --vary routing.vnodes=8,64 --vary routing.algorithm=ring,maglev --seeds 2 --shard 0/2 -o "$T/h0.db" >/dev/null 2>&1
 "$RINGSIM" sweep "$S" --vary routing.vnodes=8,64 --vary routing.algorithm=ring,maglev --seeds 2 --shard 1/2 -o "$T/h1.db" >/dev/null 2>&1
 expect_eq "$(sqlite3 "$T/h0.db" 'SELECT count(*) FROM runs')" 4 "a shard runs its share"

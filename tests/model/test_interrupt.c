@@ -52,7 +52,7 @@ static void test_sparse_run_stops(void **state)
         sb_printf(&y, "  - {id: n%d}\n", i);
     struct scenario *sc = load(y.buf);
     struct counter c = {0, 0, 5};
-    struct run_options opt = {&c.stop, on_progress, &c, false};
+    struct run_options opt = {&c.stop, on_progress, &c, false, false};
     char err[256];
     struct sim *s = sim_create(sc, NULL, &opt, err, sizeof err);
     assert_non_null(s);
@@ -70,7 +70,7 @@ static void test_busy_run_stops(void **state)
     struct scenario *sc = load("name: busy\nduration: 100s\ntick: 1s\n"
                                "workload: {qps: 100000}\nnodes: [{id: A}]\n");
     struct counter c = {0, 0, 2};
-    struct run_options opt = {&c.stop, on_progress, &c, false};
+    struct run_options opt = {&c.stop, on_progress, &c, false, true}; /* with the helper thread */
     char err[256];
     struct sim *s = sim_create(sc, NULL, &opt, err, sizeof err);
     assert_non_null(s);
@@ -87,7 +87,7 @@ static void test_setup_stops(void **state)
     (void)state;
     struct scenario *sc = load("name: big\nworkload: {keys: 20000000}\nnodes: [{id: A}]\n");
     struct counter c = {1, 0, 0};
-    struct run_options opt = {&c.stop, NULL, NULL, false};
+    struct run_options opt = {&c.stop, NULL, NULL, false, true}; /* the helper is stopped too */
     char err[256];
     struct sim *s = sim_create(sc, NULL, &opt, err, sizeof err);
     assert_null(s);

@@ -615,7 +615,7 @@ static void test_shift_follows_permuted_ranks(void **state)
     struct workload *w = s->wl;
     const uint32_t n = w->ks.n_keys;
     /* the hot key (by name) is whichever id key-000000 has */
-    uint32_t hot_id = w->hot[0].key;
+    uint32_t hot_id = w->rd->hot[0].key;
     for (int shift = 0; shift < 2; shift++) {
         if (shift)
             workload_shift_popularity(w);

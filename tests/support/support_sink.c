@@ -65,6 +65,12 @@ static int on_event(void *ctx, double t_s, const char *kind, const char *node, c
 
 void mem_run_yaml(struct mem_run *m, const char *yaml, const char *const *sets)
 {
+    mem_run_yaml_helper(m, yaml, sets, false);
+}
+
+void mem_run_yaml_helper(struct mem_run *m, const char *yaml, const char *const *sets,
+                         bool helper)
+{
     memset(m, 0, sizeof(*m));
     struct diag d;
     diag_init(&d);
@@ -78,7 +84,7 @@ void mem_run_yaml(struct mem_run *m, const char *yaml, const char *const *sets)
         fail_msg("scenario did not load");
     }
     struct sink sink = {m, on_tick, on_node, on_view, on_event, NULL, NULL};
-    struct run_options opt = {NULL, NULL, NULL, true};
+    struct run_options opt = {NULL, NULL, NULL, true, helper};
     char err[256];
     struct sim *s = sim_create(sc, &sink, &opt, err, sizeof err);
     if (!s)

@@ -65,6 +65,9 @@ void mem_run_file(struct mem_run *m, const char *path, const char *const *sets);
 /* Loads yaml (with optional overrides "path=value", NULL-terminated), runs it
  * into memory. Fails the current test on any load error. */
 void mem_run_yaml(struct mem_run *m, const char *yaml, const char *const *sets);
+/* The same, with the helper thread drawing ahead (sim/ahead.h) or not. */
+void mem_run_yaml_helper(struct mem_run *m, const char *yaml, const char *const *sets,
+                         bool helper);
 void mem_run_free(struct mem_run *m);
 /* Total of a node's GETs (node_ticks.requests) over the run. */
 long long mem_node_requests(const struct mem_run *m, const char *node);
