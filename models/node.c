@@ -61,9 +61,11 @@ static int node_init(struct sim *s, struct node *n, uint32_t index, const char *
     store_init(&n->store, s->pool, index, cfg->capacity_bytes, cfg->capacity_items);
     if (fifo_init(&n->queue, cfg->workers, cfg->max_queue))
         return -1;
-    /* drawn ahead only when there is something to draw */
-    exp_stream_init(&n->service, s->sc->seed, name,
-                    cfg->service_ns && cfg->service_dist != DIST_FIXED ? s->ahead : NULL);
+    /* drawn ahead when there is something to draw, by the first nodes only
+     * (a ring each: memory bounded however many nodes the scenario has) */
+    bool ahead = cfg->service_ns && cfg->service_dist != DIST_FIXED
+                 && index < AHEAD_MAX_NODE_CHANNELS;
+    exp_stream_init(&n->service, s->sc->seed, name, ahead ? s->ahead : NULL);
     busy_init(&n->busy, s->tick_ns);
     u64map_init(&n->leases);
     return 0;

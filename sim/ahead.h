@@ -41,6 +41,8 @@
 #define AHEAD_CAP 8192u   /* values in a channel's ring (64 KiB) */
 #define AHEAD_BATCH 256u  /* values the helper draws at a time; also how often the run
                              thread tells it what it has taken */
+#define AHEAD_MAX_NODE_CHANNELS 64 /* nodes whose service times are drawn ahead (the
+                                      first ones; the others' inline): at most 4 MiB */
 
 /* Draws one value from *state (advancing it) with the parameters in ctx. */
 typedef uint64_t (*ahead_draw_fn)(const void *ctx, void *state);

@@ -10,7 +10,8 @@
  *  - arrivals at a constant rate, a set_qps step, a ramp (thinning), and a
  *    daily cycle throughout;
  *  - service times of nodes (exponential, fixed, a slow node, a node added
- *    later) and of the database (exponential and zero), network jitter;
+ *    later, more nodes than get a channel) and of the database (exponential
+ *    and zero), network jitter;
  *  - a replayed trace (instances drawn inline, service times ahead).
  */
 #include <setjmp.h>
@@ -24,6 +25,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "sim/ahead.h"
+#include "sim/util.h"
 #include "support_sink.h"
 
 static bool same_real(double a, double b)
@@ -134,6 +137,24 @@ static void test_shaped_uniform(void **state)
                "cycle");
 }
 
+/* More nodes than get a channel: the first AHEAD_MAX_NODE_CHANNELS draw
+ * ahead, the others inline, one node crashing and coming back. */
+static void test_many_nodes(void **state)
+{
+    (void)state;
+    struct strbuf y;
+    sb_init(&y);
+    sb_puts(&y, "name: wide\nduration: 10s\ntick: 1s\n"
+                "workload: {keys: 30000, popularity: zipf, qps: 30000, write_ratio: 0.02}\n"
+                "cache: {capacity_items: 300}\nnodes:\n");
+    for (int i = 0; i < AHEAD_MAX_NODE_CHANNELS + 16; i++)
+        sb_printf(&y, "  - {id: n%03d}\n", i);
+    sb_puts(&y, "events:\n  - {at: 3s, crash_node: {id: n070}}\n"
+                "  - {at: 6s, restart_node: {id: n070}}\n");
+    check_yaml(y.buf, "wide");
+    sb_deinit(&y);
+}
+
 /* A replayed trace: its requests come from the file, the service times
  * from the helper. */
 static void test_trace(void **state)
@@ -170,6 +191,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_request_stream),
         cmocka_unit_test(test_shaped_uniform),
+        cmocka_unit_test(test_many_nodes),
         cmocka_unit_test(test_trace),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
