@@ -27,6 +27,15 @@
  * change of the hot keys, or of the popularity permutation, discards the
  * draws made under the old ones.
  *
+ * An arrival's instance, operation and key pick (a rank, or a hot key's
+ * index) are one packed value of draw_request, computed from struct
+ * request_draw and the three streams — inline, or ahead on the helper
+ * thread (sim/ahead.h), which holds the streams from the first draw until
+ * the hot keys change (the draw reads them) and then hands them back
+ * exactly where the run had got to. The rank becomes a key id only when
+ * taken (rank_key may have been shuffled since). The arrival gaps are an
+ * exp_stream, drawn ahead the same way while the rate is constant.
+ *
  * Shapes: a set_qps ramp (linear from the rate at that moment to the new
  * one) and workload.diurnal make the rate a function of time. Arrivals stay
  * an exact non-homogeneous Poisson process, by thinning: over a piece of
@@ -747,8 +756,7 @@ uint32_t workload_split_copies(const struct workload *w, uint32_t key, uint32_t 
 void workload_set_hot(struct workload *w, const struct scenario *sc, int64_t now_ns)
 {
     struct request_draw *d = w->rd;
-    if (w->req_ch && w->req_ch->attached) /* the helper reads d: take the streams back */
-        ahead_detach(w->req_ch, &w->rs);
+    ahead_detach(w->req_ch, &w->rs); /* the helper reads d: take the streams back */
     /* the file's hot keys, then active hot_key events override by key */
     d->n_hot = 0;
     for (size_t i = 0; i < sc->workload.n_hot_keys; i++) {
@@ -809,7 +817,7 @@ static uint32_t pick_to_key(const struct workload *w, uint32_t pick)
 
 uint32_t workload_sample_key(struct workload *w)
 {
-    assert(!w->req_ch || !w->req_ch->attached);
+    ahead_detach(w->req_ch, &w->rs); /* drawn inline, in the stream's order */
     return pick_to_key(w, pick_key(w->rd, &w->rs.keys));
 }
 
@@ -825,15 +833,21 @@ static uint64_t draw_request(const void *ctx, void *state)
     return (uint64_t)pick | (uint64_t)(inst << 1 | (uint32_t)write) << 32;
 }
 
+/* The next arrival's draws: from the helper when it has the streams (it
+ * takes them back over at the first draw after a change), else inline. */
+static uint64_t next_request(struct workload *w)
+{
+    struct ahead_chan *c = w->req_ch;
+    if (c && !c->attached && ahead_attach(c, &w->rs, w->rd))
+        c = w->req_ch = NULL; /* no memory for the ring: inline from here */
+    return c ? ahead_take(c) : draw_request(w->rd, &w->rs);
+}
+
 static void draw_ahead(struct workload *w)
 {
     while (w->ahead_n < WORKLOAD_AHEAD) {
         struct arrival_draw *d = &w->ahead[(w->ahead_head + w->ahead_n) % WORKLOAD_AHEAD];
-        uint64_t v;
-        if (w->req_ch && (w->req_ch->attached || !ahead_attach(w->req_ch, &w->rs, w->rd)))
-            v = ahead_take(w->req_ch);
-        else
-            v = draw_request(w->rd, &w->rs);
+        uint64_t v = next_request(w);
         d->inst = (uint32_t)(v >> 33);
         d->write = (v >> 32) & 1;
         d->key = pick_to_key(w, (uint32_t)v);

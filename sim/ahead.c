@@ -230,6 +230,8 @@ int ahead_attach(struct ahead_chan *c, const void *state, const void *ctx)
 
 void ahead_detach(struct ahead_chan *c, void *state)
 {
+    if (!c || !c->attached)
+        return;
     pthread_mutex_lock(chan_mu(c)); /* the helper is between batches */
     atomic_store(&c->active, false);
     uint64_t p = atomic_load(&c->produced), t = c->taken;

@@ -83,7 +83,8 @@ struct ahead_chan *ahead_chan_create(struct ahead *a, ahead_draw_fn draw, size_t
  * helper until detached. Returns -1 (and stays detached) without memory. */
 int ahead_attach(struct ahead_chan *c, const void *state, const void *ctx);
 /* Hands the stream back: *state becomes exactly what drawing the values
- * taken inline would have left. */
+ * taken inline would have left. Nothing happens when c is NULL or not
+ * attached (*state is then the stream already). */
 void ahead_detach(struct ahead_chan *c, void *state);
 
 void ahead_refill_(struct ahead_chan *c);
@@ -135,8 +136,7 @@ void exp_stream_init(struct exp_stream *e, uint64_t seed, const char *name, stru
  * helper if it holds it; the next exp_stream_draw hands it over again). */
 static inline struct rng *exp_stream_rng(struct exp_stream *e)
 {
-    if (e->ch && e->ch->attached)
-        ahead_detach(e->ch, &e->rng);
+    ahead_detach(e->ch, &e->rng);
     return &e->rng;
 }
 
