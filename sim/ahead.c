@@ -114,51 +114,10 @@ static void *helper(void *arg)
     return NULL;
 }
 
-struct ahead *ahead_create(void)
+/* Frees a helper whose thread is not running (or never ran): its channels,
+ * then the first `made` of its mutex and two condition variables. */
+static void ahead_free(struct ahead *a, int made)
 {
-    struct ahead *a = calloc(1, sizeof(*a));
-    if (!a)
-        return NULL;
-    if (pthread_mutex_init(&a->mu, NULL)) {
-        free(a);
-        return NULL;
-    }
-    if (pthread_cond_init(&a->work, NULL)) {
-        pthread_mutex_destroy(&a->mu);
-        free(a);
-        return NULL;
-    }
-    if (pthread_cond_init(&a->ready, NULL)) {
-        pthread_cond_destroy(&a->work);
-        pthread_mutex_destroy(&a->mu);
-        free(a);
-        return NULL;
-    }
-    /* the helper takes no signal: Ctrl-C stays with the run thread */
-    sigset_t all, old;
-    sigfillset(&all);
-    pthread_sigmask(SIG_BLOCK, &all, &old);
-    int rc = pthread_create(&a->thread, NULL, helper, a);
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
-    if (rc) {
-        pthread_cond_destroy(&a->ready);
-        pthread_cond_destroy(&a->work);
-        pthread_mutex_destroy(&a->mu);
-        free(a);
-        return NULL;
-    }
-    return a;
-}
-
-void ahead_destroy(struct ahead *a)
-{
-    if (!a)
-        return;
-    pthread_mutex_lock(&a->mu);
-    a->quit = true;
-    pthread_cond_signal(&a->work);
-    pthread_mutex_unlock(&a->mu);
-    pthread_join(a->thread, NULL);
     struct ahead_chan *c = a->chans;
     while (c) {
         struct ahead_chan *next = c->next;
@@ -170,10 +129,54 @@ void ahead_destroy(struct ahead *a)
         free(c);
         c = next;
     }
-    pthread_cond_destroy(&a->ready);
-    pthread_cond_destroy(&a->work);
-    pthread_mutex_destroy(&a->mu);
+    if (made >= 3)
+        pthread_cond_destroy(&a->ready);
+    if (made >= 2)
+        pthread_cond_destroy(&a->work);
+    if (made >= 1)
+        pthread_mutex_destroy(&a->mu);
     free(a);
+}
+
+struct ahead *ahead_create(void)
+{
+    struct ahead *a = calloc(1, sizeof(*a));
+    int made = 0;
+    if (!a)
+        return NULL;
+    if (pthread_mutex_init(&a->mu, NULL))
+        goto fail;
+    made = 1;
+    if (pthread_cond_init(&a->work, NULL))
+        goto fail;
+    made = 2;
+    if (pthread_cond_init(&a->ready, NULL))
+        goto fail;
+    made = 3;
+    /* the helper takes no signal: Ctrl-C stays with the run thread */
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, &old);
+    int rc = pthread_create(&a->thread, NULL, helper, a);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (rc)
+        goto fail;
+    return a;
+fail:
+    ahead_free(a, made);
+    return NULL;
+}
+
+void ahead_destroy(struct ahead *a)
+{
+    if (!a)
+        return;
+    pthread_mutex_lock(&a->mu);
+    a->quit = true;
+    pthread_cond_signal(&a->work);
+    pthread_mutex_unlock(&a->mu);
+    pthread_join(a->thread, NULL);
+    ahead_free(a, 3);
 }
 
 struct ahead_chan *ahead_chan_create(struct ahead *a, ahead_draw_fn draw, size_t state_size)
