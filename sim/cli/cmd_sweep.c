@@ -63,7 +63,7 @@ static const char sweep_usage[] =
     "  --seeds N          N seeds per combination (default 1)\n"
     "  -j JOBS            run JOBS at once (default 1); results do not depend on it\n"
     "  --threads N        threads a run takes, 1 or 2 (the second draws random streams\n"
-    "                     ahead; default: 2 when the machine has 2 processors per job);\n"
+    "                     ahead; default: 2 when 2 processors per job are available);\n"
     "                     results do not depend on it\n"
     "  --shard I/N        run only runs I, I+N, I+2N, ... (0 <= I < N) of the list of\n"
     "                     (combination, seed) runs, combinations in order and the seeds\n"

@@ -1,7 +1,10 @@
 /*
  * cmdline.c — parsing the options `run` and `sweep` share (see cmdline.h).
  */
+#define _GNU_SOURCE /* sched_getaffinity, CPU_COUNT */
 #include "sim/cli/cmdline.h"
+
+#include <sched.h>
 
 #include "sim/estimate.h"
 
@@ -163,12 +166,21 @@ usage_error:
     return EXIT_USAGE;
 }
 
+/* The processors this process may run on (taskset, a container's cpuset),
+ * else those online. */
+static long usable_cpus(void)
+{
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) == 0)
+        return CPU_COUNT(&set);
+    return sysconf(_SC_NPROCESSORS_ONLN);
+}
+
 bool run_cli_helper_thread(const struct run_cli *c)
 {
     if (c->threads)
         return c->threads == 2;
-    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    return cpus >= 2 * (long)(c->jobs ? c->jobs : 1);
+    return usable_cpus() >= 2 * (long)(c->jobs ? c->jobs : 1);
 }
 
 void run_cli_deinit(struct run_cli *c)

@@ -40,8 +40,8 @@ int run_cli_parse(struct run_cli *c, int argc, char **argv, const char *usage, b
                   struct diag *d);
 void run_cli_deinit(struct run_cli *c);
 /* Whether a run draws ahead on a helper thread (sim/ahead.h): --threads 2,
- * or with no --threads when the machine has two processors for each of
- * the sweep's -j runs at once. The results are the same either way. */
+ * or with no --threads when the process may use two processors for each
+ * of the sweep's -j runs at once. The results are the same either way. */
 bool run_cli_helper_thread(const struct run_cli *c);
 
 /* Ctrl-C, SIGTERM and SIGHUP (the terminal closed) call handler (which
