@@ -837,10 +837,9 @@ static uint64_t draw_request(const void *ctx, void *state)
  * takes them back over at the first draw after a change), else inline. */
 static uint64_t next_request(struct workload *w)
 {
-    struct ahead_chan *c = w->req_ch;
-    if (c && !c->attached && ahead_attach(c, &w->rs, w->rd))
-        c = w->req_ch = NULL; /* no memory for the ring: inline from here */
-    return c ? ahead_take(c) : draw_request(w->rd, &w->rs);
+    if (ahead_hold(&w->req_ch, &w->rs, w->rd))
+        return ahead_take(w->req_ch);
+    return draw_request(w->rd, &w->rs);
 }
 
 static void draw_ahead(struct workload *w)

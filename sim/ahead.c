@@ -82,11 +82,11 @@ static bool fill(struct ahead *a, struct ahead_chan *c)
     return did;
 }
 
-/* Whether a channel has fallen to half its ring (the helper then works). */
+/* Whether a channel has fallen to AHEAD_LOW (the helper then works). */
 static bool low(struct ahead_chan *c)
 {
     return atomic_load(&c->active)
-           && atomic_load(&c->produced) - atomic_load(&c->released) <= AHEAD_CAP / 2;
+           && atomic_load(&c->produced) - atomic_load(&c->released) <= AHEAD_LOW;
 }
 
 static void *helper(void *arg)
@@ -254,21 +254,15 @@ void ahead_detach(struct ahead_chan *c, void *state)
 void ahead_refill_(struct ahead_chan *c)
 {
     struct ahead *a = c->owner;
-    uint64_t p = atomic_load_explicit(&c->produced, memory_order_acquire);
-    if (p != c->taken) {
-        c->seen = p;
-        return;
-    }
-    /* empty: say what was taken, so the helper has room */
-    atomic_store(&c->released, c->taken);
-    if (atomic_load(&a->sleeping))
-        wake_helper(a);
-    for (int i = 0; i < AHEAD_SPIN; i++) {
+    uint64_t p;
+    for (int i = 0; i <= AHEAD_SPIN; i++) {
         p = atomic_load_explicit(&c->produced, memory_order_acquire);
         if (p != c->taken) {
             c->seen = p;
             return;
         }
+        if (i == 0) /* empty: say what was taken, so the helper has room */
+            ahead_release_(c);
 #if defined(__x86_64__) || defined(__i386__)
         __builtin_ia32_pause();
 #endif
@@ -286,7 +280,7 @@ void ahead_release_(struct ahead_chan *c)
 {
     atomic_store(&c->released, c->taken);
     if (atomic_load(&c->owner->sleeping)
-        && atomic_load_explicit(&c->produced, memory_order_relaxed) - c->taken <= AHEAD_CAP / 2)
+        && atomic_load_explicit(&c->produced, memory_order_relaxed) - c->taken <= AHEAD_LOW)
         wake_helper(c->owner);
 }
 

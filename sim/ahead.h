@@ -41,6 +41,7 @@
 #define AHEAD_CAP 8192u   /* values in a channel's ring (64 KiB) */
 #define AHEAD_BATCH 256u  /* values the helper draws at a time; also how often the run
                              thread tells it what it has taken */
+#define AHEAD_LOW (AHEAD_CAP / 2) /* a ring this empty wakes the sleeping helper */
 #define AHEAD_MAX_NODE_CHANNELS 64 /* nodes whose service times are drawn ahead (the
                                       first ones; the others' inline): at most 4 MiB */
 
@@ -87,6 +88,20 @@ int ahead_attach(struct ahead_chan *c, const void *state, const void *ctx);
  * attached (*state is then the stream already). */
 void ahead_detach(struct ahead_chan *c, void *state);
 
+/* Whether the channel *cp holds the stream, handing it *state and ctx if
+ * it does not yet; a channel that cannot (no memory for its ring) is
+ * dropped (*cp = NULL) and the owner draws inline from then on. */
+static inline bool ahead_hold(struct ahead_chan **cp, const void *state, const void *ctx)
+{
+    if (!*cp)
+        return false;
+    if (UNLIKELY(!(*cp)->attached) && ahead_attach(*cp, state, ctx)) {
+        *cp = NULL;
+        return false;
+    }
+    return true;
+}
+
 void ahead_refill_(struct ahead_chan *c);
 void ahead_release_(struct ahead_chan *c);
 
@@ -97,8 +112,6 @@ static inline uint64_t ahead_take(struct ahead_chan *c)
     if (UNLIKELY(c->taken == c->seen))
         ahead_refill_(c);
     uint64_t v = c->vals[c->taken & (AHEAD_CAP - 1)];
-    if ((c->taken & 7) == 0) /* a new line: fetch the one four lines on */
-        __builtin_prefetch(&c->vals[(c->taken + 32) & (AHEAD_CAP - 1)]);
     if (UNLIKELY((++c->taken & (AHEAD_BATCH - 1)) == 0))
         ahead_release_(c);
     return v;
@@ -143,12 +156,8 @@ static inline struct rng *exp_stream_rng(struct exp_stream *e)
 /* An exponential with the given mean (>= 0). */
 static inline double exp_stream_draw(struct exp_stream *e, double mean)
 {
-    if (e->ch) {
-        if (UNLIKELY(!e->ch->attached) && ahead_attach(e->ch, &e->rng, NULL))
-            e->ch = NULL; /* no memory for the ring: inline from here */
-        else
-            return mean * ahead_bits_double(ahead_take(e->ch));
-    }
+    if (ahead_hold(&e->ch, &e->rng, NULL))
+        return mean * ahead_bits_double(ahead_take(e->ch));
     return rng_exp(&e->rng, mean);
 }
 

@@ -297,12 +297,7 @@ section_trace() {
     trace_cpu_rate=$(cpu_rate "$dir/trace.log" "$dir/trace.cpu")
     # against the synthetic bench on one thread, as both run here
     sim_rate=${sim_rate_1:-} sim_cpu_rate=${sim_cpu_rate_1:-}
-    if [ -z "$sim_rate" ]; then
-        cpu_time "$dir/bench.cpu" "$bin" run scenarios/bench.yaml -o "$dir/bench.db" --no-progress \
-            --threads 1 >"$dir/bench.log" 2>&1
-        sim_rate=$(rate_of "$dir/bench.log")
-        sim_cpu_rate=$(cpu_rate "$dir/bench.log" "$dir/bench.cpu")
-    fi
+    [ -n "$sim_rate" ] || sim_once 1 >/dev/null
     echo "simulated requests per second: trace $trace_rate M, synthetic $sim_rate M" \
         "(trace / synthetic: $(awk -v a="$trace_rate" -v b="$sim_rate" 'BEGIN { printf "%.2f", a / b }'))"
     if [ -n "$trace_cpu_rate" ] && [ -n "${sim_cpu_rate:-}" ]; then
