@@ -46,6 +46,17 @@ static bool same_text(const char *a, const char *b)
     if (!SAME_##type(a->name, b->name))                                                 \
         fail_msg("%s: %s row %zu (t=%g) differs in %s", what, table, i, a_t, #name);
 
+/* Rows xs[0..n) and ys[0..n) of one table, column by column (FIELDS: its
+ * metric list), their times included. */
+#define CHECK_ROWS(table, xs, ys, n, FIELDS)                                            \
+    for (size_t i = 0; i < (n); i++) {                                                  \
+        const __typeof__(*(xs)) *a = &(xs)[i], *b = &(ys)[i];                          \
+        double a_t = a->t_s;                                                            \
+        if (!same_real(a->t_s, b->t_s))                                                 \
+            fail_msg("%s: %s row %zu differs in t_s", what, table, i);                  \
+        FIELDS(CHECK_FIELD)                                                             \
+    }
+
 static void check_same(const struct mem_run *x, const struct mem_run *y, const char *what)
 {
     const char *table;
@@ -55,25 +66,13 @@ static void check_same(const struct mem_run *x, const struct mem_run *y, const c
     assert_int_equal(x->n_views, y->n_views);
     assert_int_equal(x->n_events, y->n_events);
     table = "ticks";
-    for (size_t i = 0; i < x->n_ticks; i++) {
-        const struct tick_row *a = &x->ticks[i], *b = &y->ticks[i];
-        double a_t = a->t_s;
-        assert_true(same_real(a->t_s, b->t_s));
-        TICK_FIELDS(CHECK_FIELD)
-    }
+    CHECK_ROWS(table, x->ticks, y->ticks, x->n_ticks, TICK_FIELDS)
     table = "node_ticks";
-    for (size_t i = 0; i < x->n_nodes; i++) {
-        const struct node_tick_row *a = &x->nodes[i], *b = &y->nodes[i];
-        double a_t = a->t_s;
-        assert_true(same_text(a->node, b->node));
-        NODE_TICK_FIELDS(CHECK_FIELD)
-    }
+    CHECK_ROWS(table, x->nodes, y->nodes, x->n_nodes, NODE_TICK_FIELDS)
+    for (size_t i = 0; i < x->n_nodes; i++)
+        assert_true(same_text(x->nodes[i].node, y->nodes[i].node));
     table = "view_ticks";
-    for (size_t i = 0; i < x->n_views; i++) {
-        const struct view_tick_row *a = &x->views[i], *b = &y->views[i];
-        double a_t = a->t_s;
-        VIEW_TICK_FIELDS(CHECK_FIELD)
-    }
+    CHECK_ROWS(table, x->views, y->views, x->n_views, VIEW_TICK_FIELDS)
     for (size_t i = 0; i < x->n_events; i++) {
         const struct mem_event *a = &x->events[i], *b = &y->events[i];
         if (!same_real(a->t_s, b->t_s) || strcmp(a->kind, b->kind) || strcmp(a->node, b->node)

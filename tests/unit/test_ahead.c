@@ -35,16 +35,27 @@ static uint64_t draw_rejecting(const void *ctx, void *state)
     return tries << 40 | (uint64_t)(u * (double)(1ull << 40));
 }
 
+/* An exponential stream (drawn ahead when a is a helper) and the same
+ * stream drawn inline, for reference. */
+static void exp_pair(struct exp_stream *e, struct rng *ref, uint64_t seed, const char *name,
+                     struct ahead *a)
+{
+    exp_stream_init(e, seed, name, a);
+    rng_init(ref, seed, name);
+    if (a)
+        assert_non_null(e->ch);
+    else
+        assert_null(e->ch);
+}
+
 static void test_exp_matches_inline(void **state)
 {
     (void)state;
     struct ahead *a = ahead_create();
     assert_non_null(a);
     struct exp_stream e;
-    exp_stream_init(&e, 7, "service/n1", a);
-    assert_non_null(e.ch);
     struct rng ref;
-    rng_init(&ref, 7, "service/n1");
+    exp_pair(&e, &ref, 7, "service/n1", a);
     /* means that change from draw to draw, as a slow node's do */
     for (int i = 0; i < 300000; i++) {
         double mean = 20000.0 * (1 + i % 7);
@@ -130,8 +141,7 @@ static void test_many_channels(void **state)
     char name[32];
     for (int j = 0; j < N; j++) {
         snprintf(name, sizeof name, "service/n%d", j);
-        exp_stream_init(&e[j], 42, name, a);
-        rng_init(&ref[j], 42, name);
+        exp_pair(&e[j], &ref[j], 42, name, a);
     }
     struct rng pick;
     rng_init(&pick, 1, "pick");
@@ -152,9 +162,8 @@ static void test_mixed_draws(void **state)
     struct ahead *a = ahead_create();
     assert_non_null(a);
     struct exp_stream e;
-    exp_stream_init(&e, 5, "arrivals", a);
     struct rng ref;
-    rng_init(&ref, 5, "arrivals");
+    exp_pair(&e, &ref, 5, "arrivals", a);
     for (int i = 0; i < 20000; i++) {
         if (i % 1000 < 3) { /* a stretch of thinning, say */
             assert_true(rng_uniform(exp_stream_rng(&e)) == rng_uniform(&ref));
@@ -171,11 +180,9 @@ static void test_no_helper(void **state)
 {
     (void)state;
     struct exp_stream e;
-    exp_stream_init(&e, 9, "network", NULL);
-    assert_null(e.ch);
-    assert_null(ahead_chan_create(NULL, draw_rejecting, 4));
     struct rng ref;
-    rng_init(&ref, 9, "network");
+    exp_pair(&e, &ref, 9, "network", NULL);
+    assert_null(ahead_chan_create(NULL, draw_rejecting, 4));
     for (int i = 0; i < 1000; i++)
         assert_true(bits(exp_stream_draw(&e, 2.5)) == bits(rng_exp(&ref, 2.5)));
     ahead_destroy(NULL);
