@@ -1,27 +1,50 @@
 /*
- * eventq.c — a 4-ary min-heap of 128-bit keys, the payloads in slots.
+ * eventq.c — a calendar of the near future in front of a 4-ary min-heap of
+ * 128-bit keys, the payloads in slots.
  *
  * A key is t_ns << 64 | seq << EVENTQ_SLOT_BITS | slot: ordering keys as
  * numbers orders events by (time, sequence), the slot (unique among pending
- * events) never deciding. Keys are 16 bytes, so the four children of a node
- * fill exactly one cache line (the array is placed so that heap[1] starts
- * one), and the smallest of them is found by compares without branches.
- * The kind and payload of an event stay in its slot (a free list, most
- * recently freed first, so the slots in use stay few and hot) and are read
- * once, when the event is popped.
+ * events) never deciding.
  *
- * Pop moves the hole left at the root down along the smaller children to
- * the bottom, then moves the last key up from there into place (Floyd's
- * bottom-up heap): the last key almost always belongs near the bottom, so
- * this costs about half the compares of the textbook sift-down, and the
- * ones on the way down have no branch to mispredict.
+ * The calendar. An event at time t belongs to bucket t >> EVENTQ_CAL_SHIFT
+ * (absolute); bucket b sits at ring index b mod EVENTQ_CAL_BUCKETS. Every
+ * event in the calendar lies in a bucket from cal_base (the bucket of the
+ * last event taken) to cal_base + EVENTQ_CAL_BUCKETS - 1, so no two
+ * absolute buckets share a ring index, and the first bucket in use from
+ * cal_base on (a bitmap scan) holds the calendar's earliest event. Each
+ * bucket keeps its events sorted by key in a list through the slots: the
+ * earliest is its head. An event goes to the heap instead when it lies
+ * past that window, when its bucket already holds EVENTQ_CAL_PER_BUCKET
+ * (so a burst never makes a list long), or when it is earlier than
+ * cal_base (never in a run: nothing is scheduled in the past). Taking an
+ * event moves cal_base forward to its bucket; what is left is no earlier,
+ * so the window still covers it (an event taken from before cal_base, which
+ * only the heap holds, leaves cal_base where it is). In a run most events are a few round trips
+ * or service times ahead: a push is a bucket's short list, a pop a head and
+ * a scan of a word or two of bitmap, where the heap would sift through
+ * log4(n) levels both ways.
+ *
+ * The heap. The four children of a node fill exactly one cache line (the
+ * array is placed so that heap[1] starts one), and the smallest of them is
+ * found by compares without branches. Pop moves the hole left at the root
+ * down along the smaller children to the bottom, then moves the last key up
+ * from there into place (Floyd's bottom-up heap).
+ *
+ * The earliest key of both (top) and where it is are kept, so
+ * eventq_next_time is a load and a pop takes it without a search.
+ *
+ * Slots: a free list, most recently freed first, so the slots in use stay
+ * few and hot; an event's kind and payload are read once, when it is popped.
  *
  * Sequence numbers have 38 bits (2.7e11 events). When they run out, every
- * pending key is sorted (a sorted array is a heap) and renumbered 0, 1, ...
- * in that order: the order of what is pending does not change, and nothing
- * else ever sees a sequence number.
+ * pending key (calendar and heap) is sorted into the heap (a sorted array is
+ * a heap) and renumbered 0, 1, ... in that order: the order of what is
+ * pending does not change, and nothing else ever sees a sequence number.
  *
- * Invariant: for every i > 0, heap[(i-1)/4] <= heap[i].
+ * Invariants: for every i > 0, heap[(i-1)/4] <= heap[i]; every calendar
+ * list is sorted and lies in [cal_base, cal_base + EVENTQ_CAL_BUCKETS);
+ * cal_used has a bit exactly for the buckets that hold any; top is the
+ * smallest pending key.
  */
 #include "sim/eventq.h"
 
@@ -62,6 +85,10 @@ void eventq_init(struct eventq *q)
     }
     q->n_slots = 1024;
     q->slot = xmalloc(q->n_slots * sizeof(*q->slot));
+    q->cal_head = xmalloc(EVENTQ_CAL_BUCKETS * sizeof(*q->cal_head));
+    q->cal_count = xcalloc(EVENTQ_CAL_BUCKETS, sizeof(*q->cal_count));
+    for (uint32_t i = 0; i < EVENTQ_CAL_BUCKETS; i++)
+        q->cal_head[i] = NO_SLOT;
     for (uint32_t i = 0; i < q->n_slots; i++)
         q->slot[i].kind = i + 1 < q->n_slots ? i + 1 : NO_SLOT;
     q->free_slot = 0;
@@ -71,10 +98,15 @@ void eventq_deinit(struct eventq *q)
 {
     free(q->mem);
     free(q->slot);
+    free(q->cal_head);
+    free(q->cal_count);
     q->mem = NULL;
     q->heap = NULL;
     q->slot = NULL;
-    q->n = q->cap = 0;
+    q->cal_head = NULL;
+    q->cal_count = NULL;
+    q->n = q->hn = q->cap = 0;
+    q->cal_n = 0;
     q->n_slots = 0;
 }
 
@@ -82,16 +114,6 @@ static int cmp_key(const void *x, const void *y)
 {
     eventq_key a = *(const eventq_key *)x, b = *(const eventq_key *)y;
     return (a > b) - (a < b);
-}
-
-/* The sequence numbers ran out: renumber the pending events in order. */
-static void renumber(struct eventq *q)
-{
-    qsort(q->heap, q->n, sizeof(*q->heap), cmp_key);
-    for (size_t i = 0; i < q->n; i++)
-        q->heap[i] = (q->heap[i] >> 64 << 64) | ((eventq_key)i << EVENTQ_SLOT_BITS)
-                     | key_slot(q->heap[i]);
-    q->next_seq = q->n;
 }
 
 static int grow(struct eventq *q)
@@ -103,7 +125,7 @@ static int grow(struct eventq *q)
     void *mem = alloc_heap(cap, &heap);
     if (!mem)
         return -1;
-    memcpy(heap, q->heap, q->n * sizeof(*heap));
+    memcpy(heap, q->heap, q->hn * sizeof(*heap));
     free(q->mem);
     q->mem = mem;
     q->heap = heap;
@@ -125,6 +147,34 @@ static int more_slots(struct eventq *q)
     return 0;
 }
 
+/* The first bucket in use from cal_base on (cal_n > 0): its ring index. */
+static inline uint32_t cal_first(const struct eventq *q)
+{
+    const uint32_t words = EVENTQ_CAL_BUCKETS / 64;
+    uint32_t i = (uint32_t)(q->cal_base & (EVENTQ_CAL_BUCKETS - 1)), w = i / 64;
+    uint64_t bits = q->cal_used[w] & (~0ull << (i % 64));
+    while (!bits) { /* some bit is set: at worst the low part of word w, wrapped round */
+        w = w + 1 == words ? 0 : w + 1;
+        bits = q->cal_used[w];
+    }
+    return w * 64 + (uint32_t)__builtin_ctzll(bits);
+}
+
+/* top: the smaller of the heap's root and the calendar's earliest (n > 0). */
+static inline void find_top(struct eventq *q)
+{
+    q->top = q->hn ? q->heap[0] : ~(eventq_key)0;
+    q->top_bucket = EVENTQ_IN_HEAP;
+    if (q->cal_n) {
+        uint32_t b = cal_first(q);
+        eventq_key k = q->slot[q->cal_head[b]].key;
+        if (k < q->top) {
+            q->top = k;
+            q->top_bucket = b;
+        }
+    }
+}
+
 /* Puts k into the hole at i, moving larger parents down into it. */
 static inline void sift_up(eventq_key *h, size_t i, eventq_key k)
 {
@@ -138,24 +188,75 @@ static inline void sift_up(eventq_key *h, size_t i, eventq_key k)
     h[i] = k;
 }
 
+/* The sequence numbers ran out: every pending key goes into the heap,
+ * sorted, and is renumbered in that order. Returns -1 without memory for
+ * the heap (nothing changed). */
+static int renumber(struct eventq *q)
+{
+    while (q->cap < q->n)
+        if (grow(q))
+            return -1;
+    for (uint32_t b = 0; b < EVENTQ_CAL_BUCKETS; b++) {
+        for (uint32_t sl = q->cal_head[b]; sl != NO_SLOT; sl = q->slot[sl].next)
+            q->heap[q->hn++] = q->slot[sl].key;
+        q->cal_head[b] = NO_SLOT;
+        q->cal_count[b] = 0;
+    }
+    memset(q->cal_used, 0, sizeof(q->cal_used));
+    q->cal_n = 0;
+    qsort(q->heap, q->hn, sizeof(*q->heap), cmp_key);
+    for (size_t i = 0; i < q->hn; i++)
+        q->heap[i] = (q->heap[i] >> 64 << 64) | ((eventq_key)i << EVENTQ_SLOT_BITS)
+                     | key_slot(q->heap[i]);
+    q->next_seq = q->hn;
+    if (q->n)
+        find_top(q);
+    return 0;
+}
+
 int eventq_push(struct eventq *q, int64_t t_ns, unsigned kind, uint32_t a, uint32_t b)
 {
     assert(kind < 256 && t_ns >= 0);
-    if (UNLIKELY(q->n == q->cap) && grow(q))
+    if (UNLIKELY(q->n >= EVENTQ_MAX))
         return -1;
     if (UNLIKELY(q->free_slot == NO_SLOT) && more_slots(q))
         return -1;
-    if (UNLIKELY(q->next_seq == EVENTQ_SEQ_LIMIT))
-        renumber(q);
+    if (UNLIKELY(q->next_seq == EVENTQ_SEQ_LIMIT) && renumber(q))
+        return -1;
     uint32_t sl = q->free_slot;
     struct eventq_slot *p = &q->slot[sl];
+    eventq_key k = (eventq_key)(uint64_t)t_ns << 64 | (eventq_key)(q->next_seq << EVENTQ_SLOT_BITS)
+                   | sl;
+    uint64_t ahead = ((uint64_t)t_ns >> EVENTQ_CAL_SHIFT) - q->cal_base; /* wraps when earlier */
+    uint32_t bk = (uint32_t)(((uint64_t)t_ns >> EVENTQ_CAL_SHIFT) & (EVENTQ_CAL_BUCKETS - 1));
+    uint32_t where;
+    if (LIKELY(ahead < EVENTQ_CAL_BUCKETS && q->cal_count[bk] < EVENTQ_CAL_PER_BUCKET)) {
+        /* into its bucket's list, after every smaller key */
+        uint32_t *link = &q->cal_head[bk];
+        while (*link != NO_SLOT && q->slot[*link].key < k)
+            link = &q->slot[*link].next;
+        p->next = *link;
+        *link = sl;
+        q->cal_count[bk]++;
+        q->cal_used[bk / 64] |= 1ull << (bk % 64);
+        q->cal_n++;
+        where = bk;
+    } else {
+        if (UNLIKELY(q->hn == q->cap) && grow(q))
+            return -1;
+        sift_up(q->heap, q->hn++, k);
+        where = EVENTQ_IN_HEAP;
+    }
     q->free_slot = p->kind;
+    p->key = k;
     p->a = a;
     p->b = b;
     p->kind = kind;
-    eventq_key k = (eventq_key)(uint64_t)t_ns << 64 | (eventq_key)(q->next_seq++ << EVENTQ_SLOT_BITS)
-                   | sl;
-    sift_up(q->heap, q->n++, k);
+    q->next_seq++;
+    if (!q->n++ || k < q->top) {
+        q->top = k;
+        q->top_bucket = where;
+    }
     return 0;
 }
 
@@ -172,23 +273,17 @@ bool eventq_peek(const struct eventq *q, struct event *e)
 {
     if (!q->n)
         return false;
-    fill_event(q, q->heap[0], e);
+    fill_event(q, q->top, e);
     return true;
 }
 
-bool eventq_pop(struct eventq *q, struct event *out)
+/* Removes the heap's root. */
+static void heap_pop(struct eventq *q)
 {
-    if (!q->n)
-        return false;
     eventq_key *h = q->heap;
-    eventq_key top = h[0];
-    uint32_t sl = key_slot(top);
-    fill_event(q, top, out);
-    q->slot[sl].kind = q->free_slot;
-    q->free_slot = sl;
-    size_t n = --q->n;
+    size_t n = --q->hn;
     if (!n)
-        return true;
+        return;
     eventq_key last = h[n];
     /* the hole goes down to the bottom along the smaller children */
     size_t i = 0;
@@ -212,5 +307,32 @@ bool eventq_pop(struct eventq *q, struct event *out)
         i = best;
     }
     sift_up(h, i, last); /* then the last key up from there */
+}
+
+bool eventq_pop(struct eventq *q, struct event *out)
+{
+    if (!q->n)
+        return false;
+    eventq_key top = q->top;
+    uint32_t sl = key_slot(top);
+    fill_event(q, top, out);
+    if (q->top_bucket == EVENTQ_IN_HEAP) {
+        heap_pop(q);
+    } else {
+        uint32_t bk = q->top_bucket;
+        assert(q->cal_head[bk] == sl);
+        q->cal_head[bk] = q->slot[sl].next;
+        if (!--q->cal_count[bk])
+            q->cal_used[bk / 64] &= ~(1ull << (bk % 64));
+        q->cal_n--;
+    }
+    q->slot[sl].kind = q->free_slot;
+    q->free_slot = sl;
+    /* forward only: an event scheduled in the past (from the heap) leaves it */
+    uint64_t at = (uint64_t)out->t_ns >> EVENTQ_CAL_SHIFT;
+    if (at > q->cal_base)
+        q->cal_base = at;
+    if (--q->n)
+        find_top(q);
     return true;
 }

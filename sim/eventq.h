@@ -1,5 +1,5 @@
 /*
- * eventq.h — the event queue: a 4-ary min-heap ordered by (time, sequence).
+ * eventq.h — the event queue, ordered by (time, sequence).
  *
  * Every event gets a rising sequence number when it is scheduled, so events
  * at the same simulated time run in the order they were scheduled. An event
@@ -7,10 +7,14 @@
  * gets a larger sequence number and so runs after every event already
  * queued for that time: handling never reorders what is already waiting.
  *
- * The heap holds 16-byte keys — (time, sequence, payload slot) as one
- * 128-bit number, so comparing two is one branch-free compare — and each
- * event's kind and payload sit in a slot of their own, read once when the
- * event is popped (eventq.c).
+ * Each event has a 16-byte key — (time, sequence, payload slot) as one
+ * 128-bit number, so comparing two is one branch-free compare — and its
+ * kind and payload sit in a slot of their own. The near future is a
+ * calendar: EVENTQ_CAL_BUCKETS buckets of 2^EVENTQ_CAL_SHIFT ns each, a
+ * short sorted list per bucket and a bitmap of the buckets in use; what
+ * lies beyond it, what an overfull bucket refuses, and any event scheduled
+ * before the last one taken go to a 4-ary min-heap of keys. The earliest
+ * key of the two is kept at hand (eventq.c).
  *
  * The queue is bounded (EVENTQ_MAX); eventq_push fails past the bound and
  * the run stops as failed rather than growing without limit.
@@ -42,19 +46,36 @@ static inline unsigned event_kind(const struct event *e)
 
 __extension__ typedef unsigned __int128 eventq_key; /* t_ns << 64 | seq << SLOT_BITS | slot */
 
+/* The calendar in front of the heap: 4,096 buckets of 4,096 ns, 16.8 ms
+ * ahead of the last event taken, at most EVENTQ_CAL_PER_BUCKET a bucket. */
+#define EVENTQ_CAL_SHIFT 12
+#define EVENTQ_CAL_BUCKETS 4096u
+#define EVENTQ_CAL_PER_BUCKET 8
+
 struct eventq_slot {
+    eventq_key key;    /* while in a calendar bucket */
     uint32_t a, b;
     uint32_t kind;     /* also the free list's link while free */
+    uint32_t next;     /* the next slot of its bucket, by key */
 };
 
 struct eventq {
     eventq_key *heap;  /* heap[1..4] share one cache line, as every group of siblings */
     struct eventq_slot *slot;
     void *mem;         /* what heap points into */
-    size_t n, cap;
+    size_t n;          /* events pending, calendar and heap */
+    size_t hn, cap;    /* in the heap; its capacity */
+    eventq_key top;    /* the smallest pending key (n > 0) */
+    uint32_t top_bucket; /* where it is: a bucket, or EVENTQ_IN_HEAP */
     uint32_t free_slot, n_slots;
     uint64_t next_seq;
+    uint64_t cal_base; /* the bucket (time >> shift) of the last event taken */
+    size_t cal_n;      /* events in the calendar */
+    uint32_t *cal_head;  /* per bucket: its first slot */
+    uint8_t *cal_count;  /* per bucket: how many */
+    uint64_t cal_used[EVENTQ_CAL_BUCKETS / 64]; /* a bit per bucket that holds any */
 };
+#define EVENTQ_IN_HEAP UINT32_MAX
 
 void eventq_init(struct eventq *q);
 void eventq_deinit(struct eventq *q);
@@ -68,7 +89,7 @@ bool eventq_peek(const struct eventq *q, struct event *e);
 /* The time of the earliest event, INT64_MAX when empty. */
 static inline int64_t eventq_next_time(const struct eventq *q)
 {
-    return q->n ? (int64_t)(q->heap[0] >> 64) : INT64_MAX;
+    return q->n ? (int64_t)(q->top >> 64) : INT64_MAX;
 }
 
 #endif

@@ -315,6 +315,79 @@ static void test_busy_meter(void **state)
     assert_int_equal(total, 100LL * (BUSY_RING + 10));
 }
 
+/* The calendar's edges against a sorted reference: events just inside and
+ * just past its window, bursts past a bucket's capacity into one bucket,
+ * events before the last one taken (the queue allows them; a run never
+ * schedules any), and enough time that the ring of buckets wraps again and
+ * again. Every pop must be the reference's smallest (time, sequence). */
+static void test_eventq_calendar_edges(void **state)
+{
+    (void)state;
+    const int64_t w = (int64_t)1 << EVENTQ_CAL_SHIFT, span = w * EVENTQ_CAL_BUCKETS;
+    struct eventq q;
+    eventq_init(&q);
+    enum { MAXN = 2000 };
+    struct event *ref = malloc(MAXN * sizeof(*ref));
+    size_t nref = 0;
+    uint64_t x = 4242, seq = 0;
+    int64_t now = 0;
+    size_t behind = 0, past = 0, burst = 0;
+    for (int step = 0; step < 120000; step++) {
+        x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+        unsigned r = (unsigned)(x >> 40);
+        if ((r % 5 < 3 || nref == 0) && nref < MAXN) {
+            int n = r % 11 == 0 ? 12 : 1; /* a burst overfills its bucket */
+            int64_t base = now - now % w;
+            int64_t t;
+            switch (r % 8) {
+            case 0: t = base + span - 1 - (int64_t)(x >> 50) % 3; break; /* last buckets */
+            case 1: t = base + span + (int64_t)(x >> 50) % 3; break;     /* just past */
+            case 2: t = now - (int64_t)((x >> 20) % (uint64_t)(now + 1)); behind++; break;
+            case 3: t = now + (int64_t)(x >> 20) % (20 * span); break; /* far */
+            case 4: t = now + (int64_t)(x >> 20) % (2 * w); break;     /* a bucket or two on */
+            default: t = now + (int64_t)(x >> 20) % (span / 2); break; /* in the window */
+            }
+            if (t >= base + span)
+                past++;
+            for (int k = 0; k < n && nref < MAXN; k++) {
+                burst += n > 1;
+                assert_int_equal(eventq_push(&q, t, 1 + r % 9, (uint32_t)seq, (uint32_t)~seq), 0);
+                struct event e = {t, (seq << 8) | (1 + r % 9), (uint32_t)seq, (uint32_t)~seq};
+                seq++;
+                size_t i = nref++;
+                while (i > 0 && (ref[i - 1].t_ns > e.t_ns ||
+                                 (ref[i - 1].t_ns == e.t_ns && ref[i - 1].seq_kind > e.seq_kind))) {
+                    ref[i] = ref[i - 1];
+                    i--;
+                }
+                ref[i] = e;
+            }
+        } else {
+            assert_int_equal(eventq_next_time(&q), ref[0].t_ns);
+            struct event e;
+            assert_true(eventq_pop(&q, &e));
+            assert_int_equal(e.a, ref[0].a);
+            assert_int_equal(e.b, ref[0].b);
+            assert_int_equal(e.t_ns, ref[0].t_ns);
+            assert_int_equal(event_kind(&e), event_kind(&ref[0]));
+            now = e.t_ns;
+            memmove(ref, ref + 1, (--nref) * sizeof(*ref));
+        }
+        assert_int_equal(q.n, nref);
+    }
+    assert_true(behind > 1000 && past > 1000 && burst > 1000); /* every edge was taken */
+    assert_true(now > 10 * span);                              /* the ring wrapped */
+    while (nref) {
+        struct event e;
+        assert_true(eventq_pop(&q, &e));
+        assert_int_equal(e.a, ref[0].a);
+        memmove(ref, ref + 1, (--nref) * sizeof(*ref));
+    }
+    assert_int_equal(eventq_next_time(&q), INT64_MAX);
+    free(ref);
+    eventq_deinit(&q);
+}
+
 /* Sequence numbers running out: the pending events are renumbered and keep
  * their order (ties included), and pushes after it still go after them. */
 static void test_eventq_renumber(void **state)
@@ -399,6 +472,7 @@ int main(void)
         cmocka_unit_test(test_eventq_order),
         cmocka_unit_test(test_eventq_push_while_handling),
         cmocka_unit_test(test_eventq_against_reference),
+        cmocka_unit_test(test_eventq_calendar_edges),
         cmocka_unit_test(test_eventq_renumber),
         cmocka_unit_test(test_rng_matches_gsl),
         cmocka_unit_test(test_fifo_single_server),
