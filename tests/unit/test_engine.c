@@ -65,6 +65,18 @@ static void test_eventq_push_while_handling(void **state)
     eventq_deinit(&q);
 }
 
+/* Inserts e into the reference ref[0..*n), kept sorted by (time, sequence). */
+static void ref_insert(struct event *ref, size_t *n, struct event e)
+{
+    size_t i = (*n)++;
+    while (i > 0 && (ref[i - 1].t_ns > e.t_ns ||
+                     (ref[i - 1].t_ns == e.t_ns && ref[i - 1].seq_kind > e.seq_kind))) {
+        ref[i] = ref[i - 1];
+        i--;
+    }
+    ref[i] = e;
+}
+
 /* The queue against a plain sorted reference, with the run's pattern: pops
  * interleaved with pushes at and after the current time, near and far, many
  * ties. */
@@ -94,13 +106,7 @@ static void test_eventq_against_reference(void **state)
                 assert_int_equal(eventq_push(&q, now + d, 1 + r % 9, (uint32_t)seq, 0), 0);
                 struct event e = {now + d, (seq << 8) | (1 + r % 9), (uint32_t)seq, 0};
                 seq++;
-                size_t i = nref++; /* sorted insert into the reference */
-                while (i > 0 && (ref[i - 1].t_ns > e.t_ns ||
-                                 (ref[i - 1].t_ns == e.t_ns && ref[i - 1].seq_kind > e.seq_kind))) {
-                    ref[i] = ref[i - 1];
-                    i--;
-                }
-                ref[i] = e;
+                ref_insert(ref, &nref, e);
             } else {
                 struct event p;
                 assert_true(eventq_peek(&q, &p));
@@ -354,13 +360,7 @@ static void test_eventq_calendar_edges(void **state)
                 assert_int_equal(eventq_push(&q, t, 1 + r % 9, (uint32_t)seq, (uint32_t)~seq), 0);
                 struct event e = {t, (seq << 8) | (1 + r % 9), (uint32_t)seq, (uint32_t)~seq};
                 seq++;
-                size_t i = nref++;
-                while (i > 0 && (ref[i - 1].t_ns > e.t_ns ||
-                                 (ref[i - 1].t_ns == e.t_ns && ref[i - 1].seq_kind > e.seq_kind))) {
-                    ref[i] = ref[i - 1];
-                    i--;
-                }
-                ref[i] = e;
+                ref_insert(ref, &nref, e);
             }
         } else {
             assert_int_equal(eventq_next_time(&q), ref[0].t_ns);
