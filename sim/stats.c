@@ -42,16 +42,24 @@ void busy_init(struct busy_meter *m, int64_t tick_ns)
 {
     memset(m, 0, sizeof(*m));
     m->tick_ns = tick_ns;
+    m->base_end_ns = tick_ns;
 }
 
-void busy_add(struct busy_meter *m, int64_t start_ns, int64_t done_ns)
+/* A tick's end, saturating where (tick + 1) * tick_ns would overflow. */
+static int64_t tick_end(const struct busy_meter *m, int64_t tick)
+{
+    return tick + 1 > INT64_MAX / m->tick_ns ? INT64_MAX : (tick + 1) * m->tick_ns;
+}
+
+/* busy_add's general case: the interval split over the ticks it spans. */
+void busy_add_split_(struct busy_meter *m, int64_t start_ns, int64_t done_ns)
 {
     int64_t t = start_ns;
     while (t < done_ns) {
         int64_t tick = t / m->tick_ns;
         if (tick < m->base_tick)
             tick = m->base_tick;
-        int64_t end = (tick + 1) * m->tick_ns;
+        int64_t end = tick_end(m, tick);
         if (tick >= m->base_tick + BUSY_RING - 1) {
             /* beyond the ring: credit the rest to its last slot */
             m->slot[(m->base_tick + BUSY_RING - 1) % BUSY_RING] += done_ns - t;
@@ -74,5 +82,6 @@ int64_t busy_take(struct busy_meter *m, int64_t tick)
         *s = 0;
         m->base_tick++;
     }
+    m->base_end_ns = tick_end(m, m->base_tick);
     return v;
 }

@@ -67,12 +67,24 @@ void lhist_bucket_range(unsigned b, uint64_t *lo, uint64_t *width);
 struct busy_meter {
     int64_t tick_ns;
     int64_t base_tick;          /* tick index held in slot base_tick % BUSY_RING */
+    int64_t base_end_ns;        /* where tick base_tick ends: (base_tick + 1) * tick_ns */
     int64_t slot[BUSY_RING];    /* busy ns per tick */
 };
 
 void busy_init(struct busy_meter *m, int64_t tick_ns);
-/* Adds [start, done) (done >= start, start in the current tick or later). */
-void busy_add(struct busy_meter *m, int64_t start_ns, int64_t done_ns);
+void busy_add_split_(struct busy_meter *m, int64_t start_ns, int64_t done_ns);
+/* Adds [start, done) (done >= start, start in the current tick or later;
+ * an earlier start counts from the current tick). O(1) without a division
+ * when the interval ends within the current tick, as almost every service
+ * does; O(ticks crossed) otherwise. */
+static inline void busy_add(struct busy_meter *m, int64_t start_ns, int64_t done_ns)
+{
+    if (__builtin_expect(done_ns <= m->base_end_ns, 1)) {
+        m->slot[m->base_tick % BUSY_RING] += done_ns - start_ns;
+        return;
+    }
+    busy_add_split_(m, start_ns, done_ns);
+}
 /* Returns the busy ns credited to tick `tick` (the current one) and moves
  * on to the next tick. */
 int64_t busy_take(struct busy_meter *m, int64_t tick);

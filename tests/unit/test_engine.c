@@ -321,6 +321,56 @@ static void test_busy_meter(void **state)
     assert_int_equal(total, 100LL * (BUSY_RING + 10));
 }
 
+/* The meter against a reference that splits every interval by overlap:
+ * intervals inside the current tick (the fast path), across ticks, and
+ * starting before the current tick (counted from it), with skipped ticks. */
+static void test_busy_meter_reference(void **state)
+{
+    (void)state;
+    enum { TICKS = 400 };
+    const int64_t T = 1000;
+    struct busy_meter m;
+    busy_init(&m, T);
+    int64_t *ref = calloc(TICKS + 64, sizeof *ref);
+    assert_non_null(ref);
+    uint64_t x = 88172645463325252ull;
+    unsigned fast = 0, split = 0, early = 0, skipped = 0;
+    for (int64_t tick = 0; tick < TICKS;) {
+        int64_t base = tick * T;
+        for (int i = 0; i < 40; i++) {
+            x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+            int64_t start = MAX(0, base - T / 2 + (int64_t)(x % (uint64_t)(2 * T)));
+            int64_t len = x >> 40 & 1 ? (int64_t)((x >> 20) % 50) : (int64_t)((x >> 24) % (5 * T));
+            int64_t done = start + len;
+            busy_add(&m, start, done);
+            fast += done <= base + T;
+            split += done > base + T;
+            early += start < base && done > start;
+            /* reference: what precedes the current tick counts in it */
+            int64_t t = start;
+            if (t < base && t < done) {
+                int64_t seg = MIN(done, base + T);
+                ref[tick] += seg - t;
+                t = seg;
+            }
+            for (; t < done;) {
+                int64_t k = t / T, seg = MIN(done, (k + 1) * T);
+                ref[k] += seg - t;
+                t = seg;
+            }
+        }
+        /* now and then a tick is skipped: its time is dropped, the next one's kept */
+        if (x >> 60 == 0) {
+            tick++;
+            skipped++;
+        }
+        assert_int_equal(busy_take(&m, tick), ref[tick]);
+        tick++;
+    }
+    assert_true(fast > 1000 && split > 1000 && early > 1000 && skipped > 10);
+    free(ref);
+}
+
 /* The calendar's edges against a sorted reference: events just inside and
  * just past its window, bursts past a bucket's capacity into one bucket,
  * events before the last one taken (the queue allows them; a run never
@@ -481,6 +531,7 @@ int main(void)
         cmocka_unit_test(test_fifo_mmc_closed_form),
         cmocka_unit_test(test_lhist),
         cmocka_unit_test(test_busy_meter),
+        cmocka_unit_test(test_busy_meter_reference),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
