@@ -8,7 +8,9 @@
  *   - bucket[b] is the first point whose pos >> shift >= b, bucket[0] = 0,
  *     bucket[nbucket] = n, and bucket is non-decreasing;
  *   - next_other[i] is the first point after i (cyclically) whose member
- *     differs from member[i], or i when one member owns every point.
+ *     differs from member[i], or i when one member owns every point;
+ *   - owner[s] answers for slice s (positions whose p >> owner_shift is s)
+ *     exactly as the search does: see owner_table().
  */
 #include "models/placement/place_internal.h"
 
@@ -39,12 +41,41 @@ static void continuum_check(const struct continuum *c)
     }
     for (size_t i = 0; i < c->n; i++)
         assert(c->next_other[i] == i || c->member[c->next_other[i]] != c->member[i]);
+    /* the owner table against the search, at and around every point */
+    for (size_t i = 0; i < c->n; i++)
+        for (int d = -1; d <= 1; d++) {
+            uint64_t p = c->pos[i] + (uint64_t)(int64_t)d;
+            assert(continuum_lookup(c, p) == c->node[continuum_index(c, p)]);
+        }
 }
 #endif
 
 static unsigned bit_length(uint64_t v)
 {
     return v ? 64u - (unsigned)__builtin_clzll(v) : 0u;
+}
+
+/* The owner table: for each slice, the points in it decide. None: every
+ * position in it belongs to the next point on (the first point when none
+ * is left). One, at q: up to q its own node, after q the next point's.
+ * More: the search. O(n + nowner). */
+static void owner_table(struct continuum *c)
+{
+    size_t i = 0;
+    for (uint64_t s = 0; s < c->nowner; s++) {
+        size_t lo = i;
+        while (i < c->n && (c->pos[i] >> c->owner_shift) == s)
+            i++;
+        struct cowner *o = &c->owner[s];
+        if (i == lo) {
+            uint32_t next = !c->n ? PLACE_NONE : c->node[lo < c->n ? lo : 0];
+            *o = (struct cowner){UINT64_MAX, next, next};
+        } else if (i == lo + 1) {
+            *o = (struct cowner){c->pos[lo], c->node[lo], c->node[i < c->n ? i : 0]};
+        } else {
+            *o = (struct cowner){UINT64_MAX, CONTINUUM_SEARCH, CONTINUUM_SEARCH};
+        }
+    }
 }
 
 int continuum_build(struct continuum *c, struct cpoint *pts, size_t n,
@@ -68,13 +99,19 @@ int continuum_build(struct continuum *c, struct cpoint *pts, size_t n,
     c->shift = width - bits;
     c->nbucket = (uint64_t)1 << bits;
     c->n = n;
+    /* the owner table: 4 slices a point (a slice holds two points or more
+     * for about 2% of positions), at most 2^20 slices (16 MiB) */
+    unsigned obits = MIN(MIN(bits + 2, width), 20u);
+    c->owner_shift = width - obits;
+    c->nowner = (uint64_t)1 << obits;
 
     c->pos = malloc((n ? n : 1) * sizeof *c->pos);
     c->node = malloc((n ? n : 1) * sizeof *c->node);
     c->member = malloc((n ? n : 1) * sizeof *c->member);
     c->next_other = malloc((n ? n : 1) * sizeof *c->next_other);
     c->bucket = malloc((c->nbucket + 1) * sizeof *c->bucket);
-    if (!c->pos || !c->node || !c->member || !c->next_other || !c->bucket) {
+    c->owner = malloc(c->nowner * sizeof *c->owner);
+    if (!c->pos || !c->node || !c->member || !c->next_other || !c->bucket || !c->owner) {
         continuum_deinit(c);
         place_err(err, errlen, "out of memory for %zu ring points", n);
         return -1;
@@ -83,6 +120,7 @@ int continuum_build(struct continuum *c, struct cpoint *pts, size_t n,
         c->pos[i] = pts[i].pos;
         c->member[i] = pts[i].member;
         c->node[i] = pl->members[pts[i].member].node;
+        assert(c->node[i] < CONTINUUM_SEARCH);
     }
 
     /* bucket index: one pass over the sorted points. O(n + nbucket). */
@@ -93,6 +131,7 @@ int continuum_build(struct continuum *c, struct cpoint *pts, size_t n,
         c->bucket[b] = (uint32_t)i;
     }
     c->bucket[c->nbucket] = (uint32_t)n;
+    owner_table(c);
 
     /* next_other: backwards, after seeding the last point by a forward scan. O(n). */
     if (n) {
@@ -123,6 +162,7 @@ void continuum_deinit(struct continuum *c)
     free(c->member);
     free(c->next_other);
     free(c->bucket);
+    free(c->owner);
     memset(c, 0, sizeof *c);
 }
 

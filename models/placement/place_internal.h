@@ -14,6 +14,13 @@
  * to point 0 when p is beyond the last point. The bucket index narrows the
  * binary search to the points that share p's top bits (about one point per
  * bucket), so a lookup is one or two probes instead of log2(points).
+ *
+ * Lookups go first through the owner table: four times as many slices of
+ * the positions as points, each one entry of 16 bytes saying who owns the
+ * slice's positions up to its only point and who owns those after it (both
+ * the same when no point falls in the slice). A slice holding two points
+ * or more (about 2% of lookups) sends the lookup to the binary search. So
+ * the owner is one cache line's read, where the search reads three arrays.
  */
 #ifndef RINGSIM_PLACE_INTERNAL_H
 #define RINGSIM_PLACE_INTERNAL_H
@@ -59,7 +66,19 @@ struct continuum {
     uint32_t *bucket;      /* nbucket + 1 entries */
     uint64_t nbucket;      /* a power of two */
     unsigned shift;        /* bucket of p = p >> shift */
+    struct cowner *owner;  /* the owner table: nowner entries */
+    uint64_t nowner;       /* a power of two */
+    unsigned owner_shift;  /* slice of p = p >> owner_shift */
 };
+
+/* One slice of the owner table: positions up to pos belong to le, those
+ * after it to gt; le == CONTINUUM_SEARCH when the slice holds two points
+ * or more. */
+struct cowner {
+    uint64_t pos;
+    uint32_t le, gt;
+};
+#define CONTINUUM_SEARCH (UINT32_MAX - 1)
 
 /* One point before sorting; rank = the member's place in id order. */
 struct cpoint {
@@ -92,9 +111,19 @@ static inline size_t continuum_index(const struct continuum *c, uint64_t p)
     return lo == c->n ? 0 : lo;
 }
 
+/* The node that owns position p: the owner table, else the search. */
 static inline uint32_t continuum_lookup(const struct continuum *c, uint64_t p)
 {
-    return c->n ? c->node[continuum_index(c, p)] : PLACE_NONE;
+    if (UNLIKELY(!c->n))
+        return PLACE_NONE;
+    uint64_t b = p >> c->owner_shift;
+    if (UNLIKELY(b >= c->nowner))
+        return c->node[0]; /* beyond every point: wraps to the first */
+    const struct cowner *o = &c->owner[b];
+    uint32_t r = p <= o->pos ? o->le : o->gt;
+    if (LIKELY(r != CONTINUUM_SEARCH))
+        return r;
+    return c->node[continuum_index(c, p)];
 }
 
 /* Distinct nodes in ring order from p's owner. O(points walked · max). */

@@ -24,6 +24,7 @@
 
 #include "models/placement/hash.h"
 #include "models/placement/placement.h"
+#include "models/placement/place_internal.h"
 #include "sim/util.h"
 
 #define NKEYS 20000
@@ -1176,6 +1177,70 @@ static void test_replicas(void **state)
     }
 }
 
+/* The continuum's owner table against a plain lower bound over the sorted
+ * points: random continua of 1 to 3,000 points over 64-bit, 32-bit and
+ * narrow position ranges, some with many equal positions (slices of two
+ * points or more go to the search), probed at every point, next to it, at
+ * both ends of the range and at random. */
+static uint32_t lower_bound_owner(const struct continuum *c, uint64_t p)
+{
+    for (size_t i = 0; i < c->n; i++)
+        if (c->pos[i] >= p)
+            return c->node[i];
+    return c->node[0];
+}
+
+static void test_continuum_owner_table(void **state)
+{
+    (void)state;
+    enum { MEMBERS = 7 };
+    struct place_member mem[MEMBERS];
+    for (uint32_t m = 0; m < MEMBERS; m++)
+        mem[m] = (struct place_member){"m", NULL, 1, 100 + m};
+    struct placement pl = {.members = mem, .n_members = MEMBERS};
+    uint64_t x = 0x9e3779b97f4a7c15ull;
+    unsigned searched = 0, table = 0;
+    for (int round = 0; round < 60; round++) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        size_t n = 1 + (size_t)(x % 3000);
+        unsigned width = round % 3 == 0 ? 64 : round % 3 == 1 ? 32 : 12;
+        bool ties = round % 4 == 3;
+        struct cpoint *pts = malloc(n * sizeof *pts);
+        assert_non_null(pts);
+        for (size_t i = 0; i < n; i++) {
+            x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+            uint64_t pos = width == 64 ? x : x & (((uint64_t)1 << width) - 1);
+            if (ties && i && x % 3 == 0)
+                pos = pts[(x >> 8) % i].pos; /* the same position as an earlier point */
+            pts[i] = (struct cpoint){pos, (uint32_t)(i % MEMBERS), (uint32_t)(i % MEMBERS),
+                                     (uint32_t)i};
+        }
+        struct continuum c;
+        char err[128];
+        assert_int_equal(continuum_build(&c, pts, n, &pl, err, sizeof err), 0);
+        for (size_t i = 0; i < c.n; i++)
+            for (int d = -2; d <= 2; d++) {
+                uint64_t p = c.pos[i] + (uint64_t)(int64_t)d;
+                assert_int_equal(continuum_lookup(&c, p), lower_bound_owner(&c, p));
+            }
+        uint64_t edges[] = {0, 1, UINT64_MAX, UINT64_MAX - 1, UINT32_MAX, (uint64_t)UINT32_MAX + 1};
+        for (size_t k = 0; k < sizeof edges / sizeof *edges; k++)
+            assert_int_equal(continuum_lookup(&c, edges[k]), lower_bound_owner(&c, edges[k]));
+        for (int k = 0; k < 2000; k++) {
+            x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+            uint64_t p = width == 64 ? x : x & (((uint64_t)1 << (width + 1)) - 1);
+            uint64_t sl = p >> c.owner_shift;
+            if (sl < c.nowner)
+                c.owner[sl].le == CONTINUUM_SEARCH ? searched++ : table++;
+            assert_int_equal(continuum_lookup(&c, p), lower_bound_owner(&c, p));
+        }
+        continuum_deinit(&c);
+        free(pts);
+    }
+    /* both ways a lookup can go were taken, the table's far more often */
+    assert_true(searched > 100 && table > 20 * searched);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1205,6 +1270,7 @@ int main(void)
         cmocka_unit_test(test_names_and_defaults),
         cmocka_unit_test(test_empty_membership),
         cmocka_unit_test(test_replicas),
+        cmocka_unit_test(test_continuum_owner_table),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
