@@ -41,6 +41,7 @@
 #define AHEAD_CAP 8192u   /* values in a channel's ring (64 KiB) */
 #define AHEAD_BATCH 256u  /* values the helper draws at a time; also how often the run
                              thread tells it what it has taken */
+#define AHEAD_PREFETCH 512u /* values ahead of the one taken whose line is fetched */
 #define AHEAD_LOW (AHEAD_CAP / 2) /* a ring this empty wakes the sleeping helper */
 #define AHEAD_MAX_NODE_CHANNELS 64 /* nodes whose service times are drawn ahead (the
                                       first ones; the others' inline): at most 4 MiB */
@@ -112,6 +113,7 @@ static inline uint64_t ahead_take(struct ahead_chan *c)
     if (UNLIKELY(c->taken == c->seen))
         ahead_refill_(c);
     uint64_t v = c->vals[c->taken & (AHEAD_CAP - 1)];
+    __builtin_prefetch(&c->vals[(c->taken + AHEAD_PREFETCH) & (AHEAD_CAP - 1)]);
     if (UNLIKELY((++c->taken & (AHEAD_BATCH - 1)) == 0))
         ahead_release_(c);
     return v;
