@@ -82,7 +82,7 @@ section_sim() {
         echo "skipped: scenarios/bench.yaml does not exist"
         return
     fi
-    sim_rate_1="" sim_rate_2="" sim_requests=""
+    sim_rate_1="" sim_rate_2="" sim_requests="" lru_rates=""
     for threads in 1 2; do
         echo
         if [ $threads = 1 ]; then
@@ -92,9 +92,12 @@ section_sim() {
         fi
         sim_once $threads || return
         eval "sim_rate_$threads=\$sim_rate sim_cpu_rate_$threads=\$sim_cpu_rate"
+        lru_rate=""
+        bare_lru "$sim_requests"
+        eval "lru_rate_$threads=\$lru_rate"
     done
     echo
-    bare_lru "$sim_requests"
+    bare_lru_ratios
 }
 
 # sim_once THREADS: one run of the bench; sets sim_rate and sim_requests.
@@ -122,33 +125,47 @@ sim_once() {
     return 1
 }
 
-# bare_lru N: the yardstick, right after the simulation (the same machine in
-# the same state): an exact bare LRU (tests/bench/lru_ref.c) replaying N
-# requests of a Zipf 0.99 trace over 1 M objects with 100,000 items, and the
-# simulation's speed as a ratio to it, which travels across machines.
+# bare_lru N: the yardstick, right after each simulation run (the same
+# machine in the same state: a shared machine's speed drifts over minutes,
+# so each run gets its own): an exact bare LRU (tests/bench/lru_ref.c)
+# replaying N requests of a Zipf 0.99 trace over 1 M objects with 100,000
+# items. Sets lru_rate.
 bare_lru() {
-    if [ ! -x "$bench/lru_ref" ] || [ -z "$1" ] || [ -z "${sim_rate_1:-}" ]; then
+    if [ ! -x "$bench/lru_ref" ] || [ -z "$1" ]; then
         echo "bare LRU: skipped (needs $bench/lru_ref and the simulation's figure)"
         return
     fi
     lru_log="${TMPDIR:-/tmp}/ringsim-bench-lru.$$.log"
     if "$bench/lru_ref" "$1" 1000000 0.99 100000 >"$lru_log" 2>&1; then
         lru_rate=$(sed -n 's/^bare LRU requests per second: \([0-9.]*\) M.*/\1/p' "$lru_log")
-        echo "bare LRU, $1 requests (Zipf 0.99, 1 M objects, 100,000 items):" \
+        echo "bare LRU right after it, $1 requests (Zipf 0.99, 1 M objects, 100,000 items):" \
             "$lru_rate M requests per second"
-        for threads in 1 2; do
-            eval "r=\${sim_rate_$threads:-}"
-            [ -n "$r" ] || continue
-            echo "simulation / bare LRU, --threads $threads:" \
-                "$(awk -v a="$r" -v b="$lru_rate" 'BEGIN { printf "%.3f", a / b }')" \
-                "($r M / $lru_rate M requests per second)"
-        done
+        lru_rates="$lru_rates $lru_rate"
     else
         cat "$lru_log" >&2
         echo "bench: lru_ref failed" >&2
         status=1
     fi
     rm -f "$lru_log"
+}
+
+# bare_lru_ratios: each simulation run's speed over the bare LRU's right
+# after it, a ratio that moves far less across machines than either figure;
+# and how far the two bare LRU figures lie apart (the machine's drift during
+# the bench).
+bare_lru_ratios() {
+    for threads in 1 2; do
+        eval "r=\${sim_rate_$threads:-} l=\${lru_rate_$threads:-}"
+        [ -n "$r" ] && [ -n "$l" ] || continue
+        echo "simulation / bare LRU, --threads $threads:" \
+            "$(awk -v a="$r" -v b="$l" 'BEGIN { printf "%.3f", a / b }')" \
+            "($r M / $l M requests per second)"
+    done
+    # shellcheck disable=SC2086 # the list of figures, split on purpose
+    set -- $lru_rates
+    [ $# = 2 ] && echo "the two bare LRU runs: $1 M and $2 M requests per second" \
+        "($(awk -v a="$1" -v b="$2" 'BEGIN { d = a > b ? a / b : b / a; printf "%.0f", (d - 1) * 100 }')%" \
+        "apart: the machine's speed drifted that much during the bench)"
 }
 
 # --- instructions: what a request costs, counted rather than timed. valgrind's
