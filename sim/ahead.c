@@ -43,6 +43,14 @@ struct ahead {
     bool quit;
 };
 
+/* size bytes in whole cache lines of their own (NULL without memory): what
+ * one thread writes often must not share a line with the other's data */
+static void *line_alloc(size_t size)
+{
+    void *p;
+    return posix_memalign(&p, 64, (size + 63) & ~(size_t)63) ? NULL : p;
+}
+
 static pthread_mutex_t *chan_mu(struct ahead_chan *c)
 {
     return c->mu;
@@ -140,10 +148,11 @@ static void ahead_free(struct ahead *a, int made)
 
 struct ahead *ahead_create(void)
 {
-    struct ahead *a = calloc(1, sizeof(*a));
+    struct ahead *a = line_alloc(sizeof(*a)); /* the helper locks its mutex */
     int made = 0;
     if (!a)
         return NULL;
+    memset(a, 0, sizeof(*a));
     if (pthread_mutex_init(&a->mu, NULL))
         goto fail;
     made = 1;
@@ -184,7 +193,7 @@ struct ahead_chan *ahead_chan_create(struct ahead *a, ahead_draw_fn draw, size_t
     if (!a)
         return NULL;
     struct ahead_chan *c = line_calloc(1, sizeof(*c));
-    c->mu = malloc(sizeof(pthread_mutex_t));
+    c->mu = line_alloc(sizeof(pthread_mutex_t));
     if (!c->mu || pthread_mutex_init(chan_mu(c), NULL)) {
         free(c->mu);
         free(c);
@@ -206,9 +215,10 @@ struct ahead_chan *ahead_chan_create(struct ahead *a, ahead_draw_fn draw, size_t
 int ahead_attach(struct ahead_chan *c, const void *state, const void *ctx)
 {
     if (!c->vals) {
-        c->vals = malloc(AHEAD_CAP * sizeof(*c->vals));
-        c->state = malloc(c->state_size);
-        c->batch_state = malloc(AHEAD_NBATCH * c->state_size);
+        /* the helper writes the state at every draw */
+        c->vals = line_alloc(AHEAD_CAP * sizeof(*c->vals));
+        c->state = line_alloc(c->state_size);
+        c->batch_state = line_alloc(AHEAD_NBATCH * c->state_size);
         if (!c->vals || !c->state || !c->batch_state) {
             free(c->vals);
             free(c->state);
