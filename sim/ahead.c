@@ -43,14 +43,6 @@ struct ahead {
     bool quit;
 };
 
-/* size bytes in whole cache lines of their own (NULL without memory): what
- * one thread writes often must not share a line with the other's data */
-static void *line_alloc(size_t size)
-{
-    void *p;
-    return posix_memalign(&p, 64, (size + 63) & ~(size_t)63) ? NULL : p;
-}
-
 static pthread_mutex_t *chan_mu(struct ahead_chan *c)
 {
     return c->mu;
@@ -215,7 +207,8 @@ struct ahead_chan *ahead_chan_create(struct ahead *a, ahead_draw_fn draw, size_t
 int ahead_attach(struct ahead_chan *c, const void *state, const void *ctx)
 {
     if (!c->vals) {
-        /* the helper writes the state at every draw */
+        /* in lines of their own (false sharing): the helper writes the
+         * state at every draw, the rest at every batch */
         c->vals = line_alloc(AHEAD_CAP * sizeof(*c->vals));
         c->state = line_alloc(c->state_size);
         c->batch_state = line_alloc(AHEAD_NBATCH * c->state_size);

@@ -51,13 +51,21 @@ void *huge_calloc(size_t n, size_t size)
     return p;
 }
 
+void *line_alloc(size_t bytes)
+{
+    void *p;
+    if (bytes > SIZE_MAX - 64 || posix_memalign(&p, 64, ((bytes ? bytes : 1) + 63) & ~(size_t)63))
+        return NULL;
+    return p;
+}
+
 void *line_calloc(size_t n, size_t size)
 {
     if (size && n > (SIZE_MAX - 64) / size)
         oom();
     size_t bytes = ((n ? n : 1) * (size ? size : 1) + 63) & ~(size_t)63;
-    void *p;
-    if (posix_memalign(&p, 64, bytes))
+    void *p = line_alloc(bytes);
+    if (!p)
         oom();
     memset(p, 0, bytes);
     return p;

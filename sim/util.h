@@ -50,6 +50,8 @@ void *huge_calloc(size_t n, size_t size);
  * them): for what one thread reads while another writes next to it.
  * Exits as xcalloc does on exhaustion; released by free(). */
 void *line_calloc(size_t n, size_t size);
+/* The same, not zeroed, for bytes bytes; NULL on exhaustion. */
+void *line_alloc(size_t bytes);
 
 /* Growable, always NUL-terminated string. init/deinit: embedded object. */
 struct strbuf {
