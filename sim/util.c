@@ -51,23 +51,27 @@ void *huge_calloc(size_t n, size_t size)
     return p;
 }
 
+/* bytes rounded up to whole lines, at least one; 0 when that overflows */
+static size_t line_bytes(size_t bytes)
+{
+    return bytes > SIZE_MAX - 64 ? 0 : ((bytes ? bytes : 1) + 63) & ~(size_t)63;
+}
+
 void *line_alloc(size_t bytes)
 {
     void *p;
-    if (bytes > SIZE_MAX - 64 || posix_memalign(&p, 64, ((bytes ? bytes : 1) + 63) & ~(size_t)63))
-        return NULL;
-    return p;
+    size_t rounded = line_bytes(bytes);
+    return rounded && !posix_memalign(&p, 64, rounded) ? p : NULL;
 }
 
 void *line_calloc(size_t n, size_t size)
 {
-    if (size && n > (SIZE_MAX - 64) / size)
+    if (size && n > SIZE_MAX / size)
         oom();
-    size_t bytes = ((n ? n : 1) * (size ? size : 1) + 63) & ~(size_t)63;
-    void *p = line_alloc(bytes);
+    void *p = line_alloc(n * size);
     if (!p)
         oom();
-    memset(p, 0, bytes);
+    memset(p, 0, line_bytes(n * size));
     return p;
 }
 
