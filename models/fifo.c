@@ -1,7 +1,7 @@
 /*
  * fifo.c — analytic FIFO multi-server queue (see fifo.h).
  *
- * free_ns is a binary min-heap of server free times: the root is the server
+ * free_ns is a 4-ary min-heap of server free times: the root is the server
  * the next job takes. wait_start is a ring buffer holding, in order, the
  * start times of jobs that were still waiting when they were admitted;
  * entries whose start has passed are dropped lazily. It grows by doubling
@@ -15,12 +15,17 @@
 
 #include "sim/util.h"
 
+#define FIFO_PAD 3 /* a parent's four children: 4i + 1 < workers reaches 4i + 4 */
+
 int fifo_init(struct fifo *q, uint32_t workers, uint32_t max_queue)
 {
     q->workers = workers ? workers : 1;
     q->max_queue = max_queue ? max_queue : 1;
     q->cap = MIN(q->max_queue, FIFO_INITIAL_CAP);
-    q->free_ns = calloc(q->workers, sizeof(*q->free_ns));
+    /* 3 more than the servers: INT64_MAX, the missing children of the last parent */
+    q->free_ns = malloc(((size_t)q->workers + FIFO_PAD) * sizeof(*q->free_ns));
+    for (uint32_t i = 0; q->free_ns && i < q->workers + FIFO_PAD; i++)
+        q->free_ns[i] = i < q->workers ? 0 : INT64_MAX;
     q->wait_start = calloc(q->cap, sizeof(*q->wait_start));
     q->head = q->count = 0;
     q->last_arrival = INT64_MIN;
@@ -54,21 +59,40 @@ uint32_t fifo_waiting(struct fifo *q, int64_t t_ns)
     return q->count;
 }
 
-/* Replaces the heap root with v and restores the heap. O(log workers). */
+/* Replaces the heap root with v and restores the heap. O(log4 workers).
+ * Bottom-up (Floyd): the hole at the root goes down along the smallest
+ * children to a leaf — the child is picked by conditional moves, and the
+ * loop runs to the bottom whatever the values, so no branch depends on the
+ * times — then v moves up from there; v is a job's end, usually later than
+ * the other servers' ends, so that loop mostly stops at once. Which
+ * server holds which time changes nothing outside: only the smallest is
+ * ever read. The children of the last parents are padded with INT64_MAX
+ * (fifo_init), so a parent with one child compares four. */
 static void replace_root(struct fifo *q, int64_t v)
 {
     int64_t *h = q->free_ns;
     uint32_t n = q->workers, i = 0;
+    if (n == 1) {
+        h[0] = v;
+        return;
+    }
     for (;;) {
-        uint32_t c = 2 * i + 1;
+        uint32_t c = 4 * i + 1;
         if (c >= n)
             break;
-        if (c + 1 < n && h[c + 1] < h[c])
-            c++;
-        if (h[c] >= v)
+        /* arithmetic, not ?:, which the compiler may turn into branches */
+        uint32_t b1 = c + (uint32_t)(h[c + 1] < h[c]);
+        uint32_t b2 = c + 2 + (uint32_t)(h[c + 3] < h[c + 2]);
+        uint32_t best = b1 ^ ((b1 ^ b2) & -(uint32_t)(h[b2] < h[b1]));
+        h[i] = h[best];
+        i = best;
+    }
+    while (i > 0) {
+        uint32_t up = (i - 1) / 4;
+        if (v >= h[up])
             break;
-        h[i] = h[c];
-        i = c;
+        h[i] = h[up];
+        i = up;
     }
     h[i] = v;
 }

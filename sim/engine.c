@@ -36,14 +36,10 @@ void engine_fail(struct engine *e, const char *fmt, ...)
     e->status = RUN_FAILED;
 }
 
-int engine_schedule(struct engine *e, int64_t t_ns, unsigned kind, uint32_t a, uint32_t b)
+int engine_schedule_failed_(struct engine *e)
 {
-    assert(t_ns >= e->now_ns); /* nothing is scheduled in the past */
-    if (UNLIKELY(eventq_push(&e->q, t_ns, kind, a, b))) {
-        engine_fail(e, "more than %u events pending: the model has run away", EVENTQ_MAX);
-        return -1;
-    }
-    return 0;
+    engine_fail(e, "more than %u events pending: the model has run away", EVENTQ_MAX);
+    return -1;
 }
 
 void engine_event(struct engine *e, const char *kind, const char *node, const char *fmt, ...)

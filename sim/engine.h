@@ -111,8 +111,17 @@ static inline bool engine_failed(const struct engine *e)
     return e->status == RUN_FAILED;
 }
 
+int engine_schedule_failed_(struct engine *e);
+
 /* Schedules an event; on the queue's bound the run fails. Returns 0 or -1. */
-int engine_schedule(struct engine *e, int64_t t_ns, unsigned kind, uint32_t a, uint32_t b);
+static inline int engine_schedule(struct engine *e, int64_t t_ns, unsigned kind, uint32_t a,
+                                  uint32_t b)
+{
+    assert(t_ns >= e->now_ns); /* nothing is scheduled in the past */
+    if (UNLIKELY(eventq_push(&e->q, t_ns, kind, a, b)))
+        return engine_schedule_failed_(e);
+    return 0;
+}
 
 /* Records an `events` row at the current time (node may be NULL). */
 void engine_event(struct engine *e, const char *kind, const char *node, const char *fmt, ...)

@@ -57,7 +57,9 @@
 
 #define ARITY 4
 #define SLOT_MASK ((1ull << EVENTQ_SLOT_BITS) - 1)
-#define NO_SLOT UINT32_MAX
+#define NO_SLOT EVENTQ_NO_SLOT
+_Static_assert((EVENTQ_MAX & (EVENTQ_MAX - 1)) == 0 && EVENTQ_MAX >= 1024,
+               "slots double from 1,024 to EVENTQ_MAX exactly");
 #define LINE 64
 /* heap[0] sits 3 keys before a cache line: heap[4i+1..4i+4] share one */
 #define LEAD (LINE - 3 * sizeof(eventq_key))
@@ -83,7 +85,7 @@ void eventq_init(struct eventq *q)
         fputs("ringsim: out of memory\n", stderr);
         exit(1);
     }
-    q->n_slots = 1024;
+    q->n_slots = 1024; /* a power of two up to EVENTQ_MAX: see more_slots */
     q->slot = xmalloc(q->n_slots * sizeof(*q->slot));
     q->cal_head = xmalloc(EVENTQ_CAL_BUCKETS * sizeof(*q->cal_head));
     q->cal_count = xcalloc(EVENTQ_CAL_BUCKETS, sizeof(*q->cal_count));
@@ -133,6 +135,9 @@ static int grow(struct eventq *q)
     return 0;
 }
 
+/* Called only when every slot is taken and fewer than EVENTQ_MAX events are
+ * pending, so slots (1,024 doubled) never outnumber EVENTQ_MAX: a free
+ * slot means room (eventq_push's fast path counts on it). */
 static int more_slots(struct eventq *q)
 {
     uint32_t n = q->n_slots * 2;
@@ -214,7 +219,9 @@ static int renumber(struct eventq *q)
     return 0;
 }
 
-int eventq_push(struct eventq *q, int64_t t_ns, unsigned kind, uint32_t a, uint32_t b)
+/* Everything but the calendar fast path of eventq_push (eventq.h): the
+ * bounds, more slots, renumbering, a full or far bucket, the heap. */
+int eventq_push_slow_(struct eventq *q, int64_t t_ns, unsigned kind, uint32_t a, uint32_t b)
 {
     assert(kind < 256 && t_ns >= 0);
     if (UNLIKELY(q->n >= EVENTQ_MAX))
@@ -230,16 +237,8 @@ int eventq_push(struct eventq *q, int64_t t_ns, unsigned kind, uint32_t a, uint3
     uint64_t ahead = ((uint64_t)t_ns >> EVENTQ_CAL_SHIFT) - q->cal_base; /* wraps when earlier */
     uint32_t bk = (uint32_t)(((uint64_t)t_ns >> EVENTQ_CAL_SHIFT) & (EVENTQ_CAL_BUCKETS - 1));
     uint32_t where;
-    if (LIKELY(ahead < EVENTQ_CAL_BUCKETS && q->cal_count[bk] < EVENTQ_CAL_PER_BUCKET)) {
-        /* into its bucket's list, after every smaller key */
-        uint32_t *link = &q->cal_head[bk];
-        while (*link != NO_SLOT && q->slot[*link].key < k)
-            link = &q->slot[*link].next;
-        p->next = *link;
-        *link = sl;
-        q->cal_count[bk]++;
-        q->cal_used[bk / 64] |= 1ull << (bk % 64);
-        q->cal_n++;
+    if (ahead < EVENTQ_CAL_BUCKETS && q->cal_count[bk] < EVENTQ_CAL_PER_BUCKET) {
+        eventq_cal_insert_(q, sl, k, bk);
         where = bk;
     } else {
         if (UNLIKELY(q->hn == q->cap) && grow(q))
@@ -247,16 +246,7 @@ int eventq_push(struct eventq *q, int64_t t_ns, unsigned kind, uint32_t a, uint3
         sift_up(q->heap, q->hn++, k);
         where = EVENTQ_IN_HEAP;
     }
-    q->free_slot = p->kind;
-    p->key = k;
-    p->a = a;
-    p->b = b;
-    p->kind = kind;
-    q->next_seq++;
-    if (!q->n++ || k < q->top) {
-        q->top = k;
-        q->top_bucket = where;
-    }
+    eventq_fill_slot_(q, p, k, kind, a, b, where);
     return 0;
 }
 
@@ -315,24 +305,38 @@ bool eventq_pop(struct eventq *q, struct event *out)
         return false;
     eventq_key top = q->top;
     uint32_t sl = key_slot(top);
+    struct eventq_slot *p = &q->slot[sl];
     fill_event(q, top, out);
-    if (q->top_bucket == EVENTQ_IN_HEAP) {
-        heap_pop(q);
-    } else {
-        uint32_t bk = q->top_bucket;
-        assert(q->cal_head[bk] == sl);
-        q->cal_head[bk] = q->slot[sl].next;
-        if (!--q->cal_count[bk])
-            q->cal_used[bk / 64] &= ~(1ull << (bk % 64));
-        q->cal_n--;
-    }
-    q->slot[sl].kind = q->free_slot;
+    uint32_t next = p->next; /* in a calendar bucket: the bucket's next event */
+    p->kind = q->free_slot;
     q->free_slot = sl;
     /* forward only: an event scheduled in the past (from the heap) leaves it */
     uint64_t at = (uint64_t)out->t_ns >> EVENTQ_CAL_SHIFT;
     if (at > q->cal_base)
         q->cal_base = at;
-    if (--q->n)
+    q->n--;
+    if (q->top_bucket == EVENTQ_IN_HEAP) {
+        heap_pop(q);
+    } else {
+        uint32_t bk = q->top_bucket;
+        assert(q->cal_head[bk] == sl);
+        q->cal_head[bk] = next;
+        q->cal_n--;
+        if (--q->cal_count[bk]) {
+            /* the bucket's next event is the calendar's earliest: the others
+             * lie in later buckets (cal_base is this one now) */
+            eventq_key k = q->slot[next].key;
+            if (q->hn && q->heap[0] < k) {
+                q->top = q->heap[0];
+                q->top_bucket = EVENTQ_IN_HEAP;
+            } else {
+                q->top = k;
+            }
+            return true;
+        }
+        q->cal_used[bk / 64] &= ~(1ull << (bk % 64));
+    }
+    if (q->n)
         find_top(q);
     return true;
 }

@@ -77,10 +77,64 @@ struct eventq {
 };
 #define EVENTQ_IN_HEAP UINT32_MAX
 
+#define EVENTQ_NO_SLOT UINT32_MAX
+
 void eventq_init(struct eventq *q);
 void eventq_deinit(struct eventq *q);
-/* Schedules an event (t_ns >= 0); returns 0, or -1 if the queue is at its bound. O(log n). */
-int eventq_push(struct eventq *q, int64_t t_ns, unsigned kind, uint32_t a, uint32_t b);
+
+int eventq_push_slow_(struct eventq *q, int64_t t_ns, unsigned kind, uint32_t a, uint32_t b);
+
+/* Links slot sl (key k) into calendar bucket bk, after every smaller key. */
+static inline void eventq_cal_insert_(struct eventq *q, uint32_t sl, eventq_key k, uint32_t bk)
+{
+    uint32_t *link = &q->cal_head[bk];
+    while (*link != EVENTQ_NO_SLOT && q->slot[*link].key < k)
+        link = &q->slot[*link].next;
+    q->slot[sl].next = *link;
+    *link = sl;
+    q->cal_count[bk]++;
+    q->cal_used[bk / 64] |= 1ull << (bk % 64);
+    q->cal_n++;
+}
+
+/* Takes the free slot p (key k) for the event, now in `where`. */
+static inline void eventq_fill_slot_(struct eventq *q, struct eventq_slot *p, eventq_key k,
+                                     unsigned kind, uint32_t a, uint32_t b, uint32_t where)
+{
+    q->free_slot = p->kind;
+    p->key = k;
+    p->a = a;
+    p->b = b;
+    p->kind = kind;
+    q->next_seq++;
+    if (!q->n++ || k < q->top) {
+        q->top = k;
+        q->top_bucket = where;
+    }
+}
+
+/* Schedules an event (t_ns >= 0); returns 0, or -1 if the queue is at its
+ * bound. O(1) into the calendar (inline here), O(log n) into the heap. A
+ * free slot means fewer than EVENTQ_MAX pending: slots never outnumber it. */
+static inline int eventq_push(struct eventq *q, int64_t t_ns, unsigned kind, uint32_t a,
+                              uint32_t b)
+{
+    uint64_t bucket = (uint64_t)t_ns >> EVENTQ_CAL_SHIFT;
+    uint32_t bk = (uint32_t)(bucket & (EVENTQ_CAL_BUCKETS - 1));
+    uint32_t sl = q->free_slot;
+    if (__builtin_expect(bucket - q->cal_base < EVENTQ_CAL_BUCKETS /* also t_ns >= 0 */
+                             && q->cal_count[bk] < EVENTQ_CAL_PER_BUCKET
+                             && sl != EVENTQ_NO_SLOT && q->next_seq != EVENTQ_SEQ_LIMIT
+                             && kind < 256,
+                         1)) {
+        eventq_key k = (eventq_key)(uint64_t)t_ns << 64
+                       | (eventq_key)(q->next_seq << EVENTQ_SLOT_BITS) | sl;
+        eventq_cal_insert_(q, sl, k, bk);
+        eventq_fill_slot_(q, &q->slot[sl], k, kind, a, b, bk);
+        return 0;
+    }
+    return eventq_push_slow_(q, t_ns, kind, a, b);
+}
 /* Removes the earliest event into *e; returns false when empty. O(log n). */
 bool eventq_pop(struct eventq *q, struct event *e);
 /* The earliest event, left in place, into *e; false when empty. */
