@@ -219,6 +219,44 @@ static void test_fifo_grows_against_reference(void **state)
     fifo_deinit(&q);
 }
 
+/* The servers' heap (4-ary, replaced bottom-up, padded past the last
+ * server) against a plain array of free times searched for its smallest,
+ * for counts that fill its last level partly, exactly and not at all. */
+static void test_fifo_heap_against_reference(void **state)
+{
+    (void)state;
+    const uint32_t counts[] = {1, 2, 4, 5, 16, 17, 21, 64, 128, 1000};
+    for (size_t ci = 0; ci < ARRAY_LEN(counts); ci++) {
+        uint32_t c = counts[ci];
+        struct fifo q;
+        assert_int_equal(fifo_init(&q, c, 1u << 20), 0);
+        int64_t *free_at = calloc(c, sizeof(int64_t));
+        struct rng r;
+        rng_init(&r, 11 + c, "fifo heap");
+        int64_t t = 0;
+        for (int i = 0; i < 20000; i++) {
+            /* busy stretches (every server taken) and quiet ones, ties included */
+            t += (i / 2000) % 2 ? (int64_t)rng_below(&r, 50) : (int64_t)rng_below(&r, 3);
+            int64_t svc = (int64_t)rng_below(&r, 40 * c + 1);
+            uint32_t m = 0;
+            for (uint32_t k = 1; k < c; k++)
+                if (free_at[k] < free_at[m])
+                    m = k;
+            int64_t want = MAX(t, free_at[m]), st, dn;
+            assert_int_equal(fifo_admit(&q, t, svc, &st, &dn), 0);
+            if (st != want || dn != want + svc)
+                fail_msg("%u servers, job %d: start %lld, the earliest free server says %lld",
+                         c, i, (long long)st, (long long)want);
+            free_at[m] = want + svc;
+        }
+        for (uint32_t k = c; k < c + 3; k++) /* the padding is never taken */
+            assert_true(q.free_ns[k] == INT64_MAX);
+        rng_deinit(&r);
+        free(free_at);
+        fifo_deinit(&q);
+    }
+}
+
 static void test_fifo_multi_server(void **state)
 {
     (void)state;
@@ -526,6 +564,7 @@ int main(void)
         cmocka_unit_test(test_eventq_renumber),
         cmocka_unit_test(test_rng_matches_gsl),
         cmocka_unit_test(test_fifo_single_server),
+        cmocka_unit_test(test_fifo_heap_against_reference),
         cmocka_unit_test(test_fifo_multi_server),
         cmocka_unit_test(test_fifo_grows_against_reference),
         cmocka_unit_test(test_fifo_mmc_closed_form),
