@@ -72,10 +72,6 @@ static void replace_root(struct fifo *q, int64_t v)
 {
     int64_t *h = q->free_ns;
     uint32_t n = q->workers, i = 0;
-    if (n == 1) {
-        h[0] = v;
-        return;
-    }
     for (;;) {
         uint32_t c = 4 * i + 1;
         if (c >= n)
