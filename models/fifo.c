@@ -15,14 +15,12 @@
 
 #include "sim/util.h"
 
-#define FIFO_PAD 3 /* a parent's four children: 4i + 1 < workers reaches 4i + 4 */
-
 int fifo_init(struct fifo *q, uint32_t workers, uint32_t max_queue)
 {
     q->workers = workers ? workers : 1;
     q->max_queue = max_queue ? max_queue : 1;
     q->cap = MIN(q->max_queue, FIFO_INITIAL_CAP);
-    /* 3 more than the servers: INT64_MAX, the missing children of the last parent */
+    /* FIFO_PAD more than the servers: INT64_MAX, the last parents' missing children */
     q->free_ns = malloc(((size_t)q->workers + FIFO_PAD) * sizeof(*q->free_ns));
     for (uint32_t i = 0; q->free_ns && i < q->workers + FIFO_PAD; i++)
         q->free_ns[i] = i < q->workers ? 0 : INT64_MAX;

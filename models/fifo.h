@@ -20,11 +20,14 @@
 #include <stdint.h>
 
 #define FIFO_INITIAL_CAP 64
+/* free_ns holds this many INT64_MAX past the servers: the 4-ary heap's last
+ * parent i has 4i + 1 < workers, so its children reach 4i + 4 <= workers + 2 */
+#define FIFO_PAD 3
 
 struct fifo {
     uint32_t workers;
     uint32_t max_queue;
-    int64_t *free_ns;     /* min-heap of the times each server becomes free */
+    int64_t *free_ns;     /* 4-ary min-heap of the times each server becomes free */
     int64_t *wait_start;  /* ring buffer: start times of waiting jobs */
     uint32_t cap;         /* its size: grows by doubling up to max_queue */
     uint32_t head, count; /* ring buffer window */

@@ -232,8 +232,7 @@ int eventq_push_slow_(struct eventq *q, int64_t t_ns, unsigned kind, uint32_t a,
         return -1;
     uint32_t sl = q->free_slot;
     struct eventq_slot *p = &q->slot[sl];
-    eventq_key k = (eventq_key)(uint64_t)t_ns << 64 | (eventq_key)(q->next_seq << EVENTQ_SLOT_BITS)
-                   | sl;
+    eventq_key k = eventq_key_of_(q, t_ns, sl);
     uint64_t ahead = ((uint64_t)t_ns >> EVENTQ_CAL_SHIFT) - q->cal_base; /* wraps when earlier */
     uint32_t bk = (uint32_t)(((uint64_t)t_ns >> EVENTQ_CAL_SHIFT) & (EVENTQ_CAL_BUCKETS - 1));
     uint32_t where;

@@ -84,6 +84,12 @@ void eventq_deinit(struct eventq *q);
 
 int eventq_push_slow_(struct eventq *q, int64_t t_ns, unsigned kind, uint32_t a, uint32_t b);
 
+/* The key of an event at t_ns in slot sl, with the next sequence number. */
+static inline eventq_key eventq_key_of_(const struct eventq *q, int64_t t_ns, uint32_t sl)
+{
+    return (eventq_key)(uint64_t)t_ns << 64 | (eventq_key)(q->next_seq << EVENTQ_SLOT_BITS) | sl;
+}
+
 /* Links slot sl (key k) into calendar bucket bk, after every smaller key. */
 static inline void eventq_cal_insert_(struct eventq *q, uint32_t sl, eventq_key k, uint32_t bk)
 {
@@ -125,10 +131,9 @@ static inline int eventq_push(struct eventq *q, int64_t t_ns, unsigned kind, uin
     if (__builtin_expect(bucket - q->cal_base < EVENTQ_CAL_BUCKETS /* also t_ns >= 0 */
                              && q->cal_count[bk] < EVENTQ_CAL_PER_BUCKET
                              && sl != EVENTQ_NO_SLOT && q->next_seq != EVENTQ_SEQ_LIMIT
-                             && kind < 256,
+                             && kind < 256 /* else the slow path's assertion */,
                          1)) {
-        eventq_key k = (eventq_key)(uint64_t)t_ns << 64
-                       | (eventq_key)(q->next_seq << EVENTQ_SLOT_BITS) | sl;
+        eventq_key k = eventq_key_of_(q, t_ns, sl);
         eventq_cal_insert_(q, sl, k, bk);
         eventq_fill_slot_(q, &q->slot[sl], k, kind, a, b, bk);
         return 0;
