@@ -6,7 +6,8 @@
 #   make asan       the whole test suite under AddressSanitizer + UBSan
 #   make tsan       the tests that run two threads, under ThreadSanitizer
 #   make valgrind   unit and command-line tests under valgrind memcheck
-#   make bench      placement and simulation benchmarks (figures, not pass/fail)
+#   make bench      placement and simulation benchmarks (figures, not pass/fail);
+#                   CACHESIM=/path/to/cachesim adds libCacheSim's LRU as a yardstick
 #   make fuzz       libFuzzer harnesses under ASan + UBSan, FUZZ_SECONDS each (default 60)
 #   make docs       regenerate the generated parts of the documentation
 #   make install    PREFIX=/usr/local DESTDIR=
@@ -80,7 +81,7 @@ BENCH_BINS := $(BENCH_SRCS:tests/bench/%.c=$(BUILD)/bench/%)
 all: $(BIN)
 
 help:
-	@sed -n '2,14p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '2,15p' Makefile | sed 's/^# \{0,1\}//'
 
 # --- packages -------------------------------------------------------------
 # Installs what is missing when run as root; otherwise prints the command.

@@ -5,7 +5,10 @@
 #
 # Sections: placement, ring_cli, sim, instructions, trace (the instructions
 # section needs valgrind; the trace section a few GB free in TMPDIR for its
-# 1.4 GB trace and the replay's temporary file).
+# 1.4 GB trace and the replay's temporary file). With CACHESIM=/path/to/cachesim
+# (libCacheSim's simulator, built from its sources; or `cachesim` on the
+# PATH) the sim section also runs libCacheSim's LRU after each simulation run
+# and prints the simulation's speed over it.
 # Sections run in the order of $sections below; name some to run only those.
 # To add one: write a function section_NAME that prints its own heading, and
 # add NAME to $sections. A section that lacks what it needs says so and is
@@ -16,7 +19,7 @@ while [ $# -gt 0 ]; do
     case "$1" in
         --bin) bin=$2; shift 2 ;;
         --bench) bench=$2; shift 2 ;;
-        -h|--help) sed -n '2,11p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,15p' "$0"; exit 0 ;;
         *) only="$only $1"; shift ;;
     esac
 done
@@ -82,7 +85,8 @@ section_sim() {
         echo "skipped: scenarios/bench.yaml does not exist"
         return
     fi
-    sim_rate_1="" sim_rate_2="" sim_requests="" lru_rates=""
+    sim_rate_1="" sim_rate_2="" sim_requests="" lru_rates="" cs_rate_1="" cs_rate_2=""
+    cachesim_setup
     for threads in 1 2; do
         echo
         if [ $threads = 1 ]; then
@@ -95,9 +99,14 @@ section_sim() {
         lru_rate=""
         bare_lru "$sim_requests"
         eval "lru_rate_$threads=\$lru_rate"
+        cs_rate=""
+        cachesim_once
+        eval "cs_rate_$threads=\$cs_rate"
     done
     echo
     bare_lru_ratios
+    cachesim_ratios
+    [ -n "$cs_dir" ] && rm -rf "$cs_dir"
 }
 
 # sim_once THREADS: one run of the bench; sets sim_rate and sim_requests.
@@ -166,6 +175,62 @@ bare_lru_ratios() {
     [ $# = 2 ] && echo "the two bare LRU runs: $1 M and $2 M requests per second" \
         "($(awk -v a="$1" -v b="$2" 'BEGIN { d = a > b ? a / b : b / a; printf "%.0f", (d - 1) * 100 }')%" \
         "apart: the machine's speed drifted that much during the bench)"
+}
+
+# cachesim_setup: libCacheSim's own simulator, when there is one: $CACHESIM,
+# or `cachesim` on the PATH (libCacheSim is not packaged: build it from its
+# sources). It replays an LRU over a trace of the same kind as the bare
+# LRU's (gen_trace: Zipf 0.99 over 1 M objects, oracleGeneral, 20 M
+# requests), sizes ignored, 100,000 items; the figure is its own
+# "throughput" line. Sets cachesim (the binary or "") and cs_trace.
+cachesim_setup() {
+    cachesim=${CACHESIM:-$(command -v cachesim 2>/dev/null || true)}
+    cs_trace="" cs_dir=""
+    if [ -z "$cachesim" ] || [ ! -x "$cachesim" ] || [ ! -x "$bench/gen_trace" ]; then
+        echo "libCacheSim: not compared (build its cachesim from libCacheSim's sources, then" \
+            "make bench CACHESIM=/path/to/cachesim)"
+        cachesim=""
+        return
+    fi
+    # its own folder: cachesim writes a results file beside the trace
+    cs_dir=$(mktemp -d "${TMPDIR:-/tmp}/ringsim-bench-cachesim.XXXXXX") || cs_dir=""
+    cs_trace="$cs_dir/trace.bin"
+    if [ -z "$cs_dir" ] || ! "$bench/gen_trace" "$cs_trace" 20000000 1000000 0.99 100000 >/dev/null; then
+        echo "libCacheSim: not compared (gen_trace could not write its trace)"
+        [ -n "$cs_dir" ] && rm -rf "$cs_dir"
+        cachesim="" cs_trace="" cs_dir=""
+    fi
+}
+
+# cachesim_once: libCacheSim's LRU right after a simulation run; sets cs_rate.
+# A cachesim that fails or prints no figure is reported, not fatal: it is a
+# comparison, not part of ringsim.
+cachesim_once() {
+    [ -n "$cachesim" ] || return 0
+    cs_log="$cs_dir/cachesim.log"
+    (cd "$cs_dir" && "$cachesim" "$cs_trace" oracleGeneral lru 100000 \
+        --ignore-obj-size=1 --num-thread=1) >"$cs_log" 2>&1
+    cs_status=$?
+    cs_rate=$(sed -n 's/.*throughput \([0-9.]*\) MQPS.*/\1/p' "$cs_log" | tail -n 1)
+    if [ -n "$cs_rate" ]; then
+        echo "libCacheSim's cachesim LRU after it, 20 M requests of the same kind (100,000" \
+            "items, sizes ignored): $cs_rate M requests per second"
+    else
+        echo "libCacheSim: $cachesim printed no throughput (exit status $cs_status):" \
+            "$(tail -n 1 "$cs_log")"
+    fi
+}
+
+# cachesim_ratios: each simulation run's speed over libCacheSim's right after
+# it, and libCacheSim's over the bare LRU's of the same round.
+cachesim_ratios() {
+    for threads in 1 2; do
+        eval "r=\${sim_rate_$threads:-} c=\${cs_rate_$threads:-} l=\${lru_rate_$threads:-}"
+        [ -n "$r" ] && [ -n "$c" ] || continue
+        echo "simulation / libCacheSim's LRU, --threads $threads:" \
+            "$(awk -v a="$r" -v b="$c" 'BEGIN { printf "%.2f", a / b }') ($r M / $c M requests per second);" \
+            "libCacheSim's LRU / bare LRU: $([ -n "$l" ] && awk -v a="$c" -v b="$l" 'BEGIN { printf "%.3f", a / b }')"
+    done
 }
 
 # --- instructions: what a request costs, counted rather than timed. valgrind's
