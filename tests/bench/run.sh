@@ -94,7 +94,7 @@ section_sim() {
         else
             echo "-- --threads 2: a helper thread draws the random streams ahead (sim/ahead.h)"
         fi
-        sim_once $threads || return
+        sim_once $threads || { cachesim_cleanup; return; }
         eval "sim_rate_$threads=\$sim_rate sim_cpu_rate_$threads=\$sim_cpu_rate"
         lru_rate=""
         bare_lru "$sim_requests"
@@ -106,7 +106,7 @@ section_sim() {
     echo
     bare_lru_ratios
     cachesim_ratios
-    [ -n "$cs_dir" ] && rm -rf "$cs_dir"
+    cachesim_cleanup
 }
 
 # sim_once THREADS: one run of the bench; sets sim_rate and sim_requests.
@@ -182,7 +182,8 @@ bare_lru_ratios() {
 # sources). It replays an LRU over a trace of the same kind as the bare
 # LRU's (gen_trace: Zipf 0.99 over 1 M objects, oracleGeneral, 20 M
 # requests), sizes ignored, 100,000 items; the figure is its own
-# "throughput" line. Sets cachesim (the binary or "") and cs_trace.
+# "throughput" line. Sets cachesim (the binary or ""), cs_dir (its folder,
+# removed by cachesim_cleanup) and cs_trace.
 cachesim_setup() {
     cachesim=${CACHESIM:-$(command -v cachesim 2>/dev/null || true)}
     cs_trace="" cs_dir=""
@@ -200,6 +201,13 @@ cachesim_setup() {
         [ -n "$cs_dir" ] && rm -rf "$cs_dir"
         cachesim="" cs_trace="" cs_dir=""
     fi
+}
+
+cachesim_cleanup() {
+    if [ -n "$cs_dir" ]; then
+        rm -rf "$cs_dir"
+    fi
+    cs_dir=""
 }
 
 # cachesim_once: libCacheSim's LRU right after a simulation run; sets cs_rate.
