@@ -37,6 +37,8 @@ heading() {
 # seconds since the epoch with fractions (date +%s.%N on GNU systems)
 now() { date +%s.%N; }
 elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", b - a }'; }
+# ratio A B DIGITS: A / B with that many decimals
+ratio() { awk -v a="$1" -v b="$2" -v d="$3" 'BEGIN { printf "%." d "f", a / b }'; }
 
 # --- placement: every benchmark binary in $bench (bench_place, bench_hash, ...)
 section_placement() {
@@ -105,7 +107,6 @@ section_sim() {
     done
     echo
     bare_lru_ratios
-    cachesim_ratios
     cachesim_cleanup
 }
 
@@ -159,16 +160,25 @@ bare_lru() {
 }
 
 # bare_lru_ratios: each simulation run's speed over the bare LRU's right
-# after it, a ratio that moves far less across machines than either figure;
-# and how far the two bare LRU figures lie apart (the machine's drift during
-# the bench).
+# after it, a ratio that moves far less across machines than either figure
+# (and over libCacheSim's, with libCacheSim's over the bare LRU's, when
+# cachesim ran); and how far the two bare LRU figures lie apart (the
+# machine's drift during the bench).
 bare_lru_ratios() {
     for threads in 1 2; do
-        eval "r=\${sim_rate_$threads:-} l=\${lru_rate_$threads:-}"
-        [ -n "$r" ] && [ -n "$l" ] || continue
-        echo "simulation / bare LRU, --threads $threads:" \
-            "$(awk -v a="$r" -v b="$l" 'BEGIN { printf "%.3f", a / b }')" \
-            "($r M / $l M requests per second)"
+        eval "r=\${sim_rate_$threads:-} l=\${lru_rate_$threads:-} c=\${cs_rate_$threads:-}"
+        [ -n "$r" ] || continue
+        if [ -n "$l" ]; then
+            echo "simulation / bare LRU, --threads $threads:" \
+                "$(ratio "$r" "$l" 3) ($r M / $l M requests per second)"
+        fi
+        # libCacheSim's LRU right after the bare LRU (cachesim_once), when it ran
+        if [ -n "$c" ]; then
+            line="simulation / libCacheSim's LRU, --threads $threads: $(ratio "$r" "$c" 2)"
+            line="$line ($r M / $c M requests per second)"
+            [ -n "$l" ] && line="$line; libCacheSim's LRU / bare LRU: $(ratio "$c" "$l" 3)"
+            echo "$line"
+        fi
     done
     # shellcheck disable=SC2086 # the list of figures, split on purpose
     set -- $lru_rates
@@ -227,18 +237,6 @@ cachesim_once() {
         echo "libCacheSim: $cachesim printed no throughput (exit status $cs_status):" \
             "$(tail -n 1 "$cs_log")"
     fi
-}
-
-# cachesim_ratios: each simulation run's speed over libCacheSim's right after
-# it, and libCacheSim's over the bare LRU's of the same round.
-cachesim_ratios() {
-    for threads in 1 2; do
-        eval "r=\${sim_rate_$threads:-} c=\${cs_rate_$threads:-} l=\${lru_rate_$threads:-}"
-        [ -n "$r" ] && [ -n "$c" ] || continue
-        echo "simulation / libCacheSim's LRU, --threads $threads:" \
-            "$(awk -v a="$r" -v b="$c" 'BEGIN { printf "%.2f", a / b }') ($r M / $c M requests per second);" \
-            "libCacheSim's LRU / bare LRU: $([ -n "$l" ] && awk -v a="$c" -v b="$l" 'BEGIN { printf "%.3f", a / b }')"
-    done
 }
 
 # --- instructions: what a request costs, counted rather than timed. valgrind's
@@ -303,8 +301,8 @@ section_instructions() {
         "last-level data misses a request"
     echo "bare LRU (400,000 requests of replay): $li instructions, $ld first-level and $ll last-level" \
         "data misses a request"
-    echo "simulation / bare LRU: $(awk -v a="$si" -v b="$li" 'BEGIN { printf "%.1f", a / b }') times" \
-        "the instructions, $(awk -v a="$sd" -v b="$ld" 'BEGIN { printf "%.1f", a / b }') times the" \
+    echo "simulation / bare LRU: $(ratio "$si" "$li" 1) times" \
+        "the instructions, $(ratio "$sd" "$ld" 1) times the" \
         "first-level misses"
     echo "where the simulation's instructions go (a request; source file: function, as inlined):"
     cg_diff "$dir/sim2.cg" "$dir/sim12.cg" >"$dir/diff.cg" 2>/dev/null &&
@@ -389,10 +387,10 @@ section_trace() {
     sim_rate=${sim_rate_1:-} sim_cpu_rate=${sim_cpu_rate_1:-}
     [ -n "$sim_rate" ] || sim_once 1 >/dev/null
     echo "simulated requests per second: trace $trace_rate M, synthetic $sim_rate M" \
-        "(trace / synthetic: $(awk -v a="$trace_rate" -v b="$sim_rate" 'BEGIN { printf "%.2f", a / b }'))"
+        "(trace / synthetic: $(ratio "$trace_rate" "$sim_rate" 2))"
     if [ -n "$trace_cpu_rate" ] && [ -n "${sim_cpu_rate:-}" ]; then
         echo "per CPU second: trace $trace_cpu_rate M, synthetic $sim_cpu_rate M" \
-            "(trace / synthetic: $(awk -v a="$trace_cpu_rate" -v b="$sim_cpu_rate" 'BEGIN { printf "%.2f", a / b }'))"
+            "(trace / synthetic: $(ratio "$trace_cpu_rate" "$sim_cpu_rate" 2))"
     fi
     for run in first20m trace; do
         keys=$(sqlite3 "$dir/$run.db" "SELECT detail FROM events WHERE kind = 'trace_end'" 2>/dev/null |
