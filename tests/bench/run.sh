@@ -197,9 +197,14 @@ bare_lru_ratios() {
 cachesim_setup() {
     cachesim=${CACHESIM:-$(command -v cachesim 2>/dev/null || true)}
     cs_trace="" cs_dir=""
-    if [ -z "$cachesim" ] || [ ! -x "$cachesim" ] || [ ! -x "$bench/gen_trace" ]; then
+    if [ -z "$cachesim" ] || [ ! -x "$cachesim" ]; then
         echo "libCacheSim: not compared (build its cachesim from libCacheSim's sources, then" \
             "make bench CACHESIM=/path/to/cachesim)"
+        cachesim=""
+        return
+    fi
+    if [ ! -x "$bench/gen_trace" ]; then
+        echo "libCacheSim: not compared (needs $bench/gen_trace for its trace)"
         cachesim=""
         return
     fi

@@ -169,6 +169,16 @@ static void test_fifo_single_server(void **state)
  * it does): admissions and refusals against a plain reference — c servers,
  * each job starts at max(arrival, the earliest free server), refused when
  * max_queue jobs wait. */
+/* The reference queues' server: the one free earliest (the first of ties). */
+static size_t earliest_free(const int64_t *free_at, size_t servers)
+{
+    size_t m = 0;
+    for (size_t k = 1; k < servers; k++)
+        if (free_at[k] < free_at[m])
+            m = k;
+    return m;
+}
+
 static void test_fifo_grows_against_reference(void **state)
 {
     (void)state;
@@ -185,10 +195,7 @@ static void test_fifo_grows_against_reference(void **state)
         /* bursts that queue hundreds, then quiet spells that drain them */
         t += (i / 5000) % 2 ? (int64_t)rng_below(&r, 400) : (int64_t)rng_below(&r, 10);
         int64_t svc = 1 + (int64_t)rng_below(&r, 100);
-        size_t m = 0;
-        for (size_t k = 1; k < C; k++)
-            if (free_at[k] < free_at[m])
-                m = k;
+        size_t m = earliest_free(free_at, C);
         int64_t want = MAX(t, free_at[m]);
         size_t waiting = 0;
         for (size_t k = 0; k < n_starts; k++)
@@ -231,6 +238,7 @@ static void test_fifo_heap_against_reference(void **state)
         struct fifo q;
         assert_int_equal(fifo_init(&q, c, 1u << 20), 0);
         int64_t *free_at = calloc(c, sizeof(int64_t));
+        assert_non_null(free_at);
         struct rng r;
         rng_init(&r, 11 + c, "fifo heap");
         int64_t t = 0;
@@ -238,10 +246,7 @@ static void test_fifo_heap_against_reference(void **state)
             /* busy stretches (every server taken) and quiet ones, ties included */
             t += (i / 2000) % 2 ? (int64_t)rng_below(&r, 50) : (int64_t)rng_below(&r, 3);
             int64_t svc = (int64_t)rng_below(&r, 40 * c + 1);
-            uint32_t m = 0;
-            for (uint32_t k = 1; k < c; k++)
-                if (free_at[k] < free_at[m])
-                    m = k;
+            size_t m = earliest_free(free_at, c);
             int64_t want = MAX(t, free_at[m]), st, dn;
             assert_int_equal(fifo_admit(&q, t, svc, &st, &dn), 0);
             if (st != want || dn != want + svc)
