@@ -209,20 +209,25 @@ cachesim_setup() {
         return
     fi
     # its own folder: cachesim writes a results file beside the trace
-    cs_dir=$(mktemp -d "${TMPDIR:-/tmp}/ringsim-bench-cachesim.XXXXXX") || cs_dir=""
+    if ! cs_dir=$(mktemp -d "${TMPDIR:-/tmp}/ringsim-bench-cachesim.XXXXXX"); then
+        echo "libCacheSim: not compared (no temporary folder for its trace)"
+        cachesim_cleanup
+        return
+    fi
     cs_trace="$cs_dir/trace.bin"
-    if [ -z "$cs_dir" ] || ! "$bench/gen_trace" "$cs_trace" 20000000 1000000 0.99 100000 >/dev/null; then
+    if ! "$bench/gen_trace" "$cs_trace" 20000000 1000000 0.99 100000 >/dev/null; then
         echo "libCacheSim: not compared (gen_trace could not write its trace)"
-        [ -n "$cs_dir" ] && rm -rf "$cs_dir"
-        cachesim="" cs_trace="" cs_dir=""
+        cachesim_cleanup
     fi
 }
 
+# cachesim_cleanup: removes cachesim_setup's folder; libCacheSim is then not
+# compared (cachesim_once does nothing) until the next cachesim_setup.
 cachesim_cleanup() {
     if [ -n "$cs_dir" ]; then
         rm -rf "$cs_dir"
     fi
-    cs_dir=""
+    cachesim="" cs_trace="" cs_dir=""
 }
 
 # cachesim_once: libCacheSim's LRU right after a simulation run; sets cs_rate.

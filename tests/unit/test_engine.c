@@ -165,10 +165,6 @@ static void test_fifo_single_server(void **state)
     fifo_deinit(&q);
 }
 
-/* The waiting room grows past its first allocation (and wraps around while
- * it does): admissions and refusals against a plain reference — c servers,
- * each job starts at max(arrival, the earliest free server), refused when
- * max_queue jobs wait. */
 /* The reference queues' server: the one free earliest (the first of ties). */
 static size_t earliest_free(const int64_t *free_at, size_t servers)
 {
@@ -179,6 +175,10 @@ static size_t earliest_free(const int64_t *free_at, size_t servers)
     return m;
 }
 
+/* The waiting room grows past its first allocation (and wraps around while
+ * it does): admissions and refusals against a plain reference — c servers,
+ * each job starts at max(arrival, the earliest free server), refused when
+ * max_queue jobs wait. */
 static void test_fifo_grows_against_reference(void **state)
 {
     (void)state;
