@@ -493,8 +493,11 @@ void client_node_op_done(struct sim *s, uint32_t r, uint32_t b)
     (void)b;
     struct req *q = R(s, r);
     struct node *n = &s->nodes[q->node];
-    if (n->incarnation != q->incarnation)
+    if (n->incarnation != q->incarnation) {
+        if (q->kind == RQ_COPY)
+            transfer_copy_lost(s, r);
         return; /* the node crashed or left: the operation was lost */
+    }
     if (UNLIKELY(s->mg) && migrate_op(s, r))
         return; /* ASK or MOVED: a slot being migrated, or handed over */
     if (q->kind == RQ_INVALIDATE) {
@@ -521,8 +524,6 @@ void client_node_op_done(struct sim *s, uint32_t r, uint32_t b)
     struct store_set_result res = store_set(&n->store, q->key, q->version,
                                             keyspace_item_bytes(&s->wl->ks, q->key),
                                             ttl ? now + ttl : 0, now, mode);
-    if (q->kind == RQ_COPY)
-        transfer_landed(s, r, res.stored);
     if (res.stored && q->version < db_version(s->db, q->key)) {
         TK(s)->stale_overwrites++;
         if (res.replaced && res.old_version > q->version)
@@ -530,6 +531,8 @@ void client_node_op_done(struct sim *s, uint32_t r, uint32_t b)
         if (s->cl->stale_logged++ < STALE_LOG_MAX)
             log_stale(s, q, n, &res);
     }
+    if (q->kind == RQ_COPY) /* last: it may finish the transfer (a new epoch, a node gone) */
+        transfer_landed(s, r, res.stored);
 }
 
 /* Fills the read's fill node with version (if the read fills at all). */

@@ -7,6 +7,7 @@
 
 #include "models/membership.h"
 #include "models/node.h"
+#include "models/transfer.h"
 
 int net_create(struct sim *s)
 {
@@ -233,6 +234,8 @@ static void op_arrives(struct sim *s, uint32_t r, uint32_t node, int64_t t_arriv
         if (kind == EVK_MIGRATE_READ || kind == EVK_MIGRATE_LAND) { /* the migration retries */
             q->flags |= RQF_FAILED;
             req_schedule(&s->eng, r, t_arrive, kind);
+        } else if (q->kind == RQ_COPY_READ || q->kind == RQ_COPY) {
+            transfer_copy_lost(s, r); /* its transfer stops waiting for it */
         }
         return; /* lost or refused: nothing changes at the node */
     }

@@ -13,10 +13,14 @@
  * refuses is tried again at the next step). The node enters the ring
  * (a new epoch) when the keys it holds carry `until_hit_rate` of the
  * request probability of the keys it will own — the share of its future
- * GETs that would hit — or when the list is done, or at `max_wait`.
+ * GETs that would hit — or when the list is done and every copy started
+ * has landed (or was lost), or at `max_wait`.
  * Drain (remove_node drain): the leaving node's items, most recently used
  * first, go to their next owners the same way (from the leaving node's
- * cache); it leaves when they are done or at `max_wait`.
+ * cache); it leaves when every copy has landed, or at `max_wait`. A copy
+ * takes a read through the source's queue and a set through the
+ * destination's, so at a high rate the last copies land well after the
+ * last one started: the node stays a member, serving, until they have.
  *
  * A write committed meanwhile to a key being moved also invalidates it at
  * the key's destination (transfers_on_write), so a copy made before the
@@ -26,6 +30,7 @@
  */
 #include "models/transfer.h"
 
+#include <assert.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -223,19 +228,25 @@ static void finish(struct sim *s, struct transfer *t, const char *why)
     struct node *n = &s->nodes[t->node];
     char detail[300];
     double share = t->join ? hit_share(s, t) : 0;
+    char lost[96] = ""; /* said only when some were */
+    if (t->lost)
+        snprintf(lost, sizeof lost, " (%lld lost: refused by a full queue or at a node gone down)",
+                 (long long)t->lost);
+    if (t->lost && !strcmp(why, "every key copied"))
+        why = "every key tried";
     if (t->join) {
         snprintf(detail, sizeof detail, "add_node %s (warmed: %lld copies, %.1f%% of its GETs "
                  "would hit; %s)", n->id, (long long)t->copies, 100 * share, why);
         membership_set_member(s, t->node, true);
-        sim_event(s, "warm_done", n->id, "%lld copies, %.1f%% of its GETs would hit; %s",
-                  (long long)t->copies, 100 * share, why);
+        sim_event(s, "warm_done", n->id, "%lld copies%s, %.1f%% of its GETs would hit; %s",
+                  (long long)t->copies, lost, 100 * share, why);
     } else {
         snprintf(detail, sizeof detail, "remove_node %s (drained: %lld copies; %s)", n->id,
                  (long long)t->copies, why);
         node_leave(s, n);
         membership_set_member(s, t->node, false);
         health_node_left(s, t->node);
-        sim_event(s, "drain_done", n->id, "%lld copies; %s", (long long)t->copies, why);
+        sim_event(s, "drain_done", n->id, "%lld copies%s; %s", (long long)t->copies, lost, why);
     }
     membership_change(s, detail);
     /* its placement stays until the run ends: copies in flight still land */
@@ -290,7 +301,18 @@ static enum copy_result copy_one(struct sim *s, struct transfer *t, uint32_t i)
         net_send_op(s, r, src);
     }
     req_put(&s->eng, r);
+    t->in_flight++;
     return COPY_STARTED;
+}
+
+/* A copy of t ended (landed, lost, or nothing to copy). The last one of a
+ * finished list finishes the transfer. */
+static void copy_over(struct sim *s, struct transfer *t)
+{
+    assert(t->in_flight > 0);
+    t->in_flight--;
+    if (t->active && t->listed && !t->in_flight)
+        finish(s, t, "every key copied");
 }
 
 void transfer_step(struct sim *s, uint32_t id)
@@ -309,8 +331,10 @@ void transfer_step(struct sim *s, uint32_t id)
         finish(s, t, "reached until_hit_rate");
         return;
     }
-    if (t->next >= t->n) { /* the last copies are in flight: they land after */
-        finish(s, t, "every key copied");
+    if (t->next >= t->n) { /* the last copies may be in flight: the last to end finishes */
+        t->listed = true;
+        if (!t->in_flight)
+            finish(s, t, "every key copied");
         return;
     }
     /* the k-th attempt starts k / rate after the start (refused ones count) */
@@ -330,8 +354,10 @@ void transfer_copy_read(struct sim *s, uint32_t r)
     struct req *q = req_at(&s->eng, r);
     struct transfer *t = &s->tr->t[q->redirect];
     uint32_t dest = destination(s, t, q->key);
-    if (dest == PLACE_NONE || s->nodes[dest].state != NODE_UP)
+    if (dest == PLACE_NONE || s->nodes[dest].state != NODE_UP) {
+        copy_over(s, t);
         return; /* it does not move any more */
+    }
     if (q->fill_node == PLACE_NONE) { /* from the database: fresh */
         db_read_done(s, q->t_db_ns);
         t->db_reads++;
@@ -341,8 +367,10 @@ void transfer_copy_read(struct sim *s, uint32_t r)
         struct node *n = &s->nodes[q->fill_node];
         const struct item *it =
             n->state == NODE_UP ? store_get(&n->store, q->key, s->eng.now_ns, false) : NULL;
-        if (!it)
+        if (!it) {
+            copy_over(s, t);
             return; /* gone meanwhile: nothing to copy */
+        }
         q->version = it->version;
     }
     q->kind = RQ_COPY;
@@ -355,7 +383,19 @@ void transfer_landed(struct sim *s, uint32_t r, bool stored)
     if (stored) {
         t->copies++;
         s->tr->copies_tick++;
+        /* every copy started: only landings move the share now */
+        if (t->join && t->active && t->listed && t->copies % PROGRESS_EVERY == 0
+            && hit_share(s, t) >= t->until_hit_rate)
+            finish(s, t, "reached until_hit_rate");
     }
+    copy_over(s, t);
+}
+
+void transfer_copy_lost(struct sim *s, uint32_t r)
+{
+    struct transfer *t = &s->tr->t[req_at(&s->eng, r)->redirect];
+    t->lost++;
+    copy_over(s, t);
 }
 
 void transfers_on_write(struct sim *s, uint32_t key)

@@ -28,9 +28,12 @@ struct transfer {
     const uint64_t *pos;       /* key positions under the current routing (NULL: key_rec) */
     uint32_t *keys, *from;   /* what to copy, most recently used first, and where it is */
     uint32_t n, next;
+    uint32_t in_flight;      /* copies started and not yet landed or lost */
+    bool listed;             /* every key of the list started: done when in_flight is 0 */
     double future_mass;      /* join: request probability of the keys it will own */
     int64_t copies, db_reads;
     int64_t refused;         /* attempts the full database refused (tried again) */
+    int64_t lost;            /* copies a full queue refused or a node going down lost */
 };
 
 struct transfers {
@@ -58,6 +61,11 @@ void transfer_end(struct sim *s, uint32_t id);
 void transfer_copy_read(struct sim *s, uint32_t r);
 /* A copy landed at its destination (stored or not). */
 void transfer_landed(struct sim *s, uint32_t r, bool stored);
+/* A copy (RQ_COPY_READ or RQ_COPY) was lost on the way: a queue refused
+ * it, or the node it was at crashed or left. Every copy started ends in
+ * exactly one of transfer_landed, transfer_copy_lost or transfer_copy_read
+ * finding nothing to copy; the transfer waits for the last one. */
+void transfer_copy_lost(struct sim *s, uint32_t r);
 
 /* A write of key committed: each transfer moving the key invalidates it at
  * the key's destination too. */

@@ -72,6 +72,7 @@ struct timeline {
     struct members m;
     struct place_params p;
     bool check_placement;   /* routing is valid and nothing about nodes was reported */
+    bool algo_known;        /* p.algo is the scenario's: no value of it was rejected */
     size_t errs_before;     /* L->n_errs when the walk started */
     struct place_member *buf; /* the live members, for the library */
     /* the run: its start (an event index, or SIZE_MAX for the nodes at time 0,
@@ -202,11 +203,11 @@ static bool routing_params(struct loader *L, struct place_params *p)
     const struct routing_cfg *r = &L->s->routing;
     const void *fields[] = {&r->algorithm, &r->hash, &r->vnodes, &r->point_format,
                             &r->node_key_address, &r->load_factor, &r->table_size};
+    scenario_place_params(L->s, p); /* the good ones hold for the later checks */
     for (size_t i = 0; i < ARRAY_LEN(fields); i++)
         if (!good(L, fields[i]))
             return false;
     char msg[256];
-    scenario_place_params(L->s, p);
     enum place_fault f = placement_check_params(p, msg, sizeof msg);
     if (f != PLACE_OK)
         report_path(L, fault_path(f, p->algo) ? fault_path(f, p->algo) : "routing", "%s", msg);
@@ -381,6 +382,8 @@ static void check_migration(struct timeline *tl, size_t i)
     const struct slot_sel *sel = &ev->migrate.slots;
     char path[96], t[32];
     format_duration(ev->at_ns, t, sizeof t);
+    if (!tl->algo_known)
+        return; /* a rejected algorithm: reported, nothing to check against */
     if (tl->p.algo != PLACE_SLOTS) {
         snprintf(path, sizeof path, "events.%zu.migrate_slots", i);
         report_path(L, path, "migrate_slots moves the slots of routing.algorithm slots, and the "
@@ -476,7 +479,7 @@ static bool apply_event(struct timeline *tl, const struct event_cfg *ev, size_t 
         tl->joined = member_join(m, ev->node, ev->address, ev->weight, ev->zone);
         if (ev->has_take_slots && !ev->take_slots && good(L, &ev->take_slots)) {
             snprintf(path, sizeof path, "events.%zu.add_node.take_slots", i);
-            if (tl->p.algo != PLACE_SLOTS)
+            if (tl->algo_known && tl->p.algo != PLACE_SLOTS)
                 report_path(L, path, "take_slots: false is for routing.algorithm slots (a node "
                             "that joins holding no slot), and the routing is %s at %s; remove it",
                             place_algo_name(tl->p.algo), t);
@@ -520,7 +523,7 @@ static bool apply_event(struct timeline *tl, const struct event_cfg *ev, size_t 
         x->weight = ev->weight;
         return good(L, &ev->weight);
     case EV_SET_VNODES:
-        if (tl->p.algo != PLACE_RING && tl->p.algo != PLACE_BOUNDED) {
+        if (tl->algo_known && tl->p.algo != PLACE_RING && tl->p.algo != PLACE_BOUNDED) {
             snprintf(path, sizeof path, "events.%zu.set_vnodes", i);
             report_path(L, path, "a node's own vnodes need routing.algorithm ring or bounded "
                         "(it is %s at %s)", place_algo_name(tl->p.algo), t);
@@ -559,7 +562,7 @@ static void check_replicas(struct timeline *tl, const char *path, const char *t)
     uint32_t r = tl->L->s->routing.replicas;
     if (r <= 1 || !good(tl->L, &tl->L->s->routing.replicas))
         return;
-    if (tl->p.algo == PLACE_BOUNDED)
+    if (tl->algo_known && tl->p.algo == PLACE_BOUNDED)
         report_path(tl->L, path, "routing.replicas %u needs an algorithm that places a key by "
                     "its position alone; under bounded loads the owner depends on the load (at %s)",
                     r, t);
@@ -572,7 +575,8 @@ static void check_replicas(struct timeline *tl, const char *path, const char *t)
 static void check_fencing(struct timeline *tl, const char *path, const char *t)
 {
     const struct routing_cfg *r = &tl->L->s->routing;
-    if (r->fencing == FENCE_NONE || tl->p.algo != PLACE_BOUNDED || !good(tl->L, &r->fencing))
+    if (r->fencing == FENCE_NONE || !tl->algo_known || tl->p.algo != PLACE_BOUNDED
+        || !good(tl->L, &r->fencing))
         return;
     report_path(tl->L, path, "routing.fencing %s needs a node to know a key's owner, and under "
                 "bounded loads the owner depends on the load of the moment (%s); use fencing: "
@@ -584,19 +588,35 @@ static void check_fencing(struct timeline *tl, const char *path, const char *t)
 static bool apply_routing(struct timeline *tl, const struct event_cfg *ev, size_t i, const char *t)
 {
     const struct routing_change *c = &ev->routing;
+    struct loader *L = tl->L;
     char path[96], msg[256];
-    if (c->has_algorithm)
-        tl->p.algo = c->algorithm;
-    if (c->has_hash)
-        tl->p.hash = c->hash;
-    if (c->has_vnodes)
-        tl->p.vnodes = c->vnodes;
-    if (c->has_point_format)
-        tl->p.point_format = c->point_format;
-    if (c->has_node_key)
-        tl->p.node_key_address = c->node_key_address;
+    /* a value binding rejected is reported already: it changes nothing here,
+     * and what depends on it is not checked (one mistake, one message) */
+    bool ok = true;
+    if (c->has_algorithm) {
+        tl->algo_known = good(L, &c->algorithm);
+        if (tl->algo_known)
+            tl->p.algo = c->algorithm;
+        ok = ok && tl->algo_known;
+    }
+#define APPLY(has, field, to)            \
+    if (c->has) {                        \
+        if (good(L, &c->field))          \
+            tl->p.to = c->field;         \
+        else                             \
+            ok = false;                  \
+    }
+    APPLY(has_hash, hash, hash)
+    APPLY(has_vnodes, vnodes, vnodes)
+    APPLY(has_point_format, point_format, point_format)
+    APPLY(has_node_key, node_key_address, node_key_address)
+#undef APPLY
     snprintf(path, sizeof path, "events.%zu.set_routing", i);
     check_fencing(tl, path, t);
+    if (!ok) {
+        tl->check_placement = false;
+        return false;
+    }
     enum place_fault f = placement_check_params(&tl->p, msg, sizeof msg);
     if (f != PLACE_OK) {
         report_path(tl->L, path, "%s (the routing from %s)", msg, t);
@@ -611,6 +631,7 @@ void check_membership(struct loader *L, const struct ev_ref *order, size_t n, bo
     struct scenario *s = L->s;
     struct timeline tl = {.L = L, .errs_before = L->n_errs};
     tl.check_placement = routing_params(L, &tl.p) && nodes_ok;
+    tl.algo_known = good(L, &s->routing.algorithm);
     tl.buf = xcalloc(s->n_nodes + s->n_events + 1, sizeof *tl.buf);
     tl.added_member = xcalloc(s->n_events + 1, sizeof *tl.added_member);
     tl.added_event = xcalloc(s->n_events + 1, sizeof *tl.added_event);

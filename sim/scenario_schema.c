@@ -461,7 +461,10 @@ static const struct section output_section = {
 #define WM struct warm_cfg
 static const struct key warm_keys[] = {
     {"rate", KT_NUMBER, F(WM, rate), .flags = K_REQUIRED, ABOVE_UPTO(0, 1e9),
-     .doc = "Keys copied per second."},
+     .doc = "Keys copied per second. Each copy is a read through the source's queue and a set "
+            "through the new node's; one a full queue refuses is lost (counted in `warm_done`), "
+            "so a rate above what the queues drain costs copies and the GETs queued behind "
+            "them."},
     {"source", KT_ENUM, F(WM, source), .def = "owners", .names = warm_source_names,
      .doc = "Where copies come from: the keys' current owners' caches, or the database (which "
             "costs database reads)."},
@@ -469,7 +472,8 @@ static const struct key warm_keys[] = {
      .doc = "The node enters the ring when the keys it holds would answer this share of its "
             "future GETs."},
     {"max_wait", KT_DURATION, F(WM, max_wait_ns), .def = "120s", ABOVE(0),
-     .doc = "It enters at the latest this long after the event."},
+     .doc = "It enters at the latest this long after the event; otherwise once every copy "
+            "started has landed (or was lost)."},
 };
 #undef WM
 static const struct section warm_section = {
@@ -480,9 +484,13 @@ static const struct section warm_section = {
 #define DR struct drain_cfg
 static const struct key drain_keys[] = {
     {"rate", KT_NUMBER, F(DR, rate), .flags = K_REQUIRED, ABOVE_UPTO(0, 1e9),
-     .doc = "Keys copied per second."},
+     .doc = "Keys copied per second. Each copy is a read through the leaving node's queue and a "
+            "set through the next owner's; one a full queue refuses is lost (counted in "
+            "`drain_done`): a rate far above what the queues drain loses copies and delays "
+            "the GETs queued behind them."},
     {"max_wait", KT_DURATION, F(DR, max_wait_ns), .def = "120s", ABOVE(0),
-     .doc = "It leaves at the latest this long after the event."},
+     .doc = "It leaves at the latest this long after the event; otherwise once every copy "
+            "started has landed (or was lost), still serving GETs until then."},
 };
 #undef DR
 static const struct section drain_section = {

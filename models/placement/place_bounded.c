@@ -5,6 +5,7 @@
  * ketama, bounded) walk their sorted points; the others take their
  * successors' order (placement_successors), or the owner alone.
  */
+#include <float.h>
 #include <math.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -37,6 +38,20 @@ uint32_t placement_lookup_bounded(const struct placement *pl, uint64_t pos,
         if (load[order[i]] < cap)
             return order[i];
     return k ? order[0] : PLACE_NONE;
+}
+
+uint32_t placement_bounded_cap(double load_factor, uint64_t count, size_t n)
+{
+    if (!n)
+        return 0;
+    double x = load_factor * (double)count / (double)n;
+    /* The decimal load factor's rounding to binary, the product's and the
+     * quotient's err by at most 3.3 parts in 10^16 of x together: an x that
+     * close above a whole number is that number. (A load factor of d
+     * decimals lands that close without being on it only when
+     * load_factor x count passes 10^(15 - d).) */
+    double cap = ceil(x - x * (4 * DBL_EPSILON));
+    return cap >= (double)UINT32_MAX ? UINT32_MAX : (uint32_t)cap;
 }
 
 /* HAProxy and Envoy: the cluster's slots, ceil((total + 1) * factor% / 100). */
@@ -123,9 +138,7 @@ uint32_t placement_lookup_bounded_by(const struct placement *pl, uint64_t pos,
     double c = pl->params.load_factor >= 1.0 ? pl->params.load_factor
                                              : PLACE_DEFAULT_LOAD_FACTOR;
     if (rule == PLACE_BOUNDED_PAPER || !pl->bounded_w) {
-        double cap = ceil(c * (double)(total + 1) / (double)n);
-        return placement_lookup_bounded(pl, pos, load,
-                                        cap >= (double)UINT32_MAX ? UINT32_MAX : (uint32_t)cap);
+        return placement_lookup_bounded(pl, pos, load, placement_bounded_cap(c, total + 1, n));
     }
     uint64_t tot = total_slots(pl, total);
     if (rule == PLACE_BOUNDED_ENVOY)
@@ -155,8 +168,7 @@ void placement_assign_bounded(const struct placement *pl, const uint64_t *pos, s
     size_t n = pl->n_members;
     double c = pl->params.load_factor >= 1.0 ? pl->params.load_factor
                                              : PLACE_DEFAULT_LOAD_FACTOR;
-    double capd = n ? ceil(c * (double)count / (double)n) : 0;
-    uint32_t cap = capd >= (double)UINT32_MAX ? UINT32_MAX : (uint32_t)capd;
+    uint32_t cap = placement_bounded_cap(c, count, n);
     for (size_t i = 0; i < count; i++) {
         uint32_t o = n ? placement_lookup_bounded(pl, pos[i], load, cap) : PLACE_NONE;
         out[i] = o;

@@ -236,6 +236,12 @@ size_t placement_replicas(const struct placement *pl, uint64_t pos, const uint32
 uint32_t placement_lookup_bounded(const struct placement *pl, uint64_t pos,
                                   const uint32_t *load, uint32_t cap);
 
+/* ceil(load_factor * count / n) as the decimals mean it: a product that
+ * floating point puts a hair above a whole number (1.1 x 100000 / 4 =
+ * 27500.000000000004) rounds to that number, not the next. At most
+ * UINT32_MAX; 0 when n is 0. */
+uint32_t placement_bounded_cap(double load_factor, uint64_t count, size_t n);
+
 /* Which rule decides, in the dynamic form, that a node is full (the load
  * is requests in flight; total: in flight over the cluster before this one):
  *  - PAPER (Mirrokni, Thorup, Zadimoghaddam): every node's cap is

@@ -318,8 +318,7 @@ static uint32_t static_cap(const struct place_params *p, uint64_t count, size_t 
 {
     if (p->algo != PLACE_BOUNDED || !n)
         return 0;
-    double cap = ceil(p->load_factor * (double)count / (double)n);
-    return cap >= (double)UINT32_MAX ? UINT32_MAX : (uint32_t)cap;
+    return placement_bounded_cap(p->load_factor, count, n);
 }
 
 /* What the steps of one analysis share. */

@@ -293,11 +293,14 @@ static int parse_weights(const char *list, struct ring_opts *o)
     size_t entries = 0;
     while (*p) {
         size_t len = strcspn(p, ",");
-        const char *eq = memchr(p, '=', len);
         if (!len) { /* ",," or a trailing comma: nothing to set */
             p++;
             continue;
         }
+        const char *eq = NULL; /* the last '=': an id may hold one, a weight never */
+        for (size_t k = len; k-- > 0 && !eq;)
+            if (p[k] == '=')
+                eq = p + k;
         entries++;
         if (!eq || eq == p)
             return usage_error("--weights: entry \"%.*s\" is not ID=WEIGHT (e.g. A=2)",
@@ -309,6 +312,9 @@ static int parse_weights(const char *list, struct ring_opts *o)
             for (size_t i = 0; i < sides[s]->n; i++) {
                 struct ring_entry *e = &sides[s]->entries[i];
                 if (strlen(e->id) == id_len && !memcmp(e->id, p, id_len)) {
+                    if (e->weight)
+                        return usage_error("--weights: node \"%.*s\" is given twice",
+                                           (int)id_len, p);
                     e->weight = eq + 1; /* up to the next ',' (see ring_scenario) */
                     found = true;
                 }
@@ -627,7 +633,8 @@ static int parse_key_range(struct ring_opts *o)
     uint64_t u;
     const char *v = o->value[F_START];
     if (v && (parse_u64(v, &u) != 0 || u > (uint64_t)INT64_MAX - RING_MAX_COUNT))
-        return usage_error("--start: expected a non-negative integer, got \"%s\"", v);
+        return usage_error("--start: expected an integer from 0 to %llu, got \"%s\"",
+                           (unsigned long long)((uint64_t)INT64_MAX - RING_MAX_COUNT), v);
     o->start = v ? u : 0;
     v = o->value[F_COUNT];
     if (v && (parse_u64(v, &u) != 0 || u < 1 || u > RING_MAX_COUNT))

@@ -199,6 +199,12 @@ expect_match '"points_per_node":160,' "$T/o" "ketama: 160 points per node"
 # --- options -------------------------------------------------------------------
 expect_exit 0 "bounded caps" $R --algo bounded --load-factor 1.05 --vnodes 20 --count 30000 --nodes A,B,C --json
 expect_match '"cap":10500,' "$T/out" "bounded: cap ceil(1.05 x 30000 / 3)"
+expect_exit 0 "bounded cap of a decimal factor" $R --algo bounded --load-factor 1.1 --vnodes 64 \
+    --nodes A,B,C,D --json
+expect_match '"cap":27500,' "$T/out" "bounded: cap ceil(1.1 x 100000 / 4) = 27500, not 27501"
+expect_match '"before":\{"A":27500,"B":27500,' "$T/out" "bounded: the full nodes hold the cap"
+expect_exit 0 "an id holding '=' weighted" $R --weights 'a=b=2' --nodes 'a=b,B' --count 100 --json
+expect_match '"weights":\{"a=b":2,"B":1\}' "$T/out" "--weights splits at the last '='"
 expect_exit 0 "weights" $R --weights C=2 --nodes A,B,C --count 20000 --json
 expect_match '"weights":\{"A":1,"B":1,"C":2\}' "$T/out" "weights reported"
 expect_exit 0 "weights ignored by mod (note)" $R --algo mod --weights C=2 --count 1000
@@ -235,6 +241,9 @@ bad "weight 0" '--weights: A: expected a number > 0 and <= 1000000, got "0"' --w
 bad "negative weight" '--weights: ' --weights A=-1
 bad "weight of an unknown node" '--weights: node "Z" is not in --nodes or --to' --weights Z=2
 bad "malformed weights" '--weights: entry "A" is not ID=WEIGHT' --weights A
+bad "a node weighted twice" '--weights: node "A" is given twice' --weights A=2,B=1,A=3
+bad "--start above the limit" '--start: expected an integer from 0 to 9223372035854775807' \
+    --start 9223372036854775000
 bad "--vnodes 0" '--vnodes: expected an integer from 1' --vnodes 0
 bad "--vnodes many" '--vnodes: .*"many"' --vnodes many
 bad "unknown algo" '--algo: expected one of: mod, ring, .*, got "chord"' --algo chord

@@ -851,7 +851,7 @@ static void test_bounded_static(void **state)
     uint32_t *out = xmalloc(NKEYS * sizeof *out);
     uint32_t load[4] = {0}, check[4] = {0};
     placement_assign_bounded(pl, pos, NKEYS, out, load);
-    uint32_t cap = (uint32_t)ceil(1.1 * NKEYS / 4);
+    uint32_t cap = (uint32_t)((NKEYS * 11 + 39) / 40); /* ceil(1.1 × NKEYS / 4), exactly */
     size_t rerouted = 0;
     for (size_t i = 0; i < NKEYS; i++) {
         uint32_t owner = placement_lookup(pl, pos[i]);
@@ -874,6 +874,31 @@ static void test_bounded_static(void **state)
     free(out);
     free(pos);
     placement_destroy(pl);
+}
+
+/* The cap is ceil(c × count / n) of the decimals written, not of their
+ * binary roundings: 1.1 × 100000 / 4 is 27500.000000000004 in doubles. */
+static void test_bounded_cap(void **state)
+{
+    (void)state;
+    assert_int_equal(placement_bounded_cap(1.1, 100000, 4), 27500);
+    assert_int_equal(placement_bounded_cap(1.1, 100000, 10), 11000);
+    assert_int_equal(placement_bounded_cap(1.1, 100000, 11), 10000);
+    assert_int_equal(placement_bounded_cap(1.1, 100001, 4), 27501); /* 27500.275 */
+    assert_int_equal(placement_bounded_cap(1.25, 7, 2), 5);          /* 4.375 */
+    assert_int_equal(placement_bounded_cap(1.000001, 1000001, 1), 1000003); /* 1000002.000001 */
+    assert_int_equal(placement_bounded_cap(2, 1, 3), 1);
+    assert_int_equal(placement_bounded_cap(1.25, 0, 3), 0);
+    assert_int_equal(placement_bounded_cap(1.25, 10, 0), 0);
+    assert_int_equal(placement_bounded_cap(1000, 1000000000, 1), UINT32_MAX);
+    /* every c of two decimals and every whole c × count / n: exactly that */
+    for (int hundredths = 101; hundredths <= 300; hundredths++)
+        for (uint64_t n = 1; n <= 12; n++)
+            for (uint64_t count = 100 * n; count <= 100000; count += 997 * n) {
+                uint64_t num = (uint64_t)hundredths * count, den = 100 * n;
+                uint32_t want = (uint32_t)((num + den - 1) / den);
+                assert_int_equal(placement_bounded_cap(hundredths / 100.0, count, n), want);
+            }
 }
 
 static void test_bounded_dynamic(void **state)
@@ -1263,6 +1288,7 @@ int main(void)
         cmocka_unit_test(test_properties),
         cmocka_unit_test(test_successors),
         cmocka_unit_test(test_bounded_static),
+        cmocka_unit_test(test_bounded_cap),
         cmocka_unit_test(test_bounded_dynamic),
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_checks),

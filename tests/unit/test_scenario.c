@@ -1863,6 +1863,28 @@ static void test_migrate_slots_errors(void **state)
                  "x.yaml:5:29: events.1.migrate_slots: migrate_slots moves the slots of "
                  "routing.algorithm slots, and the routing is ring at 6s; use routing.algorithm: "
                  "slots");
+    /* a rejected algorithm or routing value: its own message, no other
+     * (once a migration was judged against the first algorithm of the list,
+     * and a vnodes of 0 was reported twice) */
+    {
+        const char *bad_algo[] = {
+            "x.yaml:4:39: events.0.set_routing.algorithm: expected one of: mod, ring, ketama, "
+            "jump, rendezvous, maglev, bounded, slots, got \"magic\"", NULL};
+        expect_errors(SLOTS3 "events:\n  - {at: 5s, set_routing: {algorithm: magic}}\n"
+                      "  - {at: 6s, migrate_slots: {from: A, to: B, slots: 1, rate: 1}}\n"
+                      "  - {at: 7s, set_vnodes: {id: A, vnodes: 5}}\n",
+                      bad_algo);
+        const char *bad_top[] = {
+            "x.yaml:1:22: routing.algorithm: expected one of: mod, ring, ketama, jump, "
+            "rendezvous, maglev, bounded, slots, got \"slot\"", NULL};
+        expect_errors("routing: {algorithm: slot}\n" NODES
+                      "events: [{at: 6s, migrate_slots: {from: A, to: B, slots: 1, rate: 1}}]\n",
+                      bad_top);
+        const char *bad_vnodes[] = {
+            "x.yaml:3:37: events.0.set_routing.vnodes: expected an integer from 1 to 1000000, "
+            "got \"0\"", NULL};
+        expect_errors(NODES "events:\n  - {at: 10s, set_routing: {vnodes: 0}}\n", bad_vnodes);
+    }
     /* its nodes, at that time (after the membership changes of its instant) */
     expect_error(SLOTS3 "events: [{at: 1s, migrate_slots: {from: X, to: B, slots: 1, rate: 1}}]\n",
                  "x.yaml:3:41: events.0.migrate_slots.from: node \"X\" is not in the cluster "
