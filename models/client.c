@@ -779,20 +779,22 @@ static bool current(struct req *q, uint32_t b)
 void client_get_done(struct sim *s, uint32_t r, uint32_t b)
 {
     struct req *q = R(s, r);
-    struct node *n = &s->nodes[q->node];
-    if (n->incarnation != q->incarnation) {
+    /* b names the GET's own node: an earlier GET the client gave up on may
+     * be served at one node while the current one waits at another */
+    struct node *n = &s->nodes[net_tag_node(b)];
+    bool cur = (uint8_t)b == q->attempt;
+    if (cur ? n->incarnation != q->incarnation : !net_tag_incarnation_is(b, n->incarnation)) {
         /* the node crashed or left while the GET was queued: no reply */
-        if (!(q->flags & RQF_LATE) && !s->net->arrival_events)
+        if (cur && !(q->flags & RQF_LATE) && !s->net->arrival_events)
             req_schedule_attempt(&s->eng, r,
                                  MAX(s->eng.now_ns, q->t_get_ns + s->sc->clients.timeout_ns),
                                  EVK_TIMEOUT);
         return;
     }
-    if (UNLIKELY(s->mg) && !(q->flags & RQF_LATE) && (uint8_t)b == q->attempt
-        && migrate_get(s, r))
+    if (UNLIKELY(s->mg) && !(q->flags & RQF_LATE) && cur && migrate_get(s, r))
         return; /* ASK or MOVED: a slot being migrated, or handed over */
     struct item *it = node_serve_get(s, n, q->key);
-    if ((q->flags & RQF_LATE) || (uint8_t)b != q->attempt)
+    if ((q->flags & RQF_LATE) || !cur)
         return; /* the client has given up (or will, before this reply arrives) */
     if (it) {
         current(q, b);

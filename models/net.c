@@ -110,15 +110,27 @@ static inline void set_asking(struct req *q)
 
 /* ---- GETs ------------------------------------------------------------------------ */
 
-/* The GET reaches node nid at t_arrive (now, in arrival mode). */
-static void get_arrives(struct sim *s, uint32_t r, uint32_t nid, int64_t t_arrive, bool stale)
+/* The GET of attempt `attempt` reaches node nid at t_arrive (now, in
+ * arrival mode). */
+static void get_arrives(struct sim *s, uint32_t r, uint32_t nid, int64_t t_arrive,
+                        uint32_t attempt)
 {
     struct req *q = req_at(&s->eng, r);
     struct node *n = &s->nodes[nid];
+    if (UNLIKELY((uint8_t)attempt != q->attempt)) {
+        /* the client gave up on this GET before it arrived (and may be asking
+         * another replica now): the node still serves it, and nothing of the
+         * request's current GET changes */
+        int64_t done, reply;
+        if (node_get(s, n, t_arrive, &done, &reply) == 0)
+            req_schedule_b(&s->eng, r, done, EVK_GET_DONE,
+                           net_get_tag(attempt, nid, n->incarnation));
+        return;
+    }
     int64_t timeout = s->sc->clients.timeout_ns;
     bool events = s->net->arrival_events;
     uint32_t epoch, owner = fence(s, q, nid, t_arrive, &epoch);
-    if (owner != PLACE_NONE && !stale) {
+    if (owner != PLACE_NONE) {
         if (s->sc->routing.fencing == FENCE_REJECT) {
             moved(s, r, n, t_arrive, owner, epoch);
             return;
@@ -126,7 +138,8 @@ static void get_arrives(struct sim *s, uint32_t r, uint32_t nid, int64_t t_arriv
         /* forward (arrival mode only): the node passes it on to the owner */
         s->net->redirects++;
         q->node = owner;
-        req_schedule_attempt(&s->eng, r, t_arrive + one_way(s, &s->nodes[owner]), EVK_GET_ARRIVE);
+        req_schedule_b(&s->eng, r, t_arrive + one_way(s, &s->nodes[owner]), EVK_GET_ARRIVE,
+                       net_get_tag(q->attempt, owner, 0));
         return;
     }
     q->node = nid;
@@ -146,9 +159,9 @@ static void get_arrives(struct sim *s, uint32_t r, uint32_t nid, int64_t t_arriv
     q->flags &= (uint8_t)~RQF_LATE;
     /* arrival mode: a reply at the deadline loses to the timeout scheduled first */
     int64_t late = q->t_resp_ns - q->t_get_ns;
-    if (stale || late > timeout || (events && late == timeout))
+    if (late > timeout || (events && late == timeout))
         q->flags |= RQF_LATE;
-    req_schedule_attempt(&s->eng, r, done, EVK_GET_DONE);
+    req_schedule_b(&s->eng, r, done, EVK_GET_DONE, net_get_tag(q->attempt, nid, n->incarnation));
     if ((q->flags & RQF_LATE) && !events)
         req_schedule_attempt(&s->eng, r, q->t_get_ns + timeout, EVK_TIMEOUT);
 }
@@ -161,18 +174,18 @@ void net_send_get(struct sim *s, uint32_t r, uint32_t nid)
     q->t_get_ns = s->eng.now_ns;
     set_asking(q);
     if (!s->net->arrival_events) {
-        get_arrives(s, r, nid, s->eng.now_ns + s->nodes[nid].half_rtt_ns, false);
+        get_arrives(s, r, nid, s->eng.now_ns + s->nodes[nid].half_rtt_ns, q->attempt);
         return;
     }
-    req_schedule_attempt(&s->eng, r, s->eng.now_ns + one_way(s, &s->nodes[nid]), EVK_GET_ARRIVE);
+    req_schedule_b(&s->eng, r, s->eng.now_ns + one_way(s, &s->nodes[nid]), EVK_GET_ARRIVE,
+                   net_get_tag(q->attempt, nid, 0));
     req_schedule_attempt(&s->eng, r, s->eng.now_ns + s->sc->clients.timeout_ns, EVK_TIMEOUT);
 }
 
-void net_get_arrive(struct sim *s, uint32_t r, uint32_t attempt)
+void net_get_arrive(struct sim *s, uint32_t r, uint32_t b)
 {
-    struct req *q = req_at(&s->eng, r);
     /* a GET the client has given up on is still served; its reply is dropped */
-    get_arrives(s, r, q->node, s->eng.now_ns, attempt != q->attempt);
+    get_arrives(s, r, net_tag_node(b), s->eng.now_ns, b & 0xffu);
 }
 
 /* ---- fills, invalidations, write-throughs, copies --------------------------------- */

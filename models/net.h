@@ -53,6 +53,25 @@ struct net {
 int net_create(struct sim *s);
 void net_destroy(struct sim *s);
 
+/* The payload of EVK_GET_ARRIVE and EVK_GET_DONE: the GET's attempt, the
+ * node it went to and (EVK_GET_DONE) the low 8 bits of that node's
+ * incarnation when it admitted the GET. A read whose GET timed out may ask
+ * another replica while the first GET is still queued, so these events
+ * name their own GET's node rather than the request's current one (node
+ * indices stay below 2^16: nodes_create checks). */
+static inline uint32_t net_get_tag(uint32_t attempt, uint32_t node, uint32_t incarnation)
+{
+    return (attempt & 0xffu) | (incarnation & 0xffu) << 8 | node << 16;
+}
+static inline uint32_t net_tag_node(uint32_t b)
+{
+    return b >> 16;
+}
+static inline bool net_tag_incarnation_is(uint32_t b, uint32_t incarnation)
+{
+    return ((b >> 8 ^ incarnation) & 0xffu) == 0;
+}
+
 /* A GET for request r (q->key, q->epoch, q->inst set) to node nid, sent
  * now: a new attempt. What comes back, as client events about r:
  * EVK_GET_DONE (the node serves it), EVK_REJECTED (queue full), EVK_MOVED
@@ -61,7 +80,7 @@ void net_destroy(struct sim *s);
  * past the timeout. */
 void net_send_get(struct sim *s, uint32_t r, uint32_t nid);
 /* EVK_GET_ARRIVE. */
-void net_get_arrive(struct sim *s, uint32_t r, uint32_t attempt);
+void net_get_arrive(struct sim *s, uint32_t r, uint32_t b);
 /* When a reply leaving node n now reaches the client. */
 int64_t net_reply_time(struct sim *s, const struct node *n, int64_t leaves_ns);
 

@@ -556,6 +556,10 @@ static void shaped_next(struct workload *w, double t)
 {
     struct rng *arrivals = exp_stream_rng(&w->arrivals); /* thinning draws uniforms too */
     for (;;) {
+        if (t >= w->horizon_ns) { /* a rate so low the next arrival is past the run's end */
+            w->next_arrival_ns = WORKLOAD_NEVER_NS;
+            return;
+        }
         if (!w->d_amp && t >= w->ramp_t1_ns) {
             w->shaped = false;
             w->next_arrival_ns = t + rng_exp(arrivals, 1e9 / w->qps);
@@ -687,6 +691,7 @@ int workload_create(struct sim *s, char *err, size_t errlen)
     assert(w->rd->n_inst < (1u << 31)); /* packed in a channel's value */
     w->rd->write_ratio = sc->workload.write_ratio;
     w->ttl_ns = sc->workload.ttl_ns;
+    w->horizon_ns = (double)sc->duration_ns;
     rng_init(&w->rs.instances, sc->seed, "instances");
     rng_init(&w->rs.ops, sc->seed, "operations");
     rng_init(&w->rs.keys, sc->seed, "keys");

@@ -94,7 +94,9 @@ struct workload {
     struct ahead_chan *req_ch;  /* draws rs ahead on the helper thread, or NULL */
     struct exp_stream arrivals; /* the gaps between arrivals */
     double qps;              /* the rate (with a ramp: its target; with a cycle: its mean) */
-    double next_arrival_ns;  /* exact, for rounding without drift */
+    double next_arrival_ns;  /* exact, for rounding without drift; may pass the run's end
+                                (and 2^63) at a tiny rate: the run clamps it */
+    double horizon_ns;       /* the run's end: a shaped rate stops looking past it */
     /* shapes: rate(t) = base(t) x (1 + d_amp cos(2 pi (t - d_peak_ns) / d_period_ns)),
      * base(t) going linearly from ramp_from at ramp_t0_ns to qps at ramp_t1_ns */
     bool shaped;             /* the rate varies now: arrivals by thinning */

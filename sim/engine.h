@@ -159,6 +159,14 @@ static inline void req_schedule_attempt(struct engine *e, uint32_t r, int64_t t_
     engine_schedule(e, t_ns, kind, r, e->reqs.r[r].attempt);
 }
 
+/* Schedules an event about r with payload b of the caller's making. */
+static inline void req_schedule_b(struct engine *e, uint32_t r, int64_t t_ns, unsigned kind,
+                                  uint32_t b)
+{
+    e->reqs.r[r].pending++;
+    engine_schedule(e, t_ns, kind, r, b);
+}
+
 /* Drops one reference to r; the last one frees the record. */
 static inline void req_put(struct engine *e, uint32_t r)
 {

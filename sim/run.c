@@ -306,7 +306,8 @@ enum run_status sim_run(struct sim *s)
     const int64_t end = s->sc->duration_ns;
     uint32_t steps = 0;
     while (!engine_failed(&s->eng)) {
-        int64_t ta = (int64_t)workload_next_time(s->wl);
+        double na = workload_next_time(s->wl); /* past the end (even 2^63) at a tiny rate */
+        int64_t ta = na < (double)end ? (int64_t)na : end;
         int64_t te = eventq_next_time(&s->eng.q);
         int64_t t = MIN(MIN(ta, te), end);
         while (t >= s->tick_end_ns && s->tick_index * s->tick_ns < end

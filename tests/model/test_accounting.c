@@ -74,6 +74,54 @@ static void test_errors_counted_once(void **state)
     mem_run_free(&m);
 }
 
+/* A GET the client gave up on is still served where it went, while the
+ * read goes on: to the database, or (with replicas) to another replica,
+ * whose GET is then the current one. Such a GET once confused the two:
+ * arriving late (network jitter) at a full queue, its refusal failed the
+ * read a second time (an assertion, or a second database read); served at
+ * the slow replica, it took its in-flight count off the replica the read
+ * had moved to (an assertion). Each read still has one outcome, and each
+ * failure one count. */
+static const char *abandoned =
+    "name: abandoned\nduration: 12s\ntick: 1s\n"
+    "workload: {keys: 10000, qps: 5000}\n"
+    "nodes: [{id: A}, {id: B}, {id: C}]\n"
+    "cache: {max_queue: 20}\n"
+    "clients: {timeout: 50ms}\n"
+    "health: {mode: off}\n"
+    "network: {jitter: 30ms}\n"
+    "events: [{at: 4s, slow_node: {id: B, factor: 400, for: 6s}}]\n";
+
+static void test_abandoned_gets(void **state)
+{
+    (void)state;
+    const char *err[] = {"clients.on_timeout=error", NULL};
+    struct mem_run m;
+    mem_run_yaml(&m, abandoned, err);
+    for (size_t i = 0; i < m.n_ticks; i++) {
+        const struct tick_row *t = &m.ticks[i];
+        if (t->errors != t->timeouts + t->cache_errors)
+            fail_msg("tick %g: %lld errors, %lld timeouts + %lld error replies", t->t_s,
+                     (long long)t->errors, (long long)t->timeouts, (long long)t->cache_errors);
+    }
+    assert_true(MEM_SUM(&m, timeouts, 4, 10) > 5000);   /* jitter and the slow node */
+    assert_true(MEM_SUM(&m, cache_errors, 4, 10) > 100); /* B's queue full */
+    mem_run_free(&m);
+
+    /* replicas: the read moves to the other replica while B still holds the
+     * first GET; the hit rate stays near the baseline, at the timeouts' price */
+    const char *rep[] = {"routing.replicas=2", "network.jitter=0", "cache.max_queue=10000",
+                         "clients.timeout=100ms", "events.0.slow_node.factor=50", NULL};
+    mem_run_yaml(&m, abandoned, rep);
+    assert_true(MEM_SUM(&m, timeouts, 4, 10) > 1000);
+    double base = m.summary.baseline_hit_rate;
+    for (size_t i = 0; i < m.n_ticks; i++)
+        if (m.ticks[i].t_s >= 4 && m.ticks[i].t_s < 10)
+            assert_true(m.ticks[i].hit_rate > base - 0.02);
+    assert_int_equal(m.summary.errors, 0);
+    mem_run_free(&m);
+}
+
 /* A 3 -> 4 join at 20 s with 5% writes, 200 s. */
 static const char *join =
     "name: join\nduration: 200s\ntick: 1s\n"
@@ -125,6 +173,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_errors_counted_once),
+        cmocka_unit_test(test_abandoned_gets),
         cmocka_unit_test(test_fallback_window_is_bounded),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

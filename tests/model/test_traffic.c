@@ -655,6 +655,48 @@ static void test_shift_follows_permuted_ranks(void **state)
     scenario_destroy(sc);
 }
 
+/* A rate so low that the next gap passes the run's end — past 2^63 ns at
+ * 1e-12 a second — means no more arrivals: the run completes, nothing
+ * arrives after the rate fell, and a shaped rate does not search the pieces
+ * of a cycle for an arrival past the end (the gap once overflowed the clock:
+ * an arrival at a negative time, an assertion). */
+static void test_tiny_rates(void **state)
+{
+    (void)state;
+    const char *none = "name: tiny\nduration: 5s\ntick: 1s\nnodes: [{id: A}]\n"
+                       "workload: {qps: 1e-12}\n";
+    const char *drop = "name: tiny\nduration: 5s\ntick: 1s\nnodes: [{id: A}]\n"
+                       "workload: {qps: 1000}\nevents: [{at: 1s, set_qps: 1e-15}]\n";
+    const char *ramp = "name: tiny\nduration: 5s\ntick: 1s\nnodes: [{id: A}]\n"
+                       "workload: {qps: 1000}\n"
+                       "events: [{at: 1s, set_qps: {qps: 1e-15, over: 2s}}]\n";
+    const char *cycle = "name: tiny\nduration: 50h\ntick: 1h\nnodes: [{id: A}]\n"
+                        "workload: {qps: 1e-12, diurnal: {amplitude: 0.5, period: 1s}}\n";
+    const char *seeds[][2] = {{"seed=1", NULL}, {"seed=3", NULL}, {"seed=5", NULL}};
+    for (size_t k = 0; k < 3; k++) {
+        struct mem_run m;
+        mem_run_yaml(&m, none, seeds[k]);
+        assert_int_equal(m.status, RUN_COMPLETE);
+        assert_int_equal(MEM_SUM(&m, requests, 0, 5), 0);
+        mem_run_free(&m);
+        mem_run_yaml(&m, drop, seeds[k]);
+        assert_int_equal(m.status, RUN_COMPLETE);
+        CHECK_NEAR((double)MEM_SUM(&m, requests, 0, 1), 1000, 100, "before the drop");
+        assert_int_equal(MEM_SUM(&m, requests, 1, 5), 0);
+        mem_run_free(&m);
+        mem_run_yaml(&m, ramp, seeds[k]);
+        assert_int_equal(m.status, RUN_COMPLETE);
+        /* the ramp's mean over [1 s, 3 s) is half of 1000/s, then nothing */
+        CHECK_NEAR((double)MEM_SUM(&m, requests, 1, 3), 1000, 120, "on the ramp");
+        assert_int_equal(MEM_SUM(&m, requests, 3, 5), 0);
+        mem_run_free(&m);
+        mem_run_yaml(&m, cycle, seeds[k]);
+        assert_int_equal(m.status, RUN_COMPLETE);
+        assert_int_equal(MEM_SUM(&m, requests, 0, 50 * 3600), 0);
+        mem_run_free(&m);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -668,6 +710,7 @@ int main(void)
         cmocka_unit_test(test_diurnal),
         cmocka_unit_test(test_constant_rate_draws_unchanged),
         cmocka_unit_test(test_shift_hit_rate),
+        cmocka_unit_test(test_tiny_rates),
         cmocka_unit_test(test_shift_follows_permuted_ranks),
     };
     return cmocka_run_group_tests(tests, make_tmpdir, remove_tmpdir);
