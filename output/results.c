@@ -446,14 +446,17 @@ struct results *results_open(const char *path, char *err, size_t errlen)
     struct results *r = xcalloc(1, sizeof(*r));
     r->path = xstrdup(path);
     r->reserve_fd = -1;
+    char *name = NULL;
+    bool created = false; /* the file did not exist: this open makes it */
     if (!*path) {
         snprintf(err, errlen, "no file name given for the results database");
         goto fail;
     }
-    char *name = plain_name(path);
+    name = plain_name(path);
+    struct stat st;
+    created = lstat(name, &st) != 0 && errno == ENOENT;
     int rc = sqlite3_open_v2(name, &r->db,
                              SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_URI, NULL);
-    free(name);
     if (rc != SQLITE_OK) {
         snprintf(err, errlen, "%s: cannot open: %s", path,
                  r->db ? sqlite3_errmsg(r->db) : "out of memory");
@@ -462,9 +465,19 @@ struct results *results_open(const char *path, char *err, size_t errlen)
     sqlite3_busy_timeout(r->db, BUSY_TIMEOUT_MS);
     if (open_schema(r, err, errlen) || open_buffers(r, err, errlen))
         goto fail;
+    free(name);
     return r;
 fail:
     results_close(r);
+    if (name && created) {
+        /* a file this open made, left without its tables (a full disk, a
+         * file size limit): gone, rather than a database no tool can read */
+        unlink(name);
+        char *journal = xasprintf("%s-journal", name);
+        unlink(journal);
+        free(journal);
+    }
+    free(name);
     return NULL;
 }
 
@@ -723,6 +736,11 @@ int results_begin_run(struct results *r, const struct scenario *sc, const char *
                            &st, NULL) != SQLITE_OK)
         goto sqlerr;
     for (size_t i = 0; i < sc->n_overrides; i++) {
+        bool later = false; /* a path set twice: the last value is the one that applied */
+        for (size_t j = i + 1; j < sc->n_overrides && !later; j++)
+            later = !strcmp(sc->overrides[i].path, sc->overrides[j].path);
+        if (later)
+            continue;
         sqlite3_bind_int64(st, 1, r->run_id);
         sqlite3_bind_text(st, 2, sc->overrides[i].path, -1, SQLITE_TRANSIENT);
         sqlite3_bind_text(st, 3, sc->overrides[i].value, -1, SQLITE_TRANSIENT);
@@ -1076,8 +1094,9 @@ void results_schema_markdown(FILE *f)
                "| column | type | meaning |\n|---|---|---|\n");
     for (size_t i = 0; i < ARRAY_LEN(run_cols); i++)
         fprintf(f, "| `%s` | %s | %s |\n", run_cols[i].name, run_cols[i].type, run_cols[i].doc);
-    fprintf(f, "\n### `params`\n\n`(run_id, path, value)`: one row per `--set`, `--seed` or "
-               "swept value of the run.\n\n");
+    fprintf(f, "\n### `params`\n\n`(run_id, path, value)`: one row per path set by `--set`, "
+               "`--seed` or a sweep — a path given twice holds the value that applied, the "
+               "last (`overrides` in `runs` keeps every argument as given).\n\n");
     md_table(f, "ticks", "One row per tick: `(run_id, t_s, ...)`, `t_s` the tick's start in "
                          "simulated seconds.", tick_cols, ARRAY_LEN(tick_cols));
     md_table(f, "node_ticks", "One row per node per tick: `(run_id, t_s, node, ...)`, for "

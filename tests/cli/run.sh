@@ -56,6 +56,11 @@ expect_eq "$(sqlite3 "$T/c.db" 'SELECT count(*) FROM ticks WHERE run_id=1' 2>&1)
 [ -s "$T/c.dump" ] && ! cmp -s "$T/a.dump" "$T/c.dump"; ok $? "another seed: different rows"
 expect_eq "$(sqlite3 "$T/c.db" 'SELECT seed FROM runs')" 7 "--seed is recorded"
 expect_eq "$(sqlite3 "$T/c.db" "SELECT path||'='||value FROM params")" "seed=7" "--seed is a param"
+"$RINGSIM" run "$S" -o "$T/c2.db" --quiet --seed 7 --set seed=8 --set routing.vnodes=10 \
+    --set routing.vnodes=20
+expect_eq "$(sqlite3 "$T/c2.db" "SELECT group_concat(path||'='||value, ' ') FROM params")" \
+    "seed=8 routing.vnodes=20" "a path set twice: one params row, the value that applied"
+expect_eq "$(sqlite3 "$T/c2.db" 'SELECT seed FROM runs')" 8 "the last seed applied"
 
 # a second run into the same file: new run id, run 1 untouched
 "$RINGSIM" run "$S" -o "$T/a.db" --quiet --set routing.algorithm=mod
@@ -289,6 +294,13 @@ if unshare -rm true 2>/dev/null; then
     expect_match "cannot run: the results would take .* free where they go" "$T/full2.err" \
         "saying how much it would take and how much is free"
 fi
+
+# a database this run would create, whose tables cannot even be written
+# (a file size limit of 2 blocks): no empty file is left behind
+rm -f "$T/tiny.db"
+sh -c "trap '' XFSZ; ulimit -f 2; exec '$RINGSIM' run '$S' -o '$T/tiny.db' --quiet" 2>"$T/tiny.err"
+expect_eq "$?" 1 "no room for the tables: the run exits 1"
+[ ! -e "$T/tiny.db" ] && [ ! -e "$T/tiny.db-journal" ]; ok $? "and leaves no file it made"
 
 # -o '' would record nowhere: refused
 expect_exit 2 "run -o '' is refused" "$RINGSIM" run "$S" -o ''
