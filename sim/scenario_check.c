@@ -112,9 +112,18 @@ static void check_nodes(struct loader *L)
             nd->address = xstrdup(nd->id);
         for (size_t j = 0; j < i; j++) {
             if (s->nodes[j].id && !strcmp(s->nodes[j].id, nd->id)) {
+                /* the first may be a --set's value, whose place is its argument */
+                snprintf(path, sizeof path, "nodes.%zu.id", j);
+                const struct ynode *first = tree_at(L->root, path);
+                char where[160];
+                if (first && first->set)
+                    snprintf(where, sizeof where, "first as nodes.%zu.id, by --set %.100s", j,
+                             first->set);
+                else
+                    snprintf(where, sizeof where, "first at line %d",
+                             first && first->line ? first->line : s->nodes[j].pos.line);
                 snprintf(path, sizeof path, "nodes.%zu.id", i);
-                report_path(L, path, "duplicate node id \"%s\" (first at line %d)", nd->id,
-                            s->nodes[j].pos.line);
+                report_path(L, path, "duplicate node id \"%s\" (%s)", nd->id, where);
                 break;
             }
             if (s->routing.node_key_address && s->nodes[j].address &&

@@ -981,6 +981,14 @@ static void test_error_nodes(void **state)
     (void)state;
     expect_error("nodes: [{id: A}, {id: B}, {id: A}]\n",
                  "x.yaml:1:32: nodes.2.id: duplicate node id \"A\" (first at line 1)");
+    /* a clash a --set makes: each side where it was written */
+    expect_error_sets("nodes:\n  - {id: A}\n  - {id: B}\n",
+                      (const char *const[]){"nodes.0.id=B", NULL},
+                      "x.yaml:3:10: nodes.1.id: duplicate node id \"B\" (first as nodes.0.id, by "
+                      "--set nodes.0.id=B)");
+    expect_error_sets("nodes:\n  - {id: A}\n  - {id: B}\n",
+                      (const char *const[]){"nodes.1.id=A", NULL},
+                      "--set nodes.1.id=A: nodes.1.id: duplicate node id \"A\" (first at line 2)");
     expect_error("nodes: [{id: \"\"}]\n", "x.yaml:1:14: nodes.0.id: expected a node id "
                                           "(non-empty, without spaces or commas), got \"\"");
     expect_error("nodes: [{id: \"a b\"}]\n", "x.yaml:1:14: nodes.0.id: expected a node id "
