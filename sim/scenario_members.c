@@ -398,7 +398,11 @@ static void check_migration(struct timeline *tl, size_t i)
     if (!from || !to)
         return;
     if (from == to) {
-        snprintf(path, sizeof path, "events.%zu.migrate_slots.to", i);
+        /* at the side a --set wrote, if one did: that is what changed */
+        snprintf(path, sizeof path, "events.%zu.migrate_slots.from", i);
+        const struct ynode *f = tree_at(L->root, path);
+        if (!f || !f->set)
+            snprintf(path, sizeof path, "events.%zu.migrate_slots.to", i);
         report_path(L, path, "the target must be another node than the source (%s)", ev->node);
         return;
     }

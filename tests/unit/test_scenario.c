@@ -1893,6 +1893,15 @@ static void test_migrate_slots_errors(void **state)
             "got \"0\"", NULL};
         expect_errors(NODES "events:\n  - {at: 10s, set_routing: {vnodes: 0}}\n", bad_vnodes);
     }
+    /* a migration to its own source: where it was written; by a --set, there */
+    expect_error(SLOTS3 "events: [{at: 1s, migrate_slots: {from: A, to: A, slots: 1, rate: 1}}]\n",
+                 "x.yaml:3:48: events.0.migrate_slots.to: the target must be another node than "
+                 "the source (A)");
+    expect_error_sets(SLOTS3 "events: [{at: 1s, migrate_slots: {from: A, to: B, slots: 1, "
+                      "rate: 1}}]\n",
+                      (const char *const[]){"events.0.migrate_slots.from=B", NULL},
+                      "--set events.0.migrate_slots.from=B: events.0.migrate_slots.from: the "
+                      "target must be another node than the source (B)");
     /* its nodes, at that time (after the membership changes of its instant) */
     expect_error(SLOTS3 "events: [{at: 1s, migrate_slots: {from: X, to: B, slots: 1, rate: 1}}]\n",
                  "x.yaml:3:41: events.0.migrate_slots.from: node \"X\" is not in the cluster "
