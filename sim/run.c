@@ -333,6 +333,20 @@ enum run_status sim_run(struct sim *s)
                 goto interrupted;
         }
     }
+    /* Events scripted at the very end (at: duration) come after the last
+     * tick: applied all the same, with the epoch they publish — recorded in
+     * events, their keys moved counted — and nothing else is (what they
+     * start would come later). */
+    while (!engine_failed(&s->eng) && eventq_next_time(&s->eng.q) == end) {
+        struct event e;
+        if (!eventq_pop(&s->eng.q, &e))
+            break;
+        unsigned k = event_kind(&e);
+        if (k == EVK_SCENARIO || k == EVK_SCENARIO_STEP || k == EVK_PUBLISH) {
+            s->eng.now_ns = end;
+            dispatch(s, &e);
+        }
+    }
     return s->eng.status;
 interrupted:
     if (!engine_failed(&s->eng))

@@ -701,7 +701,10 @@ static const struct section hot_key_event_section = {
 
 const struct key event_keys[] = {
     {"at", KT_DURATION, F(EC, at_ns), .flags = K_REQUIRED, AT_LEAST(0),
-     .range_doc = "0 to `duration`", .doc = "When it happens, from the start of the run."},
+     .range_doc = "0 to `duration`",
+     .doc = "When it happens, from the start of the run. One at `duration` itself comes after "
+            "the last tick: it is applied and recorded (events, the epoch it publishes, keys "
+            "moved), and what it would start afterwards is not."},
     {"add_node", KT_MAP, .offset = 0, .sub = &add_node_section, .doc = "A node joins."},
     {"remove_node", KT_MAP, .offset = 0, .sub = &remove_node_section, .doc = "A node leaves."},
     {"slow_node", KT_MAP, .offset = 0, .sub = &slow_node_section, .doc = "A node slows down."},

@@ -275,6 +275,35 @@ static void test_request_traces(void **state)
     diag_deinit(&d);
 }
 
+/* An event at exactly `duration` comes after the last tick: it is applied
+ * all the same — in events, with the epoch it publishes, its keys moved in
+ * the summary (2,474 of 10,000 keys to a fourth node at 160 vnodes: the
+ * same as at 5 s) — and the ticks are those of the run without it. */
+static void test_event_at_the_end(void **state)
+{
+    (void)state;
+    const char *yaml = "name: end\nduration: 10s\ntick: 1s\n"
+                       "workload: {keys: 10000, qps: 1000}\n"
+                       "nodes: [{id: A}, {id: B}, {id: C}]\n"
+                       "events: [{at: 10s, add_node: {id: D}}]\n";
+    const char *mid[] = {"events.0.at=5s", NULL};
+    struct mem_run end, at5;
+    mem_run_yaml(&end, yaml, NULL);
+    mem_run_yaml(&at5, yaml, mid);
+    assert_int_equal(end.status, RUN_COMPLETE);
+    assert_int_equal(mem_count_events(&end, "add_node"), 1);
+    assert_int_equal(mem_count_events(&end, "epoch"), 1);
+    assert_true(end.summary.keys_moved > 2000);
+    assert_int_equal(end.summary.keys_moved, at5.summary.keys_moved);
+    assert_int_equal(end.n_ticks, 10);
+    for (size_t i = 0; i < end.n_ticks; i++)
+        assert_true(end.ticks[i].t_s < 10);
+    for (size_t i = 0; i < end.n_events; i++)
+        assert_true(end.events[i].t_s == 10.0);
+    mem_run_free(&end);
+    mem_run_free(&at5);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -286,6 +315,7 @@ int main(void)
         cmocka_unit_test(test_backfill_wait),
         cmocka_unit_test(test_jitter_reorders),
         cmocka_unit_test(test_request_traces),
+        cmocka_unit_test(test_event_at_the_end),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
