@@ -436,7 +436,8 @@ static void print_theory(const struct place_params *p, const struct ring_result 
         snprintf(b, sizeof b, "%.1f", r->before.points_per_node);
         snprintf(a, sizeof a, "%.1f", r->after.points_per_node);
         print_row2("K points per node", b, a, to,
-                   p->algo == PLACE_KETAMA ? "(160 x weight share each)" : "(vnodes x weight)");
+                   p->algo == PLACE_KETAMA ? "(160 x weight share, the nodes' mean)"
+                                            : "(vnodes x weight, the nodes' mean)");
         snprintf(b, sizeof b, "%.5f", r->before.share_std);
         snprintf(a, sizeof a, "%.5f", r->after.share_std);
         print_row2("std of share", b, a, to, "(share ~ Gamma(K)/(N K): std 1/(N sqrt K))");
