@@ -583,7 +583,7 @@ static void test_shift_hit_rate(void **state)
                        "events: [{at: 30s, shift_popularity: {}}]\n";
     struct mem_run m, base;
     mem_run_yaml(&m, yaml, NULL);
-    const char *none[] = {"events.0.at=60s", NULL}; /* at the end: never applied */
+    const char *none[] = {"events.0.at=60s", NULL}; /* at the end: after every tick */
     mem_run_yaml(&base, yaml, none);
     for (size_t t = 0; t < 30; t++)
         assert_int_equal(m.ticks[t].hits, base.ticks[t].hits);
@@ -599,7 +599,10 @@ static void test_shift_hit_rate(void **state)
         (double)MEM_SUM(&base, hits, 45, 60) / (double)MEM_SUM(&base, reads, 45, 60);
     assert_true(fabs(after - after_base) < 0.01);
     assert_int_equal(mem_count_events(&m, "shift_popularity"), 1);
-    assert_int_equal(mem_count_events(&base, "shift_popularity"), 0);
+    assert_int_equal(mem_count_events(&base, "shift_popularity"), 1); /* recorded, at 60 s */
+    for (size_t i = 0; i < base.n_events; i++)
+        if (!strcmp(base.events[i].kind, "shift_popularity"))
+            assert_true(base.events[i].t_s == 60.0);
     mem_run_free(&m);
     mem_run_free(&base);
 }
