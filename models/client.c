@@ -160,10 +160,18 @@ void client_unfreeze(struct sim *s, uint32_t inst, uint32_t by_event)
     client_adopt(s, inst, membership_latest(s)->id);
 }
 
-void client_readmit(struct sim *s, uint32_t inst, uint32_t node)
+void client_readmit(struct sim *s, uint32_t inst, uint32_t b)
 {
-    if (health_readmit(s, inst, node))
+    if (health_readmit(s, inst, b))
         refresh_view(s, &s->inst[inst]);
+}
+
+void clients_node_left(struct sim *s, uint32_t node)
+{
+    if (!health_node_left(s, node))
+        return;
+    for (uint32_t j = 0; j < s->n_inst; j++)
+        refresh_view(s, &s->inst[j]); /* a view shared by instances that agree: cheap */
 }
 
 /* ---- health reports ------------------------------------------------------------------ */
@@ -220,7 +228,10 @@ static uint32_t client_previous_owner(struct sim *s, const struct instance *in, 
     uint32_t p = placement_lookup(pv->pl, view_position(s, pv, key));
     if (p == current || p == PLACE_NONE || s->nodes[p].gutter)
         return PLACE_NONE;
-    if (health_inst_ejected(s, in->index, p) || membership_epoch(s, in->epoch)->ejected[p])
+    const struct epoch *e = membership_epoch(s, in->epoch);
+    if (!e->member[p])
+        return PLACE_NONE; /* it left the cluster (the epoch adopted says so): nothing there */
+    if (health_inst_ejected(s, in->index, p) || e->ejected[p])
         return PLACE_NONE;
     return p;
 }
@@ -852,6 +863,14 @@ static void get_failed(struct sim *s, uint32_t r, bool rejected)
     else
         TK(s)->timeouts++;
     client_report_failure(s, &s->inst[q->inst], q->node, rejected ? "queue full" : "timeout");
+    if (q->flags & RQF_FALLBACK) {
+        /* the owner answered: a miss. Its previous owner did not answer, so
+         * the read is the owner's miss — the database, then a fill of the
+         * owner (fill_node, set before the fallback) — whatever on_timeout */
+        outcome(s, q, false);
+        read_db(s, r);
+        return;
+    }
     uint32_t replicas = cures_replicas(s, q->key);
     if (replicas > 1 && !(q->flags & (RQF_FALLBACK | RQF_GUTTER))) {
         uint32_t next = cures_next(s, r, s->inst[q->inst].view, replicas);

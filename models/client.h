@@ -59,8 +59,12 @@ void client_moved(struct sim *s, uint32_t r, uint32_t b);
 void client_db_done(struct sim *s, uint32_t r, uint32_t b);
 void client_node_op_done(struct sim *s, uint32_t r, uint32_t b);
 void client_backfill(struct sim *s, uint32_t r, uint32_t b);
-/* EVK_READMIT: instance inst's retry_after for node has passed. */
-void client_readmit(struct sim *s, uint32_t inst, uint32_t node);
+/* EVK_READMIT: instance inst's retry_after for a node has passed (b as
+ * health_readmit takes it). */
+void client_readmit(struct sim *s, uint32_t inst, uint32_t b);
+/* A node left: the health model forgets its ejections; the instances that
+ * had it ejected re-derive their views. */
+void clients_node_left(struct sim *s, uint32_t node);
 
 /* Epochs: a new one was published (each instance adopts it at once, or
  * after propagation_delay in central mode, unless frozen). */

@@ -17,8 +17,11 @@
  * Guards, in the scope that ejects (an instance, or the coordinator):
  *   cooldown — least time between two ejections; max_ejected — the share of
  *   members that may be ejected at once (past it, fail open: no more are
- *   ejected). A held-back ejection is recorded once, and retried at the
- *   next failure.
+ *   ejected). A held-back ejection is recorded once per streak of failures
+ *   (a success ends the streak), and retried at the next failure.
+ * A node that leaves the membership takes every ejection of it along
+ *   (health_node_left): a readmission scheduled before carries the count
+ *   of its leaves then and is void.
  *
  * Node-level episodes: a node is "ejected" while at least one instance (or
  * the coordinator) has it ejected (ejectors > 0). An episode's start is an
@@ -56,6 +59,7 @@ int health_create(struct sim *s)
     h->ejected_at = xmalloc(n * sizeof(*h->ejected_at));
     h->held = xcalloc(n, 1);
     h->ejectors = xcalloc(n, sizeof(*h->ejectors));
+    h->left = xcalloc(n, sizeof(*h->left));
     h->probe_sent_ns = xcalloc(n, sizeof(*h->probe_sent_ns));
     for (uint32_t i = 0; i < n; i++)
         h->ejected_at[i] = -1;
@@ -80,6 +84,7 @@ void health_destroy(struct sim *s)
     free(h->ejected_at);
     free(h->held);
     free(h->ejectors);
+    free(h->left);
     free(h->probe_sent_ns);
     free(h);
     s->hl = NULL;
@@ -186,15 +191,17 @@ bool health_failure(struct sim *s, uint32_t inst, uint32_t epoch, uint32_t node,
               "instance %u: %u consecutive failures (last: %s); retry after %s", inst,
               h->failure_limit, what, d);
     node_ejected(s, node, scope);
-    sim_schedule(s, s->eng.now_ns + h->retry_after_ns, EVK_READMIT, inst, node);
+    sim_schedule(s, s->eng.now_ns + h->retry_after_ns, EVK_READMIT, inst,
+                 node | (uint32_t)s->hl->left[node] << 16);
     return true;
 }
 
-bool health_readmit(struct sim *s, uint32_t inst, uint32_t node)
+bool health_readmit(struct sim *s, uint32_t inst, uint32_t b)
 {
+    uint32_t node = b & 0xffff;
     struct inst_health *ih = &s->hl->inst[inst];
-    if (!ih->ejected[node])
-        return false;
+    if (!ih->ejected[node] || (b >> 16) != s->hl->left[node])
+        return false; /* readmitted, or the node left since: that ejection is gone */
     ih->ejected[node] = 0;
     assert(ih->n_ejected > 0);
     ih->n_ejected--;
@@ -301,10 +308,28 @@ void health_probe_result(struct sim *s, uint32_t node, uint32_t b)
     membership_change(s, "eject");
 }
 
-void health_node_left(struct sim *s, uint32_t node)
+bool health_node_left(struct sim *s, uint32_t node)
 {
-    if (s->hl->ejected_at[node] >= 0) /* centrally ejected: forget it */
+    struct health *h = s->hl;
+    h->left[node]++;
+    h->fails[node] = 0;
+    h->held[node] = 0;
+    if (h->ejected_at[node] >= 0) /* centrally ejected: forget it */
         coordinator_forget(s, node);
+    bool dropped = false;
+    for (uint32_t j = 0; j < h->n_inst; j++) {
+        struct inst_health *ih = &h->inst[j];
+        ih->fails[node] = 0;
+        ih->held[node] = 0;
+        if (!ih->ejected[node])
+            continue;
+        ih->ejected[node] = 0;
+        assert(ih->n_ejected > 0);
+        ih->n_ejected--;
+        node_readmitted(s, node);
+        dropped = true;
+    }
+    return dropped;
 }
 
 const char *health_check(const struct sim *s)

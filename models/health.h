@@ -32,6 +32,8 @@ struct health {
     int64_t *probe_sent_ns;  /* per node: when its last probe was sent (arrival mode) */
     /* node-level episodes */
     uint32_t *ejectors;      /* per node: instances with it ejected (+1 when central) */
+    uint16_t *left;          /* per node: times it left the membership (unique: fewer
+                                remove events than 2^16), to void older readmissions */
     uint32_t nodes_ejected_now;
     /* run totals */
     int64_t ejections, cascade_removals, instance_ejections, readmissions, max_ejected;
@@ -47,9 +49,10 @@ void health_destroy(struct sim *s);
 void health_success(struct sim *s, uint32_t inst, uint32_t node);
 bool health_failure(struct sim *s, uint32_t inst, uint32_t epoch, uint32_t node,
                     const char *what);
-/* EVK_READMIT: retry_after has passed; true if the node was put back (the
- * caller re-derives the instance's view). */
-bool health_readmit(struct sim *s, uint32_t inst, uint32_t node);
+/* EVK_READMIT: retry_after has passed (b: the node, and how many times it
+ * had left when ejected); true if the node was put back (the caller
+ * re-derives the instance's view). */
+bool health_readmit(struct sim *s, uint32_t inst, uint32_t b);
 
 /* Central mode: EVK_PROBE_ROUND and EVK_PROBE_RESULT. */
 void health_probe_round(struct sim *s);
@@ -57,8 +60,12 @@ void health_probe_result(struct sim *s, uint32_t node, uint32_t b);
 /* EVK_PROBE_ARRIVE (messages delivered by arrival events: models/net.h). */
 void health_probe_arrive(struct sim *s, uint32_t node);
 
-/* A node left the membership: a central ejection of it is forgotten. */
-void health_node_left(struct sim *s, uint32_t node);
+/* A node left the membership: every ejection of it is forgotten (the
+ * coordinator's and the instances'), and its failure counts, so that it
+ * counts against no max_ejected and, should its id come back, comes back
+ * a fresh node. True if an instance's ejection was dropped (its view must
+ * be re-derived: clients_refresh_views). */
+bool health_node_left(struct sim *s, uint32_t node);
 
 /* The nodes instance inst has ejected itself (NULL when none). */
 static inline const uint8_t *health_inst_excluded(const struct sim *s, uint32_t inst)

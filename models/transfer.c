@@ -35,6 +35,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "models/client.h"
 #include "models/db.h"
 #include "models/health.h"
 #include "models/membership.h"
@@ -245,7 +246,7 @@ static void finish(struct sim *s, struct transfer *t, const char *why)
                  (long long)t->copies, why);
         node_leave(s, n);
         membership_set_member(s, t->node, false);
-        health_node_left(s, t->node);
+        clients_node_left(s, t->node);
         sim_event(s, "drain_done", n->id, "%lld copies%s; %s", (long long)t->copies, lost, why);
     }
     membership_change(s, detail);

@@ -429,6 +429,56 @@ static void test_retry_after_and_restart(void **state)
     mem_run_free(&m);
 }
 
+/* Client mode, a node that leaves while ejected: the ejection goes with it.
+ * It once stayed: it counted against max_ejected (a crash of another node
+ * was then held back for good: 290 timeouts a second to the end) and
+ * kept the `ejected` column at 1; and an id added back inherited it (no
+ * GET until the old retry_after ran out). */
+static void test_removed_node_leaves_no_ejection(void **state)
+{
+    (void)state;
+    const char *yaml = "name: left\nduration: 30s\ntick: 1s\n"
+                       "workload: {keys: 2000, qps: 1000}\n"
+                       "clients: {instances: 2, timeout: 50ms}\n"
+                       "health: {mode: client, failure_limit: 2, retry_after: 100s, "
+                       "max_ejected: 0.25}\n"
+                       "nodes: [{id: A}, {id: B}, {id: C}, {id: D}, {id: E}]\n"
+                       "events:\n"
+                       "  - {at: 5.5s, crash_node: {id: A}}\n"
+                       "  - {at: 10s, remove_node: {id: A}}\n"
+                       "  - {at: 14.5s, crash_node: {id: B}}\n";
+    struct mem_run m;
+    mem_run_yaml(&m, yaml, NULL);
+    /* A ejected by both instances, then gone: nothing ejected from 10 s */
+    assert_int_equal(count_events_with(&m, "eject", "instance"), 4); /* A twice, B twice */
+    for (size_t i = 0; i < m.n_ticks; i++)
+        if (m.ticks[i].t_s >= 10 && m.ticks[i].t_s < 14)
+            assert_int_equal(m.ticks[i].ejected, 0);
+    /* B's crash: 1 of the 4 members may go (floor(0.25 x 4)), and does */
+    assert_int_equal(count_events_with(&m, "eject_held", "max_ejected"), 0);
+    assert_true(first_event_time(&m, "eject", "B") > 14.5);
+    assert_true(first_event_time(&m, "eject", "B") < 14.7);
+    assert_int_equal(MEM_SUM(&m, timeouts, 16, 30), 0);
+    mem_run_free(&m);
+
+    /* the dead node replaced under its id: the new one is fresh */
+    const char *readd = "name: readd\nduration: 20s\ntick: 1s\n"
+                        "workload: {keys: 2000, qps: 1000}\n"
+                        "clients: {instances: 2, timeout: 50ms}\n"
+                        "health: {mode: client, failure_limit: 3, retry_after: 30s}\n"
+                        "nodes: [{id: A}, {id: B}, {id: C}]\n"
+                        "events:\n"
+                        "  - {at: 5s, crash_node: {id: A}}\n"
+                        "  - {at: 8s, remove_node: {id: A}}\n"
+                        "  - {at: 10s, add_node: {id: A}}\n";
+    mem_run_yaml(&m, readd, NULL);
+    /* a third of the GETs, from the moment it joins */
+    CHECK_RANGE((double)node_requests_between(&m, "A", 10, 20), 0.25 * 10000, 0.42 * 10000,
+                "the new A's GETs");
+    assert_int_equal(count_events_with(&m, "readmit", "instance"), 0);
+    mem_run_free(&m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -442,6 +492,7 @@ int main(void)
         cmocka_unit_test(test_slow_latency_and_its_end),
         cmocka_unit_test(test_slow_factor_raises_latency),
         cmocka_unit_test(test_full_queue_rejects),
+        cmocka_unit_test(test_removed_node_leaves_no_ejection),
         cmocka_unit_test(test_on_timeout_db_or_error),
         cmocka_unit_test(test_retry_after_and_restart),
     };
