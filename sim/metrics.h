@@ -34,7 +34,7 @@
     X(db_util,          R, "share of database worker time busy in the tick (0..1)") \
     X(db_mean_ms,       R, "mean database latency (queue + service) of operations completed in the tick") \
     X(db_p99_ms,        R, "99th percentile of the same") \
-    X(client_p99_ms,    R, "99th percentile latency of client operations finished in the tick") \
+    X(client_p99_ms,    R, "99th percentile latency of client operations finished in the tick (failed ones, errors, left out)") \
     X(timeouts,         I, "cache requests that timed out at the client") \
     X(errors,           I, "client operations that failed, each counted once: reads that got no value (on_timeout: error after a timeout or an error reply; the database refused; no backfill token) and writes the database refused") \
     X(stale_reads,      I, "hits that returned a version older than the database's") \
@@ -48,7 +48,7 @@
     X(db_demand,        R, "offered database load: service time of the operations that arrived, over worker time (>1: past capacity)") \
     X(db_rejects,       I, "database operations refused because its queue was full") \
     X(views,            I, "distinct ring views held by client instances at the tick's end") \
-    X(client_mean_ms,   R, "mean latency of client operations finished in the tick") \
+    X(client_mean_ms,   R, "mean latency of client operations finished in the tick (failed ones, errors, left out)") \
     X(cache_errors,     I, "GETs answered with an error reply because the node's queue was full (the read then goes on per on_timeout)") \
     X(fallback_reads,   I, "reads answered by the key's previous owner after a miss at its new one (clients.fallback_to_previous_owner)") \
     X(redirects,        I, "operations a node answered MOVED or passed on to the key's owner (routing.fencing; and the MOVED for a slot the node handed over by migrate_slots)") \
@@ -63,7 +63,7 @@
     X(cache_write_ops,  I, "cache operations the writes sent (invalidations or write-throughs, per clients.write): one per write, plus one per further replica, split copy or previous owner; cache_write_ops / writes is the write amplification")
 
 #define NODE_TICK_FIELDS(X) \
-    X(state,            T, "up, slow, crashed, ejected, removed or gutter, at the tick's end") \
+    X(state,            T, "up, slow, crashed, ejected, removed or gutter, at the tick's end; when several hold, the first of removed, crashed, ejected, slow") \
     X(requests,         I, "GETs the node received in the tick") \
     X(hits,             I, "GETs it answered with a hit") \
     X(items,            I, "items held at the tick's end") \
