@@ -218,7 +218,7 @@ static enum report_status read_runs(struct loader *L)
     struct strbuf sql;
     sb_init(&sql);
     sb_puts(&sql, "SELECT r.run_id, r.name, r.seed, r.status, s.run_id IS NOT NULL");
-    for (size_t m = 0; m < r->n_metrics; m++) {
+    for (size_t m = 0; m < r->n_all; m++) {
         if (has_column(L->db, "summary", r->metrics[m].name))
             sb_printf(&sql, ", s.%s", r->metrics[m].name);
         else
@@ -260,8 +260,8 @@ static enum report_status read_runs(struct loader *L)
         const char *name = (const char *)sqlite3_column_text(st, 1);
         L->name_of[r->n_runs] = name_index_add(L, name ? name : "");
         run->seed = sqlite3_column_int64(st, 2);
-        run->m = xcalloc(r->n_metrics + 1, sizeof(*run->m));
-        for (size_t m = 0; m < r->n_metrics; m++)
+        run->m = xcalloc(r->n_all + 1, sizeof(*run->m));
+        for (size_t m = 0; m < r->n_all; m++)
             run->m[m] = sqlite3_column_type(st, 5 + (int)m) == SQLITE_NULL
                             ? NAN
                             : sqlite3_column_double(st, 5 + (int)m);
@@ -559,8 +559,8 @@ static void describe_groups(struct report *r)
             cap = g->n_runs;
             v = xrealloc(v, cap * sizeof(*v));
         }
-        g->stats = xcalloc(r->n_metrics + 1, sizeof(*g->stats));
-        for (size_t m = 0; m < r->n_metrics; m++) {
+        g->stats = xcalloc(r->n_all + 1, sizeof(*g->stats));
+        for (size_t m = 0; m < r->n_all; m++) {
             for (size_t i = 0; i < g->n_runs; i++)
                 v[i] = r->runs[g->runs[i]].m[m];
             stats_describe(v, g->n_runs, &g->stats[m]);
@@ -709,7 +709,7 @@ static enum report_status take_options(struct loader *L)
     const struct report_options *o = L->o;
     struct report *r = L->r;
     size_t n = o->n_metrics ? o->n_metrics : report_n_default_metrics;
-    r->metrics = xcalloc(n + 1, sizeof(*r->metrics));
+    r->metrics = xcalloc(n + report_n_metrics() + 1, sizeof(*r->metrics));
     for (size_t i = 0; i < n; i++) {
         const char *name = o->n_metrics ? o->metrics[i] : report_default_metrics[i];
         struct report_metric m;
@@ -730,6 +730,18 @@ static enum report_status take_options(struct loader *L)
             dup = !strcmp(r->metrics[j].name, m.name);
         if (!dup)
             r->metrics[r->n_metrics++] = m;
+    }
+    /* the counts not asked for too, for runs_with alone: in how many runs a
+     * cascade, an overload, ... happened belongs with any metric */
+    r->n_all = r->n_metrics;
+    for (size_t j = 0; j < report_n_metrics(); j++) {
+        struct report_metric m;
+        report_metric_at(j, &m);
+        bool asked = false;
+        for (size_t i = 0; i < r->n_metrics && !asked; i++)
+            asked = !strcmp(r->metrics[i].name, m.name);
+        if (m.count_with && !asked)
+            r->metrics[r->n_all++] = m;
     }
     if (o->baseline) {
         const char *eq = strchr(o->baseline, '=');

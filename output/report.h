@@ -125,8 +125,9 @@ struct report {
     char *db_path;
     char **by;                   /* the --by paths, given or found */
     size_t n_by;
-    struct report_metric *metrics;
-    size_t n_metrics;
+    struct report_metric *metrics; /* those asked for, then the counted ones not asked for */
+    size_t n_metrics;            /* asked for: the ones shown */
+    size_t n_all;                /* with the counted ones (runs_with of every count) */
     char *base_path, *base_value; /* --baseline, split; NULL without */
     size_t base_by;              /* index of base_path in by */
     struct report_run *runs;     /* in run_id order */

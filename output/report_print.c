@@ -405,7 +405,7 @@ void report_print_json(const struct report *r, FILE *f)
         }
         sb_puts(&sb, "},\"runs_with\":{");
         bool first = true;
-        for (size_t m = 0; m < r->n_metrics; m++) {
+        for (size_t m = 0; m < r->n_all; m++) {
             if (!r->metrics[m].count_with)
                 continue;
             sb_puts(&sb, first ? "" : ",");

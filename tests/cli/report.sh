@@ -125,6 +125,10 @@ ok $? "mean, 95% CI, min, max, n, nulls and runs_with are those computed by hand
 sed 's/^/#   /' "$T/bad" | head -10
 python3 -c 'import json,sys; g=json.load(open(sys.argv[1])); sys.exit(0 if g[1]["runs_with"]["cascade_removals"] == 2 and g[1]["metrics"]["recovery_s"]["nulls"] == 2 else 1)' "$T/json"
 ok $? "cooldown 10s: cascades in 2 of its 4 runs, never recovered in 2"
+# runs_with counts cascades and overloads whichever metrics are asked for
+expect_exit 0 "report --metric min_hit_rate --json" "$RINGSIM" report "$db" --metric min_hit_rate --json
+python3 -c 'import json,sys; a=json.load(open(sys.argv[1])); b=json.load(open(sys.argv[2])); sys.exit(0 if [g["runs_with"] for g in a] == [g["runs_with"] for g in b] and all(set(g["runs_with"]) == {"cascade_removals", "db_overload_s"} and set(g["metrics"]) == {"min_hit_rate"} for g in a) else 1)' "$T/out" "$T/json"
+ok $? "runs_with has the cascades and overloads with one other metric asked for, as with them"
 
 # shellcheck disable=SC2086
 expect_exit 0 "report --baseline --json" "$RINGSIM" report "$db" $M --baseline health.cooldown=2s --json
