@@ -747,6 +747,15 @@ uint32_t workload_key_id(const struct workload *w, const char *name)
     return hit ? hit->id : UINT32_MAX;
 }
 
+double workload_hot_share(const struct workload *w, const char *name)
+{
+    uint32_t id = workload_key_id(w, name);
+    for (size_t j = 0; j < w->rd->n_hot; j++)
+        if (w->rd->hot[j].key == id)
+            return w->rd->hot[j].share;
+    return 0;
+}
+
 uint32_t workload_split_copies(const struct workload *w, uint32_t key, uint32_t *first)
 {
     for (size_t i = 0; i < w->n_hot_names; i++)

@@ -149,6 +149,8 @@ void workload_set_hot(struct workload *w, const struct scenario *sc, int64_t now
 /* The id of a hot key of the scenario (any name in workload.hot_keys or a
  * hot_key event), UINT32_MAX for another name. O(log hot keys). */
 uint32_t workload_key_id(const struct workload *w, const char *name);
+/* The share of requests drawn for hot key `name` now (0: not hot now). */
+double workload_hot_share(const struct workload *w, const char *name);
 /* A hot key's split copies (hot_key split: K): how many there are (1: it is
  * never split) and the first one's id in *first. */
 uint32_t workload_split_copies(const struct workload *w, uint32_t key, uint32_t *first);

@@ -260,8 +260,8 @@ void run_scenario_event(struct sim *s, uint32_t idx)
     case EV_HOT_KEY:
         workload_set_hot(s->wl, s->sc, s->eng.now_ns);
         cures_hot_changed(s); /* its replica reads or split, if it has them */
-        sim_event(s, event_kind_name(e->kind), NULL, "%s takes %g of requests%s%s%s", e->key,
-                  e->share, e->for_ns ? "" : " for the rest of the run",
+        sim_event(s, event_kind_name(e->kind), NULL, "%s takes %g%% of requests%s%s%s", e->key,
+                  100 * e->share, e->for_ns ? "" : " for the rest of the run",
                   e->split > 1 ? "; split" : e->replicas > 1 ? "; replica reads" : "",
                   e->split > 1 || e->replicas > 1 ? " on" : "");
         break;
@@ -315,7 +315,8 @@ void run_scenario_event_end(struct sim *s, uint32_t idx)
     case EV_HOT_KEY:
         workload_set_hot(s->wl, s->sc, s->eng.now_ns);
         cures_hot_changed(s);
-        sim_event(s, "hot_key_end", NULL, "%s back to its usual share", e->key);
+        sim_event(s, "hot_key_end", NULL, "%s: this hot_key's share ends (the key's is now "
+                  "%g%%)", e->key, 100 * workload_hot_share(s->wl, e->key));
         break;
     default:
         break;

@@ -87,8 +87,8 @@ static void check_hot_keys_file(struct loader *L)
         }
     }
     if (sum > 1 + SHARE_EPS) {
-        char num[40];
-        format_number(sum, num, sizeof num);
+        char num[40]; /* 12 digits: the sum of decimals, not its binary rounding */
+        snprintf(num, sizeof num, "%.12g", sum);
         report_path(L, "workload.hot_keys", "expected shares that sum to at most 1, got %s",
                     num);
     }
@@ -217,7 +217,7 @@ static void check_hot_timeline(struct loader *L, const struct ev_ref *order, siz
             char path[64], tt[32], num[40];
             snprintf(path, sizeof path, "events.%zu.hot_key.share", hv[last].idx);
             format_duration(t, tt, sizeof tt);
-            format_number(sum, num, sizeof num);
+            snprintf(num, sizeof num, "%.12g", sum); /* not 1.0999999999999999 */
             report_path(L, path,
                         "hot key shares (workload.hot_keys and active hot_key events) sum to %s "
                         "at %s, expected at most 1", num, tt);

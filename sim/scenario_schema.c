@@ -139,7 +139,10 @@ static const struct key hot_key_keys[] = {
     {"key", KT_STRING, F(HC, key), .flags = K_REQUIRED | K_NONEMPTY, MAX_BYTES(KEY_MAX_BYTES),
      .doc = "The key, as the workload names keys (such as `key-000042`)."},
     {"share", KT_NUMBER, F(HC, share), .flags = K_REQUIRED, ABOVE_UPTO(0, 1),
-     .doc = "Fraction of all requests that go to this key."},
+     .doc = "Fraction of all requests drawn for this key; the other requests follow "
+            "`popularity` over every key, this one included, so the key's whole share is "
+            "`share` + (1 - the hot shares) x its popularity share (a hair above `share` but "
+            "for a few keys, or a key at the top of a steep Zipf)."},
     {"split", KT_UINT, F(HC, split), .def = "1", BETWEEN(1, PLACE_MAX_REPLICAS),
      .flags = K_OMIT_ONE,
      .doc = "Key splitting: store it as this many suffixed copies (`KEY#0` ...), which "
@@ -152,8 +155,8 @@ static const struct key hot_key_keys[] = {
 #undef HC
 static const struct section hot_key_section = {
     SECTION("workload.hot_keys.N", hot_key_keys, struct hot_key_cfg),
-    .doc = "Keys that receive a fixed share of all requests for the whole run; the rest "
-           "follow `popularity`. The shares must sum to at most 1."};
+    .doc = "Keys that receive a fixed share of all requests for the whole run, on top of "
+           "what `popularity` gives them of the rest. The shares must sum to at most 1."};
 
 #define TC struct trace_cfg
 static const struct key trace_keys[] = {
@@ -604,8 +607,9 @@ static const struct key hot_key_event_keys[] = {
     {"key", KT_STRING, F(EC, key), .flags = K_REQUIRED | K_NONEMPTY, MAX_BYTES(KEY_MAX_BYTES),
      .doc = "The key."},
     {"share", KT_NUMBER, F(EC, share), .flags = K_REQUIRED, ABOVE_UPTO(0, 1),
-     .doc = "Fraction of all requests; replaces the key's share in `workload.hot_keys` "
-            "while the event lasts."},
+     .doc = "Fraction of all requests drawn for this key (on top of its popularity share of "
+            "the rest, as in `workload.hot_keys`); replaces the key's share there while the "
+            "event lasts."},
     {"for", KT_DURATION, F(EC, for_ns), .def_doc = "to the end", ABOVE(0), .flags = K_OMIT_ZERO,
      .doc = "How long the key stays hot."},
     {"split", KT_UINT, F(EC, split), .def = "1", BETWEEN(1, PLACE_MAX_REPLICAS),

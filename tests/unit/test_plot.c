@@ -266,7 +266,7 @@ static void test_event_label(void **state)
         {"set_qps", NULL, "25000 requests per second", "qps 25000"},
         {"set_qps", NULL, "faster", "set qps"},
         {"set_address", "B", "10.0.0.9:11211", "address B"},
-        {"hot_key", NULL, "key-000007 takes 0.3 of requests", "hot key"},
+        {"hot_key", NULL, "key-000007 takes 30% of requests", "hot key"},
         {"hot_key_end", NULL, "", "end hot key"},
         {"migrate_slots", "A", "1365 slots to D at 2000 keys a second", "migrate A"},
         {"migrate_done", "A", "1365 of 1365 slots moved to D", "migrated A"},
