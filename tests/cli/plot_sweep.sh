@@ -103,7 +103,7 @@ note=$(awk -F'\t' 'NR == 2 { print $15 }' "$T/p1s/data/sweep-cascade_removals.ts
 echo "$note" | grep -Eq '^[0-9]+/3$'
 ok $? "cascade_removals points carry k/n ($note)"
 wanted=${note%%/*}
-have=$("$RINGSIM" report "$db" --json --metric cascade_removals 2>/dev/null | grep -o '"cascade_removals":[0-9]*}' | head -1 | tr -dc '0-9')
+have=$("$RINGSIM" report "$db" --json --metric cascade_removals 2>/dev/null | grep -o '"runs_with":{"cascade_removals":[0-9]*' | head -1 | sed 's/.*://')
 expect_eq "$wanted" "$have" "k is report's runs_with"
 
 # --- two parameters: heat maps ---------------------------------------------------------
