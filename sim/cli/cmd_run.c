@@ -157,7 +157,8 @@ static void report(const struct scenario *sc, const struct sim *s, enum run_stat
 }
 
 /* Simulates sc into the run begun in res, Ctrl-C, SIGTERM and SIGHUP
- * interrupting it, and records how it ended. Returns the exit code. */
+ * interrupting it (run_scenario catches them), and records how it ended.
+ * Returns the exit code. */
 static int simulate(const struct scenario *sc, struct results *res, const char *path,
                     int64_t run_id, const struct run_cli *cli)
 {
@@ -168,12 +169,8 @@ static int simulate(const struct scenario *sc, struct results *res, const char *
     struct run_options opt = {&interrupted, show_progress, &prog, false,
                               run_cli_helper_thread(cli)};
     struct sink sink = results_sink(res);
-    /* caught from before the setup: placing a large keyspace takes a while */
-    struct stop_signals sig;
-    stop_signals_catch(&sig, on_signal);
     struct sim *s = sim_create(sc, &sink, &opt, err, sizeof err);
     if (!s) {
-        stop_signals_restore(&sig);
         const char *st = interrupted ? "interrupted" : "failed";
         fprintf(stderr, "ringsim run: %s: %s%s\n", sc->name, err,
                 interrupted ? " (nothing was simulated; the run is recorded as interrupted)" : "");
@@ -182,7 +179,6 @@ static int simulate(const struct scenario *sc, struct results *res, const char *
         return EXIT_RUN_FAILED;
     }
     enum run_status st = sim_run(s);
-    stop_signals_restore(&sig);
     double wall = since(&prog.t0);
     if (prog.on)
         fputc('\n', stderr);
@@ -208,6 +204,12 @@ int run_scenario(const struct scenario *sc, const char *out_path, const struct r
     int rc = EXIT_RUN_FAILED;
     char *path = out_path ? xstrdup(out_path) : default_output(sc->name);
     struct results *res = NULL;
+    /* Caught from before the run's row is written until its status is: a
+     * signal in between (placing a large keyspace takes a while; a second
+     * Ctrl-C while the status is written) stops the run, never the process,
+     * so no run is left 'running'. */
+    struct stop_signals sig;
+    stop_signals_catch(&sig, on_signal);
     if (make_parent_dirs(path, "run"))
         goto out;
     res = results_open(path, err, sizeof err);
@@ -227,6 +229,7 @@ int run_scenario(const struct scenario *sc, const char *out_path, const struct r
         *run_id_out = run_id;
 out:
     results_close(res);
+    stop_signals_restore(&sig);
     free(path);
     return rc;
 }

@@ -39,6 +39,20 @@ kill -TERM $pid
 wait_for $pid 10
 expect_eq "$rc" 1 "SIGTERM too"
 
+# two signals in a row (a second Ctrl-C, a supervisor's repeated SIGTERM): the
+# second lands while the first's status is written, and must not kill the
+# process then, leaving the run 'running'
+"$RINGSIM" run sparse.yaml -o twice.db --quiet --force 2>twice.err &
+pid=$!
+sleep 1.5
+kill -TERM $pid
+kill -TERM $pid
+sleep 0.01
+kill -TERM $pid 2>/dev/null
+wait_for $pid 10
+expect_eq "$rc" 1 "two SIGTERMs: exit 1, not killed"
+expect_eq "$(sqlite3 twice.db 'SELECT status FROM runs')" interrupted "and the run is interrupted"
+
 # a setup that takes seconds: 20 million keys to place
 printf 'name: big\nworkload: {keys: 20000000}\nnodes: [{id: A}]\n' >big.yaml
 "$RINGSIM" run big.yaml -o big.db --quiet --force 2>big.err &
