@@ -336,10 +336,17 @@ static int read_run(struct plot_set *ps, struct plot_run *r, char **yaml, struct
     return 0;
 }
 
-/* Labels: "run ID[ NAME]: path=value, ..." over every parameter that any
- * drawn run overrides (a run that does not override one shows its
- * effective value), the seed when seeds differ and no parameter says so,
- * and the status of an unfinished run. */
+static int str_cmp_null(const char *a, const char *b)
+{
+    return strcmp(a ? a : "", b ? b : "");
+}
+
+/* Labels: "run ID[ NAME]: path=value, ..." over the parameters that some
+ * drawn run overrides and whose values are not all alike (with one run,
+ * every one it overrides) — first those this run overrides itself, then
+ * the effective values of the others, so that what tells a run apart comes
+ * before the label is cut to PLOT_LABEL_MAX; the seed when seeds differ and
+ * no parameter says so; and the status of an unfinished run. */
 static void make_labels(struct plot_set *ps, struct run_params *p)
 {
     bool same_name = true, same_seed = true, seed_param = false;
@@ -361,6 +368,24 @@ static void make_labels(struct plot_set *ps, struct run_params *p)
                 seed_param = seed_param || !strcmp(p[i].path[j], "seed");
             }
         }
+    /* each run's value of each path: its own, else its scenario's (own[] says which) */
+    const char **val = xcalloc(ps->n_runs * n_paths + 1, sizeof(*val));
+    bool *own = xcalloc(ps->n_runs * n_paths + 1, sizeof(*own));
+    for (size_t i = 0; i < ps->n_runs; i++)
+        for (size_t k = 0; k < n_paths; k++) {
+            const char *v = NULL;
+            for (size_t j = 0; j < p[i].n && !v; j++)
+                if (!strcmp(p[i].path[j], paths[k]))
+                    v = p[i].value[j];
+            own[i * n_paths + k] = v != NULL;
+            val[i * n_paths + k] = v ? v : yaml_scalar_at(p[i].yaml, paths[k]);
+        }
+    bool *alike = xcalloc(n_paths + 1, sizeof(*alike));
+    for (size_t k = 0; k < n_paths; k++) {
+        alike[k] = ps->n_runs > 1;
+        for (size_t i = 1; i < ps->n_runs && alike[k]; i++)
+            alike[k] = !str_cmp_null(val[i * n_paths + k], val[k]);
+    }
     for (size_t i = 0; i < ps->n_runs; i++) {
         struct plot_run *r = &ps->runs[i];
         struct strbuf sb;
@@ -369,16 +394,14 @@ static void make_labels(struct plot_set *ps, struct run_params *p)
         if (!same_name)
             sb_printf(&sb, " %s", r->name);
         const char *sep = ": ";
-        for (size_t k = 0; k < n_paths; k++) {
-            const char *v = NULL;
-            for (size_t j = 0; j < p[i].n && !v; j++)
-                if (!strcmp(p[i].path[j], paths[k]))
-                    v = p[i].value[j];
-            if (!v)
-                v = yaml_scalar_at(p[i].yaml, paths[k]);
-            sb_printf(&sb, "%s%s=%s", sep, paths[k], v ? v : "(default)");
-            sep = ", ";
-        }
+        for (int pass = 0; pass < 2; pass++) /* its own overrides, then the others */
+            for (size_t k = 0; k < n_paths; k++) {
+                if (alike[k] || own[i * n_paths + k] != (pass == 0))
+                    continue;
+                const char *v = val[i * n_paths + k];
+                sb_printf(&sb, "%s%s=%s", sep, paths[k], v ? v : "default");
+                sep = ", ";
+            }
         if (!same_seed && !seed_param)
             sb_printf(&sb, "%sseed=%lld", sep, (long long)r->seed);
         if (strcmp(r->status, "complete"))
@@ -386,15 +409,13 @@ static void make_labels(struct plot_set *ps, struct run_params *p)
         r->label = sb_steal(&sb);
         utf8_truncate(r->label, PLOT_LABEL_MAX);
     }
+    free(alike);
+    free(own);
+    free(val);
     free(paths);
 }
 
 /* ---- events ------------------------------------------------------------------ */
-
-static int str_cmp_null(const char *a, const char *b)
-{
-    return strcmp(a ? a : "", b ? b : "");
-}
 
 static int event_cmp(const void *pa, const void *pb)
 {
