@@ -126,7 +126,7 @@ static const char usage_text[] =
     "      the slot and owner of every key in a log, as JSON\n"
     "\n"
     "Exit codes: 0 success, 2 bad usage (the message names the flag).\n"
-    "Conventions of every algorithm and hash: models/README.md.\n";
+    "Conventions of every algorithm and hash: models/placement/README.md.\n";
 
 /* The flags that take a value; `key` is the scenario key a flag sets, NULL
  * for the flags of ring alone. */

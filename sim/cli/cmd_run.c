@@ -27,7 +27,8 @@ static void on_signal(int sig)
 
 static const char run_usage[] =
     "usage: ringsim run SCENARIO.yaml [-o OUT.db] [--seed N] [--set PATH=VALUE]... [--quiet]\n"
-    "                   [--force] [--threads N]\n"
+    "                   [--no-progress] [--force] [--threads N]\n"
+    "       ringsim run --metrics\n"
     "\n"
     "Runs a scenario and records every tick into a SQLite database.\n"
     "\n"
@@ -51,7 +52,8 @@ static const char run_usage[] =
     "stderr when stderr is a terminal. While the run is recorded its status is 'running'.\n"
     "Ctrl-C (or SIGTERM, SIGHUP) stops it: what was recorded is kept, with status\n"
     "'interrupted'. Exit: 0 complete, 1 failed or interrupted, 2 bad usage or invalid\n"
-    "scenario, or one the cost estimate refuses (`ringsim check` prints the estimate).\n"
+    "scenario, or one the cost estimate refuses (the refusal prints the estimate, and\n"
+    "`ringsim check` refuses the same).\n"
     "\n"
     "examples:\n"
     "  ringsim run scenarios/scale_out_3_to_4.yaml\n"
