@@ -7,7 +7,11 @@
 #                   [--unit-only] [--cli-only] [--cli-files "a.sh b.sh"] [PATTERN...]
 # --unit names a folder of test binaries (unit tests, model tests); a
 # PATTERN selects files whose name contains it; --cli-files names the
-# command-line test files to run (default: all). -j N runs N files at once.
+# command-line test files to run (default: all; a name or a path). -j N runs
+# N files at once. Selecting nothing is an error (exit 2), not a pass.
+# One file, e.g.:
+#   sh tests/run.sh --bin ./ringsim --cli-only --cli-files ring.sh
+#   sh tests/run.sh --unit build/release/tests/model --unit-only test_health
 set -u
 bin=./ringsim units="" cli_files="" wrap="" unit_only=0 cli_only=0 jobs=${RINGSIM_TEST_JOBS:-2}
 pats=""
@@ -20,7 +24,7 @@ while [ $# -gt 0 ]; do
         --unit-only) unit_only=1; shift ;;
         --cli-only) cli_only=1; shift ;;
         -j) jobs=$2; shift 2 ;;
-        -h|--help) sed -n '2,10p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,15p' "$0"; exit 0 ;;
         *) pats="$pats $1"; shift ;;
     esac
 done
@@ -51,14 +55,27 @@ if [ $cli_only = 0 ]; then
     done
 fi
 if [ $unit_only = 0 ]; then
+    names=""
+    for f in $cli_files; do
+        b=$(basename "$f")
+        if [ ! -f "$here/cli/$b" ] || [ "$b" = lib.sh ]; then
+            echo "tests/run.sh: --cli-files: no test file $b in tests/cli" >&2
+            exit 2
+        fi
+        names="$names $b"
+    done
     for t in "$here"/cli/*.sh; do
         [ -f "$t" ] || continue
         [ "$(basename "$t")" = lib.sh ] && continue
         if [ -n "$cli_files" ]; then
-            case " $cli_files " in *" $(basename "$t") "*) ;; *) continue ;; esac
+            case " $names " in *" $(basename "$t") "*) ;; *) continue ;; esac
         fi
         selected "$(basename "$t")" && echo "cli $t" >>"$list"
     done
+fi
+if [ ! -s "$list" ]; then
+    echo "tests/run.sh: no test file selected (patterns:${pats:- none}; see --help)" >&2
+    exit 2
 fi
 
 # Runs one file; writes its TAP to $out/<name>.tap and its exit code to .rc
