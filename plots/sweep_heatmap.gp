@@ -23,8 +23,10 @@ load plotdir . "terminal.gp"
 
 ylab2 = strlen(yunit) > 0 ? sprintf("%s (%s)", ypath, yunit) : ypath
 cblab = mcount ? sprintf("runs with %s > 0 (%%)", mname) : ylab
-# the colour range: 0-100% for a share of runs; else the cells' own
-if (mcount) {
+# the colour range: 0-100% for a share of runs, or of a metric that is a
+# share (a hit rate, a utilization: full green is 100%, not the best cell);
+# else the cells' own
+if (mcount || munit eq "%") {
     set cbrange [0:100]
 } else {
     undefine STATS_*
@@ -42,7 +44,7 @@ if (mcount) {
 set title sprintf("%s: %s", mtitle, sname[1]) font ",12"
 set xlabel xpath
 set ylabel ypath
-set cblabel cblab
+set cblabel cblab offset 2.5, 0
 set xrange [-0.5 : nx - 0.5]
 set yrange [-0.5 : ny - 0.5]
 set xtics () scale 0
@@ -63,7 +65,7 @@ if (mbetter > 0) {
         set palette defined (0 "#f7fbff", 1 "#2171b5")
     }
 }
-set colorbox vertical user origin screen 0.9, graph 0 size screen 0.02, graph 1
+set colorbox vertical user origin screen 0.885, graph 0 size screen 0.02, graph 1
 # two lines per cell: "2/4" over the mean, or the mean over "never 1/4"
 cell(v, n) = strlen(n) == 0 ? v : mcount ? n . "\n" . v : v . "\n" . n
 
