@@ -787,9 +787,10 @@ int cmd_sweep(int argc, char **argv)
         sweep_deinit(&sw);
         return EXIT_RUN_FAILED;
     }
-    fprintf(stderr, "ringsim sweep: %zu runs (%zu combinations x %u seeds%s), %u at a time, "
+    fprintf(stderr, "ringsim sweep: %zu run%s (%zu combination%s x %u seed%s%s), %u at a time, "
                     "into %s\n",
-            sw.n_todo, sw.n_groups, sw.seeds, sw.cli.shard_n ? ", this shard's share" : "",
+            sw.n_todo, sw.n_todo == 1 ? "" : "s", sw.n_groups, sw.n_groups == 1 ? "" : "s",
+            sw.seeds, sw.seeds == 1 ? "" : "s", sw.cli.shard_n ? ", this shard's share" : "",
             sw.cli.jobs, sw.cli.out);
     run_all(&sw);
     print_table(&sw);
