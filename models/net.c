@@ -111,25 +111,18 @@ static inline void set_asking(struct req *q)
 /* ---- GETs ------------------------------------------------------------------------ */
 
 /* The GET of attempt `attempt` reaches node nid at t_arrive (now, in
- * arrival mode). */
+ * arrival mode). stale: the client gave up on this GET before it arrived
+ * (and may be asking another replica now): the node still serves it,
+ * unfenced, and nothing of the request's current GET changes. (One call of
+ * node_get for both: it stays inlined here.) */
 static void get_arrives(struct sim *s, uint32_t r, uint32_t nid, int64_t t_arrive,
-                        uint32_t attempt)
+                        uint32_t attempt, bool stale)
 {
     struct req *q = req_at(&s->eng, r);
     struct node *n = &s->nodes[nid];
-    if (UNLIKELY((uint8_t)attempt != q->attempt)) {
-        /* the client gave up on this GET before it arrived (and may be asking
-         * another replica now): the node still serves it, and nothing of the
-         * request's current GET changes */
-        int64_t done, reply;
-        if (node_get(s, n, t_arrive, &done, &reply) == 0)
-            req_schedule_b(&s->eng, r, done, EVK_GET_DONE,
-                           net_get_tag(attempt, nid, n->incarnation));
-        return;
-    }
     int64_t timeout = s->sc->clients.timeout_ns;
     bool events = s->net->arrival_events;
-    uint32_t epoch, owner = fence(s, q, nid, t_arrive, &epoch);
+    uint32_t epoch, owner = stale ? PLACE_NONE : fence(s, q, nid, t_arrive, &epoch);
     if (owner != PLACE_NONE) {
         if (s->sc->routing.fencing == FENCE_REJECT) {
             moved(s, r, n, t_arrive, owner, epoch);
@@ -142,9 +135,16 @@ static void get_arrives(struct sim *s, uint32_t r, uint32_t nid, int64_t t_arriv
                        net_get_tag(q->attempt, owner, 0));
         return;
     }
-    q->node = nid;
+    if (LIKELY(!stale))
+        q->node = nid;
     int64_t done, reply;
     int rc = node_get(s, n, t_arrive, &done, &reply);
+    if (UNLIKELY(stale)) {
+        if (rc == 0)
+            req_schedule_b(&s->eng, r, done, EVK_GET_DONE,
+                           net_get_tag(attempt, nid, n->incarnation));
+        return;
+    }
     if (rc == 1) { /* down: never answers */
         if (!events)
             req_schedule_attempt(&s->eng, r, q->t_get_ns + timeout, EVK_TIMEOUT);
@@ -174,7 +174,7 @@ void net_send_get(struct sim *s, uint32_t r, uint32_t nid)
     q->t_get_ns = s->eng.now_ns;
     set_asking(q);
     if (!s->net->arrival_events) {
-        get_arrives(s, r, nid, s->eng.now_ns + s->nodes[nid].half_rtt_ns, q->attempt);
+        get_arrives(s, r, nid, s->eng.now_ns + s->nodes[nid].half_rtt_ns, q->attempt, false);
         return;
     }
     req_schedule_b(&s->eng, r, s->eng.now_ns + one_way(s, &s->nodes[nid]), EVK_GET_ARRIVE,
@@ -185,7 +185,8 @@ void net_send_get(struct sim *s, uint32_t r, uint32_t nid)
 void net_get_arrive(struct sim *s, uint32_t r, uint32_t b)
 {
     /* a GET the client has given up on is still served; its reply is dropped */
-    get_arrives(s, r, net_tag_node(b), s->eng.now_ns, b & 0xffu);
+    get_arrives(s, r, net_tag_node(b), s->eng.now_ns, b & 0xffu,
+                (uint8_t)b != req_at(&s->eng, r)->attempt);
 }
 
 /* ---- fills, invalidations, write-throughs, copies --------------------------------- */

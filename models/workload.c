@@ -549,6 +549,14 @@ static double piece_end(const struct workload *w, double t)
     return fmax(b, nextafter(t, INFINITY));
 }
 
+/* An arrival time, at most WORKLOAD_NEVER_NS: at a tiny rate a gap passes
+ * the run's end and even 2^63 ns, which no integer time can hold (a single
+ * minsd on the request path). */
+static inline double never_past(double t)
+{
+    return t < WORKLOAD_NEVER_NS ? t : WORKLOAD_NEVER_NS;
+}
+
 /* The next arrival after t under a varying rate (thinning, see above); back
  * to the plain draws once the rate is constant again. O(1) expected draws:
  * at most 2 (1 + amplitude) candidates an arrival, and 32 pieces a ramp. */
@@ -562,7 +570,7 @@ static void shaped_next(struct workload *w, double t)
         }
         if (!w->d_amp && t >= w->ramp_t1_ns) {
             w->shaped = false;
-            w->next_arrival_ns = t + rng_exp(arrivals, 1e9 / w->qps);
+            w->next_arrival_ns = never_past(t + rng_exp(arrivals, 1e9 / w->qps));
             return;
         }
         double b = piece_end(w, t), top = rate_bound(w, t, b);
@@ -573,7 +581,7 @@ static void shaped_next(struct workload *w, double t)
         }
         t = cand;
         if (rng_uniform(arrivals) * top <= workload_rate(w, t)) {
-            w->next_arrival_ns = t;
+            w->next_arrival_ns = never_past(t);
             return;
         }
     }
@@ -595,7 +603,7 @@ void workload_set_qps(struct workload *w, int64_t now_ns, double qps, int64_t ov
     if (w->shaped)
         shaped_next(w, now);
     else
-        w->next_arrival_ns = now + exp_stream_draw(&w->arrivals, 1e9 / qps);
+        w->next_arrival_ns = never_past(now + exp_stream_draw(&w->arrivals, 1e9 / qps));
 }
 
 /* ---- shift_popularity ------------------------------------------------------------------ */
@@ -715,7 +723,7 @@ int workload_create(struct sim *s, char *err, size_t errlen)
     if (w->shaped)
         shaped_next(w, 0);
     else
-        w->next_arrival_ns = exp_stream_draw(&w->arrivals, 1e9 / w->qps);
+        w->next_arrival_ns = never_past(exp_stream_draw(&w->arrivals, 1e9 / w->qps));
     return 0;
 }
 
@@ -917,7 +925,8 @@ void workload_next(struct workload *w, int64_t *t_ns, uint32_t *inst, bool *is_w
     if (UNLIKELY(w->shaped))
         shaped_next(w, w->next_arrival_ns);
     else
-        w->next_arrival_ns += exp_stream_draw(&w->arrivals, 1e9 / w->qps);
+        w->next_arrival_ns = never_past(w->next_arrival_ns
+                                        + exp_stream_draw(&w->arrivals, 1e9 / w->qps));
 }
 
 /* ---- what other models ask ----------------------------------------------------------- */

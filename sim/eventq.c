@@ -298,7 +298,9 @@ static void heap_pop(struct eventq *q)
     sift_up(h, i, last); /* then the last key up from there */
 }
 
-bool eventq_pop(struct eventq *q, struct event *out)
+/* eventq_pop's body, for its two entries: the hot one (inlined into the run
+ * loop, its one caller there) and a cold one for rare callers. */
+static inline __attribute__((always_inline)) bool pop_top(struct eventq *q, struct event *out)
 {
     if (!q->n)
         return false;
@@ -338,4 +340,14 @@ bool eventq_pop(struct eventq *q, struct event *out)
     if (q->n)
         find_top(q);
     return true;
+}
+
+bool eventq_pop(struct eventq *q, struct event *out)
+{
+    return pop_top(q, out);
+}
+
+__attribute__((noinline, cold)) bool eventq_pop_cold(struct eventq *q, struct event *out)
+{
+    return pop_top(q, out);
 }

@@ -142,6 +142,9 @@ static inline int eventq_push(struct eventq *q, int64_t t_ns, unsigned kind, uin
 }
 /* Removes the earliest event into *e; returns false when empty. O(log n). */
 bool eventq_pop(struct eventq *q, struct event *e);
+/* The same, out of line: for callers off the hot path, so that the run
+ * loop stays eventq_pop's one caller in the program (and inlines it). */
+bool eventq_pop_cold(struct eventq *q, struct event *e);
 /* The earliest event, left in place, into *e; false when empty. */
 bool eventq_peek(const struct eventq *q, struct event *e);
 
