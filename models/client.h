@@ -62,9 +62,9 @@ void client_backfill(struct sim *s, uint32_t r, uint32_t b);
 /* EVK_READMIT: instance inst's retry_after for a node has passed (b as
  * health_readmit takes it). */
 void client_readmit(struct sim *s, uint32_t inst, uint32_t b);
-/* A node left: the health model forgets its ejections; the instances that
- * had it ejected re-derive their views. */
-void clients_node_left(struct sim *s, uint32_t node);
+/* Re-derives an instance's routing view after its epoch or ejections
+ * changed (client_views.c). 0, or -1 when the view cannot be built. */
+int client_refresh_view(struct sim *s, struct instance *in);
 
 /* Epochs: a new one was published (each instance adopts it at once, or
  * after propagation_delay in central mode, unless frozen). */

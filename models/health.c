@@ -308,7 +308,7 @@ void health_probe_result(struct sim *s, uint32_t node, uint32_t b)
     membership_change(s, "eject");
 }
 
-bool health_node_left(struct sim *s, uint32_t node)
+void health_node_left(struct sim *s, uint32_t node)
 {
     struct health *h = s->hl;
     h->left[node]++;
@@ -316,7 +316,6 @@ bool health_node_left(struct sim *s, uint32_t node)
     h->held[node] = 0;
     if (h->ejected_at[node] >= 0) /* centrally ejected: forget it */
         coordinator_forget(s, node);
-    bool dropped = false;
     for (uint32_t j = 0; j < h->n_inst; j++) {
         struct inst_health *ih = &h->inst[j];
         ih->fails[node] = 0;
@@ -327,9 +326,7 @@ bool health_node_left(struct sim *s, uint32_t node)
         assert(ih->n_ejected > 0);
         ih->n_ejected--;
         node_readmitted(s, node);
-        dropped = true;
     }
-    return dropped;
 }
 
 const char *health_check(const struct sim *s)

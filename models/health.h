@@ -63,9 +63,9 @@ void health_probe_arrive(struct sim *s, uint32_t node);
 /* A node left the membership: every ejection of it is forgotten (the
  * coordinator's and the instances'), and its failure counts, so that it
  * counts against no max_ejected and, should its id come back, comes back
- * a fresh node. True if an instance's ejection was dropped (its view must
- * be re-derived: clients_refresh_views). */
-bool health_node_left(struct sim *s, uint32_t node);
+ * a fresh node. The instances' views follow when they adopt the epoch its
+ * leaving publishes. */
+void health_node_left(struct sim *s, uint32_t node);
 
 /* The nodes instance inst has ejected itself (NULL when none). */
 static inline const uint8_t *health_inst_excluded(const struct sim *s, uint32_t inst)

@@ -7,7 +7,6 @@
 
 #include "models/membership.h"
 #include "models/node.h"
-#include "models/transfer.h"
 
 int net_create(struct sim *s)
 {
@@ -245,11 +244,11 @@ static void op_arrives(struct sim *s, uint32_t r, uint32_t node, int64_t t_arriv
                     : q->kind == RQ_MIGRATE      ? EVK_MIGRATE_LAND
                                                  : EVK_NODE_OP_DONE;
     if (rc) {
-        if (kind == EVK_MIGRATE_READ || kind == EVK_MIGRATE_LAND) { /* the migration retries */
+        if (kind == EVK_MIGRATE_READ || kind == EVK_MIGRATE_LAND || q->kind == RQ_COPY_READ
+            || q->kind == RQ_COPY) {
+            /* the migration retries; a transfer stops waiting for the copy */
             q->flags |= RQF_FAILED;
             req_schedule(&s->eng, r, t_arrive, kind);
-        } else if (q->kind == RQ_COPY_READ || q->kind == RQ_COPY) {
-            transfer_copy_lost(s, r); /* its transfer stops waiting for it */
         }
         return; /* lost or refused: nothing changes at the node */
     }

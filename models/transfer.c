@@ -35,7 +35,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "models/client.h"
 #include "models/db.h"
 #include "models/health.h"
 #include "models/membership.h"
@@ -246,7 +245,7 @@ static void finish(struct sim *s, struct transfer *t, const char *why)
                  (long long)t->copies, why);
         node_leave(s, n);
         membership_set_member(s, t->node, false);
-        clients_node_left(s, t->node);
+        health_node_left(s, t->node);
         sim_event(s, "drain_done", n->id, "%lld copies%s; %s", (long long)t->copies, lost, why);
     }
     membership_change(s, detail);
@@ -354,6 +353,10 @@ void transfer_copy_read(struct sim *s, uint32_t r)
 {
     struct req *q = req_at(&s->eng, r);
     struct transfer *t = &s->tr->t[q->redirect];
+    if (q->flags & RQF_FAILED) { /* the source's queue refused the read, or it is down */
+        transfer_copy_lost(s, r);
+        return;
+    }
     uint32_t dest = destination(s, t, q->key);
     if (dest == PLACE_NONE || s->nodes[dest].state != NODE_UP) {
         copy_over(s, t);

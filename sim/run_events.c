@@ -68,7 +68,7 @@ static void remove_node(struct sim *s, const struct event_cfg *e, uint32_t idx)
     }
     node_leave(s, n);
     membership_set_member(s, n->index, false);
-    clients_node_left(s, n->index);
+    health_node_left(s, n->index);
     sim_event(s, event_kind_name(e->kind), n->id, "%s", "");
     membership_changed(s, "remove_node", n);
 }
