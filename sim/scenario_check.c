@@ -340,7 +340,38 @@ static char *trace_resolve(const char *scenario_file, const char *path)
     return xasprintf("%.*s/%s", (int)(slash - scenario_file), scenario_file, path);
 }
 
-/* The trace file: readable, a regular file, not empty, and for
+#define CSV_LOOK_BYTES 65536 /* how much of a csv trace check reads for a request */
+
+/* Whether the first len bytes of a csv trace (all of it when whole) hold a
+ * request line: not blank, not a `#` comment, not the first line's header
+ * (first field `time`), as models/trace_reader.c skips them. */
+static bool csv_has_request(const char *buf, size_t len, bool whole)
+{
+    const char *p = buf, *end = buf + len;
+    for (bool first = true; p < end; first = false) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        if (!nl && !whole)
+            return true; /* a line cut by the look's end: not judged */
+        const char *e = nl ? nl : end;
+        while (p < e && (*p == ' ' || *p == '\t'))
+            p++;
+        const char *f = p; /* the first field, trimmed */
+        while (f < e && *f != ',')
+            f++;
+        const char *fe = f;
+        while (fe > p && (fe[-1] == ' ' || fe[-1] == '\t' || fe[-1] == '\r'))
+            fe--;
+        bool blank = p == e || (fe == p && f == e);
+        bool header = first && fe - p == 4 && !memcmp(p, "time", 4);
+        if (!blank && *p != '#' && !header)
+            return true;
+        p = e + 1;
+    }
+    return false;
+}
+
+/* The trace file: readable, a regular file, not empty (for csv: a request
+ * line in its first CSV_LOOK_BYTES, when that is all of it), and for
  * oracle_general a whole number of records; then its absolute path replaces
  * the path as written. Its content is read when a run starts. */
 static void check_trace_file(struct loader *L, struct trace_cfg *t)
@@ -375,6 +406,19 @@ static void check_trace_file(struct loader *L, struct trace_cfg *t)
                     (unsigned long long)(size / ORACLE_RECORD_BYTES + 1),
                     (unsigned long long)(size % ORACLE_RECORD_BYTES), ORACLE_RECORD_BYTES);
         goto out;
+    }
+    if (t->format == TRACE_CSV) {
+        size_t want = size < CSV_LOOK_BYTES ? (size_t)size : CSV_LOOK_BYTES;
+        char *buf = xmalloc(want + 1);
+        ssize_t got = pread(fd, buf, want, 0);
+        bool some = got != (ssize_t)want
+                    || csv_has_request(buf, want, (uint64_t)want == size);
+        free(buf);
+        if (!some) {
+            report_path(L, at, "the trace %s has no requests (only blank lines, comments or a "
+                        "header; expected lines time,key,op[,size[,ttl]])", shown);
+            goto out;
+        }
     }
     char *abs = realpath(file, NULL);
     if (abs) {

@@ -1412,6 +1412,25 @@ static void test_trace_files(void **state)
     snprintf(want, sizeof want, "x.yaml:2:17: workload.trace.path: the trace \"%s\" is empty "
              "(expected at least one request)", empty);
     expect_error(text, want);
+    /* a csv trace of a header, comments and blank lines only: nothing to replay
+     * (it once passed check and failed at the run) */
+    const char *bare = trace_file("bare.csv", 0);
+    FILE *f = fopen(bare, "wb");
+    assert_non_null(f);
+    fputs("time, key ,op\r\n# nothing yet\r\n\r\n   \n", f);
+    fclose(f);
+    snprintf(text, sizeof text, "workload:\n  trace: {path: %s, format: csv}\n" NODES, bare);
+    snprintf(want, sizeof want, "x.yaml:2:17: workload.trace.path: the trace \"%s\" has no "
+             "requests (only blank lines, comments or a header; expected lines "
+             "time,key,op[,size[,ttl]])", bare);
+    expect_error(text, want);
+    f = fopen(bare, "ab"); /* one request after them: fine */
+    assert_non_null(f);
+    fputs("1,k1,get\n", f);
+    fclose(f);
+    struct scenario *ok = load_ok(text);
+    scenario_destroy(ok);
+    unlink(bare);
     expect_error("workload:\n  trace: {path: /nonexistent/t.bin}\n" NODES,
                  "x.yaml:2:17: workload.trace.path: cannot read the trace \"/nonexistent/t.bin\": "
                  "No such file or directory");
