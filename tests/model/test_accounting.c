@@ -38,6 +38,27 @@ static const char *overload =
     "health: {mode: off}\n"
     "events: [{at: 5s, slow_node: {id: B, factor: 50}}]\n";
 
+/* Fails the test unless every tick counts each failed read once: errors ==
+ * timeouts + error replies (on_timeout: error). */
+static void check_failures_counted_once(const struct mem_run *m)
+{
+    for (size_t i = 0; i < m->n_ticks; i++) {
+        const struct tick_row *t = &m->ticks[i];
+        if (t->errors != t->timeouts + t->cache_errors)
+            fail_msg("tick %g: %lld errors, %lld timeouts + %lld error replies", t->t_s,
+                     (long long)t->errors, (long long)t->timeouts, (long long)t->cache_errors);
+    }
+}
+
+/* A node's items at the tick starting at t_s (0 when it has no row then). */
+static long long node_items_at(const struct mem_run *m, const char *node, double t_s)
+{
+    for (size_t i = 0; i < m->n_nodes; i++)
+        if (!strcmp(m->nodes[i].node, node) && m->nodes[i].t_s == t_s)
+            return m->nodes[i].items;
+    return 0;
+}
+
 static void test_errors_counted_once(void **state)
 {
     (void)state;
@@ -45,12 +66,9 @@ static void test_errors_counted_once(void **state)
     struct mem_run m;
     mem_run_yaml(&m, overload, err);
     long long replies = 0, timeouts = 0, errors = 0;
+    check_failures_counted_once(&m); /* a timeout or an error reply, never both */
     for (size_t i = 0; i < m.n_ticks; i++) {
         const struct tick_row *t = &m.ticks[i];
-        /* each failed read once: a timeout or an error reply, never both */
-        if (t->errors != t->timeouts + t->cache_errors)
-            fail_msg("tick %g: %lld errors, %lld timeouts + %lld error replies", t->t_s,
-                     (long long)t->errors, (long long)t->timeouts, (long long)t->cache_errors);
         assert_true(t->hits + t->misses <= t->reads + 200); /* reads finish within the tick */
         replies += t->cache_errors;
         timeouts += t->timeouts;
@@ -98,12 +116,7 @@ static void test_abandoned_gets(void **state)
     const char *err[] = {"clients.on_timeout=error", NULL};
     struct mem_run m;
     mem_run_yaml(&m, abandoned, err);
-    for (size_t i = 0; i < m.n_ticks; i++) {
-        const struct tick_row *t = &m.ticks[i];
-        if (t->errors != t->timeouts + t->cache_errors)
-            fail_msg("tick %g: %lld errors, %lld timeouts + %lld error replies", t->t_s,
-                     (long long)t->errors, (long long)t->timeouts, (long long)t->cache_errors);
-    }
+    check_failures_counted_once(&m);
     assert_true(MEM_SUM(&m, timeouts, 4, 10) > 5000);   /* jitter and the slow node */
     assert_true(MEM_SUM(&m, cache_errors, 4, 10) > 100); /* B's queue full */
     mem_run_free(&m);
@@ -207,13 +220,7 @@ static void test_fallback_to_a_node_that_answers(void **state)
                           "events: [{at: 10s, add_node: {id: D}}, {at: 10s, crash_node: {id: C}}]\n";
     mem_run_yaml(&f, crashed, NULL);
     mem_run_yaml(&p, crashed, plain);
-    long long df = 0, dp = 0; /* D's items at the last tick */
-    for (size_t i = 0; i < f.n_nodes; i++)
-        if (!strcmp(f.nodes[i].node, "D") && f.nodes[i].t_s == 39)
-            df = f.nodes[i].items;
-    for (size_t i = 0; i < p.n_nodes; i++)
-        if (!strcmp(p.nodes[i].node, "D") && p.nodes[i].t_s == 39)
-            dp = p.nodes[i].items;
+    long long df = node_items_at(&f, "D", 39), dp = node_items_at(&p, "D", 39); /* last tick */
     assert_true(dp > 2000);
     CHECK_NEAR((double)df, (double)dp, 0.03 * (double)dp, "D filled with and without fallback");
     assert_true(MEM_SUM(&f, fallback_reads, 10, 40) > 1000); /* from A and B: hits */
