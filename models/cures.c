@@ -10,9 +10,11 @@
  * asked, and goes to the database only when none is left. A write reaches
  * every owner. A miss fills the owner asked.
  *
- * Hot keys with `replicas: K` are read from K owners (random unless
- * read_from says least_loaded) whatever routing.replicas is: the replica
- * reads of the hot-key cures, for that key alone.
+ * Hot keys with `replicas: K` are read from max(K, routing.replicas)
+ * owners (at most the members), at random unless read_from says
+ * least_loaded, even when K is routing.replicas: the replica reads of the
+ * hot-key cures, for that key alone. A cure never takes copies away: with
+ * K below routing.replicas, reads and writes still use every replica.
  *
  * Key splitting: a hot key with `split: K` is stored as K copies, NAME#0
  * ... NAME#K-1, keys of their own (their ids were made with the keyspace,
@@ -174,7 +176,7 @@ void cures_hot_changed(struct sim *s)
     uint32_t r = sc->clients.hot_key_detection.replicas;
     for (uint32_t i = 0; i < c->n_det; i++) {
         uint32_t key = c->det_key[i], first;
-        if (cures_replicas(s, key) == sc->routing.replicas && cures_split(s, key, &first) <= 1)
+        if (!cures_hot_reads(s, key) && cures_split(s, key, &first) <= 1)
             hot_override(c, key, r);
     }
 }
@@ -222,11 +224,18 @@ static void detect_close(struct sim *s)
                 c->det_key = xrealloc(c->det_key, c->det_cap * sizeof(*c->det_key));
             }
             c->det_key[c->n_det++] = key;
-            sim_event(s, "hot_key_detected", NULL,
-                      "%s: %.1f%% of the reads of the last %g s; replica reads from %u owners",
+            /* what the cure is: listed now, before detection's own keys
+             * are added again, a key has a hot_key cure of its own */
+            uint32_t first, owners = MIN(MAX(d->replicas, s->sc->routing.replicas),
+                                         membership_count(s));
+            char cure[96];
+            if (cures_hot_reads(s, key) || cures_split(s, key, &first) > 1)
+                snprintf(cure, sizeof cure, "it keeps its hot_key cure");
+            else
+                snprintf(cure, sizeof cure, "replica reads from %u owners", owners);
+            sim_event(s, "hot_key_detected", NULL, "%s: %.1f%% of the reads of the last %g s; %s",
                       keyspace_name(&s->wl->ks, key, buf, sizeof buf),
-                      100 * c->det_count[key] / total, (double)d->window_ns / 1e9,
-                      d->replicas);
+                      100 * c->det_count[key] / total, (double)d->window_ns / 1e9, cure);
             changed = true;
         }
         memset(c->det_count, 0, (size_t)n * sizeof(*c->det_count));
@@ -278,7 +287,7 @@ static uint32_t pick(struct sim *s, uint32_t key, const uint32_t *owners, uint32
     if (!m)
         return n;
     enum read_from how = s->sc->routing.read_from;
-    if (how == READ_PRIMARY && s->sc->routing.replicas != cures_replicas(s, key))
+    if (how == READ_PRIMARY && cures_hot_reads(s, key))
         how = READ_RANDOM; /* a hot key's own replica reads */
     switch (how) {
     case READ_RANDOM:

@@ -51,7 +51,8 @@ void cures_destroy(struct sim *s);
 void cures_hot_changed(struct sim *s);
 
 /* How many owners reads and writes of key use: routing.replicas, or a hot
- * key's own (configured, or turned on by detection). */
+ * key's own (configured, or turned on by detection) when it is more — a
+ * cure never takes copies away. */
 static inline uint32_t cures_replicas(const struct sim *s, uint32_t key);
 
 /* Key splitting: how many copies key is split into now (1: not split),
@@ -91,8 +92,20 @@ static inline uint32_t cures_replicas(const struct sim *s, uint32_t key)
     const struct cures *c = s->cures;
     for (uint32_t i = 0; UNLIKELY(i < c->n_hot); i++)
         if (c->hot_key[i] == key)
-            return c->hot_replicas[i];
+            return MAX(c->hot_replicas[i], s->sc->routing.replicas);
     return s->sc->routing.replicas;
+}
+
+/* Whether key has replica reads of its own now (a hot key's `replicas`,
+ * or detection): its reads then go to a random owner even under
+ * read_from: primary. */
+static inline bool cures_hot_reads(const struct sim *s, uint32_t key)
+{
+    const struct cures *c = s->cures;
+    for (uint32_t i = 0; UNLIKELY(i < c->n_hot); i++)
+        if (c->hot_key[i] == key)
+            return true;
+    return false;
 }
 
 static inline uint32_t cures_split(const struct sim *s, uint32_t key, uint32_t *first)

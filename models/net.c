@@ -144,7 +144,8 @@ static void get_arrives(struct sim *s, uint32_t r, uint32_t nid, int64_t t_arriv
                            net_get_tag(attempt, nid, n->incarnation));
         return;
     }
-    if (rc == 1) { /* down: never answers */
+    if (rc == 1) { /* down: never answers; awaited until the client gives up */
+        node_await_down(s, n, q->t_get_ns + timeout);
         if (!events)
             req_schedule_attempt(&s->eng, r, q->t_get_ns + timeout, EVK_TIMEOUT);
         return;

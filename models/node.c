@@ -14,8 +14,12 @@
  * then each new id an add_node event brings, in event order (a node removed
  * and added again keeps its index), then the gutter pool.
  *
- * In flight: inflight[i] counts GETs admitted at node i and not yet served
- * (bounded loads cap it); a crash or removal zeroes it. Invariant:
+ * In flight: inflight[i] counts GETs admitted at node i and not yet served,
+ * and GETs sent to it while it was down (crashed or removed) until their
+ * client's timeout: what a client counts outstanding at a node, which
+ * bounded loads cap and read_from: least_loaded compares — a dead node is
+ * not the emptiest. A crash, restart, removal or return zeroes it (the
+ * incarnation changes, so what was awaited is forgotten). Invariant:
  * inflight_total == the sum of inflight[] (nodes_check).
  *
  * Prewarm: nodes present at time 0 with `prewarm` start holding what an LRU
@@ -100,6 +104,20 @@ static void node_present(struct node *n)
     n->ever_present = true;
 }
 
+/* Zone ids: one per distinct name (in order of first appearance); a node
+ * without a zone gets one of its own. Only equality of ids is ever used,
+ * so numbering them again (a node back with another zone) changes nothing
+ * else. */
+static void number_zones(struct sim *s)
+{
+    for (uint32_t i = 0, next = 0; i < s->n_nodes; i++) {
+        uint32_t j = s->nodes[i].zone[0] ? 0 : i; /* O(nodes) per named zone */
+        while (j < i && strcmp(s->nodes[j].zone, s->nodes[i].zone))
+            j++;
+        s->zones[i] = j < i ? s->zones[j] : next++;
+    }
+}
+
 int nodes_create(struct sim *s, char *err, size_t errlen)
 {
     const struct scenario *sc = s->sc;
@@ -151,15 +169,8 @@ int nodes_create(struct sim *s, char *err, size_t errlen)
         return -1;
     }
     s->inflight = xcalloc(s->n_nodes + 1, sizeof(*s->inflight));
-    /* zone ids: one per distinct name (in order of first appearance); a node
-     * without a zone gets one of its own */
     s->zones = xcalloc(s->n_nodes + 1, sizeof(*s->zones));
-    for (uint32_t i = 0, next = 0; i < s->n_nodes; i++) {
-        uint32_t j = s->nodes[i].zone[0] ? 0 : i; /* O(nodes) per named zone */
-        while (j < i && strcmp(s->nodes[j].zone, s->nodes[i].zone))
-            j++;
-        s->zones[i] = j < i ? s->zones[j] : next++;
-    }
+    number_zones(s);
     for (uint32_t i = 0; i < s->n_nodes; i++) {
         s->nodes[i].tk.evictions0 = s->nodes[i].store.evictions;
         s->nodes[i].tk.expirations0 = s->nodes[i].store.expirations;
@@ -261,15 +272,36 @@ void node_serve_redirect(struct sim *s, struct node *n)
     s->inflight_total--;
 }
 
+void node_await_down(struct sim *s, struct node *n, int64_t until_ns)
+{
+    s->inflight[n->index]++;
+    s->inflight_total++;
+    sim_schedule(s, MAX(until_ns, s->eng.now_ns), EVK_DOWN_RELEASE, n->index, n->incarnation);
+}
+
+void node_down_release(struct sim *s, uint32_t node, uint32_t incarnation)
+{
+    if (s->nodes[node].incarnation != incarnation)
+        return; /* zeroed since, by a restart, a removal or a return */
+    assert(s->inflight[node] > 0 && s->inflight_total > 0);
+    s->inflight[node]--;
+    s->inflight_total--;
+}
+
 /* ---- membership and faults ------------------------------------------------------- */
+
+static void forget_inflight(struct sim *s, struct node *n)
+{
+    assert(s->inflight_total >= s->inflight[n->index]);
+    s->inflight_total -= s->inflight[n->index];
+    s->inflight[n->index] = 0;
+}
 
 void node_crash(struct sim *s, struct node *n)
 {
     n->state = NODE_CRASHED;
     n->incarnation++;
-    assert(s->inflight_total >= s->inflight[n->index]);
-    s->inflight_total -= s->inflight[n->index];
-    s->inflight[n->index] = 0;
+    forget_inflight(s, n);
     fifo_reset(&n->queue, s->eng.now_ns);
     store_clear(&n->store);
     u64map_clear(&n->leases);
@@ -277,21 +309,50 @@ void node_crash(struct sim *s, struct node *n)
 
 void node_restart(struct sim *s, struct node *n)
 {
-    (void)s;
     n->state = NODE_UP;
     n->incarnation++;
+    forget_inflight(s, n);
 }
 
-void node_join(struct sim *s, struct node *n, const char *address, double weight)
+/* A node back after its removal is a new node: the add_node event's
+ * address, weight, zone and cache settings (the file's `cache` defaults
+ * and the event's own keys), nothing of the old one's but its index and
+ * its random stream. It is empty (node_leave emptied it). Returns -1 when
+ * a longer queue cannot be had. */
+static int node_renew(struct sim *s, struct node *n, const char *address, double weight,
+                      const char *zone, const struct cache_cfg *cfg)
 {
-    (void)s;
-    if (n->ever_present) { /* back after a removal: fresh and empty */
-        node_set_address(n, address);
-        n->weight = weight;
+    node_set_address(n, address);
+    n->weight = weight;
+    free(n->zone);
+    n->zone = xstrdup(zone ? zone : "");
+    number_zones(s);
+    assert(!n->store.n_items);
+    n->store.capacity_bytes = cfg->capacity_bytes;
+    n->store.capacity_items = cfg->capacity_items;
+    n->half_rtt_ns = cfg->rtt_ns / 2;
+    if (cfg->workers != n->cfg.workers || cfg->max_queue != n->cfg.max_queue) {
+        struct fifo q;
+        if (fifo_init(&q, cfg->workers, cfg->max_queue))
+            return -1;
+        fifo_deinit(&n->queue);
+        n->queue = q;
     }
+    fifo_reset(&n->queue, s->eng.now_ns);
+    n->cfg = *cfg; /* the service stream draws exponentials of mean 1, scaled at each use */
+    return 0;
+}
+
+int node_join(struct sim *s, struct node *n, const char *address, double weight,
+              const char *zone, const struct cache_cfg *cfg)
+{
+    if (n->ever_present && node_renew(s, n, address, weight, zone, cfg))
+        return -1;
     n->state = NODE_UP;
     n->incarnation++;
+    forget_inflight(s, n);
     n->ever_present = true;
+    return 0;
 }
 
 void node_leave(struct sim *s, struct node *n)
@@ -381,8 +442,6 @@ const char *nodes_check(const struct sim *s)
     uint64_t sum = 0;
     for (uint32_t i = 0; i < s->n_nodes; i++) {
         const struct node *n = &s->nodes[i];
-        if (n->state != NODE_UP && s->inflight[i])
-            return "a node that is not up has GETs in flight";
         sum += s->inflight[i];
         const char *bad = store_check(&n->store);
         if (bad)

@@ -83,8 +83,17 @@ struct item *node_serve_get(struct sim *s, struct node *n, uint32_t key);
  * MOVED reply of a slot migration). */
 void node_serve_redirect(struct sim *s, struct node *n);
 
+/* A GET reached n while it was down: counted in flight at n until
+ * until_ns (its client's timeout), unless n's incarnation changes first. */
+void node_await_down(struct sim *s, struct node *n, int64_t until_ns);
+/* EVK_DOWN_RELEASE. */
+void node_down_release(struct sim *s, uint32_t node, uint32_t incarnation);
+
 /* Membership and faults. */
-void node_join(struct sim *s, struct node *n, const char *address, double weight);
+/* A node enters (add_node). Back after a removal, it is a new, empty node
+ * with these settings (zone and cache included). -1: out of memory. */
+int node_join(struct sim *s, struct node *n, const char *address, double weight,
+              const char *zone, const struct cache_cfg *cfg);
 void node_leave(struct sim *s, struct node *n);
 void node_crash(struct sim *s, struct node *n);
 void node_restart(struct sim *s, struct node *n);

@@ -116,7 +116,7 @@
     X(stale_reads,       I, "stale reads over the run") \
     X(stale_overwrites,  I, "stale overwrites over the run") \
     X(clobbers,          I, "clobbers over the run") \
-    X(keys_moved,        I, "keys whose owner changed, summed over membership changes") \
+    X(keys_moved,        I, "keys whose owner changed, summed over membership changes (under bounded, owners by the ring alone: the cap depends on the load of the moment)") \
     X(max_node_share,    R, "the busiest node's share of all GETs over the run") \
     X(instance_ejections, I, "ejections by single client instances (client mode) or the coordinator") \
     X(readmissions,      I, "nodes put back after retry_after, by an instance or the coordinator") \

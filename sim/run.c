@@ -112,6 +112,11 @@ static void on_op_arrive(struct sim *s, uint32_t r, uint32_t b)
     net_op_arrive(s, r);
 }
 
+static void on_down_release(struct sim *s, uint32_t a, uint32_t b)
+{
+    node_down_release(s, a, b);
+}
+
 static void on_trace_end(struct sim *s, uint32_t a, uint32_t b)
 {
     (void)a, (void)b;
@@ -178,6 +183,7 @@ static const struct {
     [EVK_MIGRATE_READ] = {on_migrate_read, NULL},
     [EVK_MIGRATE_LAND] = {on_migrate_land, NULL},
     [EVK_TRACE_END] = {NULL, on_trace_end},
+    [EVK_DOWN_RELEASE] = {NULL, on_down_release},
 };
 
 static void dispatch(struct sim *s, const struct event *e)

@@ -41,7 +41,10 @@ static void membership_changed(struct sim *s, const char *what, const struct nod
 static void add_node(struct sim *s, const struct event_cfg *e, uint32_t idx)
 {
     struct node *n = event_node(s, e);
-    node_join(s, n, e->address, e->weight);
+    if (node_join(s, n, e->address, e->weight, e->zone, &e->cache)) {
+        sim_fail(s, "out of memory for the queue of node %s", n->id);
+        return;
+    }
     bool empty = e->has_take_slots && !e->take_slots;
     sim_event(s, event_kind_name(e->kind), n->id, "address %s, weight %g%s", n->address,
               n->weight, e->warm.rate > 0 ? "; warming before it enters the ring"

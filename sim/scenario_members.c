@@ -543,15 +543,17 @@ static bool apply_event(struct timeline *tl, const struct event_cfg *ev, size_t 
 /* crash_zone: every live, running node of the zone crashes. */
 static void crash_zone(struct timeline *tl, const struct event_cfg *ev, size_t i, const char *t)
 {
+    if (!ev->zone || !good(tl->L, &ev->zone))
+        return; /* its own message said what was wrong */
     size_t hit = 0;
-    for (size_t k = 0; ev->zone && k < tl->m.n; k++) {
+    for (size_t k = 0; k < tl->m.n; k++) {
         struct member *x = &tl->m.v[k];
         if (x->live && !x->crashed && x->zone && !strcmp(x->zone, ev->zone)) {
             x->crashed = true;
             hit++;
         }
     }
-    if (!hit && ev->zone) {
+    if (!hit) {
         char path[96];
         snprintf(path, sizeof path, "events.%zu.crash_zone.zone", i);
         report_path(tl->L, path, "no running node of the cluster is in zone \"%s\" at %s",

@@ -150,7 +150,11 @@ static const struct key hot_key_keys[] = {
     {"replicas", KT_UINT, F(HC, replicas), .def = "1", BETWEEN(1, PLACE_MAX_REPLICAS),
      .flags = K_OMIT_ONE,
      .doc = "Replica reads for this key alone: it is read from (and written to) this many "
-            "owners, per `routing.read_from` (`random` when that is `primary`)."},
+            "owners, per `routing.read_from` (`random` when that is `primary`, even when this "
+            "equals `routing.replicas`); never fewer than `routing.replicas` (a cure takes no "
+            "copy away), at most the nodes in the ring. Ended (an event's `for`), the extra "
+            "owners keep their copies, which later writes no longer reach: stale if the key "
+            "gets replica reads again while they are still cached."},
 };
 #undef HC
 static const struct section hot_key_section = {
@@ -273,7 +277,9 @@ static const struct key routing_keys[] = {
      .doc = "What placement hashes for a node: its id or its address."},
     {"load_factor", KT_NUMBER, F(RC, load_factor), .def = "1.25",
      ABOVE_UPTO(PLACE_MIN_LOAD_FACTOR, PLACE_MAX_LOAD_FACTOR),
-     .doc = "`bounded`: each node holds at most ceil(load_factor x keys / nodes)."},
+     .doc = "`bounded`: each node holds at most ceil(load_factor x keys / nodes) in the static "
+            "analysis (`ringsim ring`); in the simulation the load is GETs in flight, capped "
+            "per `bounded_rule`."},
     {"bounded_rule", KT_ENUM, F(RC, bounded_rule), .def = "paper", .names = bounded_rule_names,
      .doc = "`bounded`, in the simulation (the load is requests in flight): when a node is "
             "full. `paper`: at ceil(load_factor x (in flight + 1) / nodes), weights aside, "
@@ -302,7 +308,8 @@ static const struct key routing_keys[] = {
             "Writes reach every replica."},
     {"read_from", KT_ENUM, F(RC, read_from), .def = "primary", .names = read_from_names,
      .doc = "Which replica a read asks: the owner, one at random, or the one with the fewest "
-            "requests in flight. A read that times out or gets an error reply tries the next "
+            "requests in flight (a GET sent to a down node counts until its timeout). A read "
+            "that times out or gets an error reply tries the next "
             "replica before the database."},
 };
 #undef RC
@@ -355,7 +362,8 @@ static const struct key hot_key_detection_keys[] = {
             "is below half the threshold."},
     {"replicas", KT_UINT, F(HD, replicas), .def = "3", BETWEEN(2, PLACE_MAX_REPLICAS),
      .doc = "The cure a detected key gets: replica reads from this many owners (as "
-            "`hot_key.replicas`; at most the number of nodes are used)."},
+            "`hot_key.replicas`: never fewer than `routing.replicas`, at most the nodes in the "
+            "ring; the `hot_key_detected` row says how many)."},
 };
 #undef HD
 static const struct section hot_key_detection_section = {
@@ -503,7 +511,8 @@ static const struct section drain_section = {
 
 static const struct key add_node_keys[] = {
     {"id", KT_ID, F(EC, node), .flags = K_REQUIRED, MAX_BYTES(MAX_ID_BYTES),
-     .doc = "The new node; must not be in the cluster at that time (a removed id may return)."},
+     .doc = "The new node; must not be in the cluster at that time (a removed id may return, "
+            "as a new, empty node with this event's address, weight, zone and cache keys)."},
     {"address", KT_STRING, F(EC, address), .def_doc = "the id", MAX_BYTES(MAX_ID_BYTES),
      .doc = "Its address."},
     {"weight", KT_NUMBER, F(EC, weight), .def = "1", ABOVE_UPTO(0, PLACE_MAX_WEIGHT),

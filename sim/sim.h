@@ -71,6 +71,8 @@ enum {
     EVK_MIGRATE_READ,   /* a: request — a migration's read at the slot's source is served */
     EVK_MIGRATE_LAND,   /* a: request — a migrated key lands at the slot's target */
     EVK_TRACE_END,      /* the replayed trace has no more requests */
+    EVK_DOWN_RELEASE,   /* a: node, b: its incarnation — a GET sent to it while it was
+                           down is no longer awaited (the client's timeout) */
     EVK_COUNT
 };
 

@@ -13,7 +13,13 @@
  *  - on the hot-key incident (scenarios/incidents/bounded_loads_vs_hot_key
  *    .yaml, seeds 1-3, 35 s): every rule halves the plain ring's busiest-node
  *    excess and costs hit rate before the key is hot; Envoy's rule costs
- *    the least, HAProxy's the most; a factor of 4 is nearly the ring.
+ *    the least, HAProxy's the most; a factor of 4 is nearly the ring;
+ *  - a crashed node is not the emptiest: the GETs sent to it count in
+ *    flight until their timeout, so it reaches its cap at once and the
+ *    overflow goes to live nodes — fewer than a tenth of the plain ring's
+ *    timeouts with health checks off (the ring sends every read of a
+ *    quarter of the keys to the dead node); likewise read_from:
+ *    least_loaded turns away from a crashed replica.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -272,12 +278,44 @@ static void test_incident(void **state)
     assert_true(wide.busiest_after > 0.2 && wide.busiest_after < ring.busiest_after);
 }
 
+static long long timeouts_after_crash(const char *algo, const char *read_from)
+{
+    const char *yaml = "name: crash\nduration: 6s\ntick: 1s\n"
+                       "workload: {keys: 20000, qps: 20000}\nhealth: {mode: off}\n"
+                       "nodes: [{id: A}, {id: B}, {id: C}, {id: D}]\n"
+                       "events: [{at: 2s, crash_node: {id: C}}]\n";
+    char a[64], r[64];
+    snprintf(a, sizeof a, "routing.algorithm=%s", algo);
+    snprintf(r, sizeof r, "routing.read_from=%s", read_from);
+    const char *sets[] = {a, read_from ? r : NULL, read_from ? "routing.replicas=2" : NULL, NULL};
+    struct mem_run m;
+    mem_run_yaml(&m, yaml, sets);
+    assert_true(MEM_SUM(&m, timeouts, 0, 2) == 0);
+    long long t = MEM_SUM(&m, timeouts, 2, 6);
+    mem_run_free(&m);
+    return t;
+}
+
+static void test_dead_node_is_not_the_emptiest(void **state)
+{
+    (void)state;
+    long long ring = timeouts_after_crash("ring", NULL);
+    long long bounded = timeouts_after_crash("bounded", NULL);
+    assert_true(ring > 0.2 * 4 * 20000); /* a quarter of the reads, all timing out */
+    assert_true(bounded > 0 && bounded < ring / 10);
+    long long primary = timeouts_after_crash("ring", "primary");
+    long long least = timeouts_after_crash("ring", "least_loaded");
+    assert_true(primary > 0.2 * 4 * 20000);
+    assert_true(least > 0 && least < primary / 10);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_caps),
         cmocka_unit_test(test_reroutes_match_theory),
         cmocka_unit_test(test_incident),
+        cmocka_unit_test(test_dead_node_is_not_the_emptiest),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -343,6 +343,111 @@ static void test_hot_key_detection(void **state)
     mem_run_free(&m);
 }
 
+/* A hot key's replica reads on top of routing.replicas: a cure never takes
+ * copies away (K below R still uses every replica: reads spread over R,
+ * every write reaches R), and K equal to R still turns replica reads on
+ * (under read_from: primary the key's reads spread over its R owners). */
+static const char *four_zoned =
+    "name: four\nduration: 20s\ntick: 1s\n"
+    "workload: {keys: 1000, qps: 4000, write_ratio: 0.1}\n"
+    "routing: {vnodes: 160, replicas: 3}\nclients: {write: write_through}\nhealth: {mode: off}\n"
+    "nodes: [{id: A, zone: z1}, {id: B, zone: z1}, {id: C, zone: z2}, {id: D, zone: z2}]\n"
+    "events: [{at: 0s, hot_key: {key: key-000042, share: 0.5}}]\n";
+
+static double sets_per_write(const struct mem_run *m)
+{
+    long long sets = 0;
+    for (size_t i = 0; i < m->n_nodes; i++)
+        sets += m->nodes[i].sets;
+    return (double)sets / (double)MEM_SUM(m, db_writes, 0, 20);
+}
+
+static void test_hot_key_replicas_over_routing_replicas(void **state)
+{
+    (void)state;
+    struct mem_run m[5];
+    for (int k = 1; k <= 4; k++) {
+        char set[48];
+        snprintf(set, sizeof set, "events.0.hot_key.replicas=%d", k);
+        const char *sets[] = {set, NULL};
+        mem_run_yaml(&m[k], four_zoned, sets);
+        /* every key is cached (room for all): sets are the write-throughs,
+         * 3 a write, and K for the hot key's half of them when K > 3 */
+        CHECK_NEAR(sets_per_write(&m[k]), k == 4 ? 0.5 * 3 + 0.5 * 4 : 3, 0.02,
+                   "sets per write, hot key replicas %d", k);
+    }
+    /* 1: no cure, primary reads: the key's owner takes h + (1 - h)/4 or so */
+    assert_true(m[1].summary.max_node_share > 0.55);
+    /* 2 and 3: replica reads from the key's 3 owners, alike */
+    assert_true(m[2].summary.max_node_share < 0.35);
+    CHECK_NEAR(m[2].summary.max_node_share, m[3].summary.max_node_share, 1e-12, "K 2 and 3");
+    /* 4: from all four */
+    assert_true(m[4].summary.max_node_share < m[3].summary.max_node_share);
+    for (int k = 1; k <= 4; k++)
+        mem_run_free(&m[k]);
+    /* detection with replicas equal to routing.replicas turns replica reads on */
+    const char *det[] = {"events.0.at=5s", "clients.hot_key_detection.threshold=0.1",
+                         "clients.hot_key_detection.window=2s",
+                         "clients.hot_key_detection.replicas=3", NULL};
+    const char *none[] = {"events.0.at=5s", NULL};
+    struct mem_run on, off;
+    mem_run_yaml(&on, four_zoned, det);
+    mem_run_yaml(&off, four_zoned, none);
+    assert_int_equal(mem_count_events(&on, "hot_key_detected"), 1);
+    /* the busiest node's share of GETs from 8 s */
+    const char *ids[] = {"A", "B", "C", "D"};
+    long long all_on = 0, all_off = 0, top_on = 0, top_off = 0;
+    for (int n = 0; n < 4; n++) {
+        long long a = 0, b = 0;
+        for (size_t i = 0; i < on.n_nodes; i++)
+            if (on.nodes[i].t_s >= 8 && !strcmp(on.nodes[i].node, ids[n]))
+                a += on.nodes[i].requests;
+        for (size_t i = 0; i < off.n_nodes; i++)
+            if (off.nodes[i].t_s >= 8 && !strcmp(off.nodes[i].node, ids[n]))
+                b += off.nodes[i].requests;
+        all_on += a;
+        all_off += b;
+        top_on = MAX(top_on, a);
+        top_off = MAX(top_off, b);
+    }
+    double busy_on = (double)top_on / (double)all_on, busy_off = (double)top_off / (double)all_off;
+    assert_true(busy_off > 0.55);
+    assert_true(busy_on < 0.35);
+    mem_run_free(&on);
+    mem_run_free(&off);
+}
+
+/* A node removed and added back is a new node: the add_node event's zone
+ * and cache settings, not the first one's. */
+static void test_node_back_with_new_settings(void **state)
+{
+    (void)state;
+    const char *yaml =
+        "name: back\nduration: 8s\ntick: 1s\n"
+        "workload: {keys: 1000, qps: 4000}\nhealth: {mode: off}\n"
+        "nodes: [{id: A, zone: z1}, {id: B, zone: z1}, {id: C, zone: z2}, {id: D, zone: z2}]\n"
+        "events:\n"
+        "  - {at: 2s, remove_node: {id: D}}\n"
+        "  - {at: 3s, add_node: {id: D, zone: z3, capacity_items: 10}}\n"
+        "  - {at: 5s, crash_zone: {zone: z3}}\n";
+    struct mem_run m;
+    mem_run_yaml(&m, yaml, NULL);
+    for (size_t i = 0; i < m.n_nodes; i++) {
+        const struct node_tick_row *r = &m.nodes[i];
+        if (strcmp(r->node, "D"))
+            continue;
+        if (r->t_s == 0)
+            assert_true(r->items > 100); /* its first life: room for its share */
+        if (r->t_s >= 3 && r->t_s < 5) {
+            assert_string_equal(r->state, "up");
+            assert_true(r->items <= 10); /* capacity_items of the event */
+        }
+        if (r->t_s >= 5) /* its zone is the event's: the zone's crash takes it */
+            assert_string_equal(r->state, "crashed");
+    }
+    mem_run_free(&m);
+}
+
 /* ---- the incident: scenarios/incidents/hot_key_cures.yaml ------------------------------- */
 
 /* Share of the busiest node's GETs, write amplification, stale reads, from 25 s. */
@@ -420,6 +525,8 @@ int main(void)
         cmocka_unit_test(test_key_splitting),
         cmocka_unit_test(test_hot_key_detection),
         cmocka_unit_test(test_hot_key_cures_incident),
+        cmocka_unit_test(test_hot_key_replicas_over_routing_replicas),
+        cmocka_unit_test(test_node_back_with_new_settings),
         cmocka_unit_test(test_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
