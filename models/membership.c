@@ -32,7 +32,8 @@
  * moved slots' keys can change owner: O(moves) with the slot index.
  *
  * Slots (routing.algorithm slots): each epoch's table is built from the
- * previous epoch's (placement history); a node added with take_slots:
+ * previous epoch's (placement history), also across a set_routing that
+ * keeps slots; a node added with take_slots:
  * false joins holding none, and migrations hand slots over with
  * membership_move_slots, applied on top of the publication's other
  * changes (placement_slots_move).
@@ -399,6 +400,22 @@ void membership_trim(struct sim *s)
 
 /* ---- publication -------------------------------------------------------------------- */
 
+/* The placement a new epoch of generation gen is built from (slots: its
+ * history): the latest epoch's base under the same generation, or under
+ * any generation when both are slots — slots ignore the hash, weights,
+ * vnodes, point format and node key, so a set_routing that keeps slots
+ * keeps the slot table. NULL: built afresh. */
+static const struct placement *history(const struct sim *s, const struct epoch *old,
+                                       uint32_t gen)
+{
+    const struct routing_gen *g = s->mb->gens;
+    if (!old->base)
+        return NULL;
+    if (old->gen == gen || (g[old->gen].pp.algo == PLACE_SLOTS && g[gen].pp.algo == PLACE_SLOTS))
+        return old->base->pl;
+    return NULL;
+}
+
 static int64_t count_moved(const struct sim *s, const struct view *a, const struct view *b)
 {
     int64_t moved = 0;
@@ -514,7 +531,7 @@ uint32_t membership_publish(struct sim *s)
         m->any_join_empty = false;
     }
     struct epoch *old = membership_epoch(s, old_id); /* the array may have moved */
-    const struct placement *prev = old->base && old->gen == e->gen ? old->base->pl : NULL;
+    const struct placement *prev = history(s, old, e->gen);
     if (build_base(s, e, prev)) {
         sb_reset(&m->pending_why);
         m->n_moves = 0;
@@ -604,7 +621,7 @@ struct placement *membership_future(struct sim *s, uint32_t node, bool member)
         e.address[i] = s->nodes[i].address;
     }
     const struct epoch *last = membership_latest(s);
-    const struct placement *prev = last->base && last->gen == e.gen ? last->base->pl : NULL;
+    const struct placement *prev = history(s, last, e.gen);
     struct placement *pl = build_placement(s, &e, NULL, prev); /* slots: moves from now */
     free(e.weight);
     free(e.address);

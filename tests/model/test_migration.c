@@ -235,6 +235,54 @@ static void test_slot_choice_and_stops(void **state)
     mem_run_free(&crash);
 }
 
+/* The epoch event whose reason contains what, or NULL. */
+static const struct mem_event *epoch_with(const struct mem_run *m, const char *what)
+{
+    for (size_t i = 0; i < m->n_events; i++)
+        if (!strcmp(m->events[i].kind, "epoch") && strstr(m->events[i].detail, what))
+            return &m->events[i];
+    return NULL;
+}
+
+/* set_routing that stays slots (a new hash, vnodes, point format, node key,
+ * or algorithm: slots again) keeps the slot table: no key moves, the slots
+ * migrated to D stay D's — the loader accepts a later migration of them
+ * from D, and the run does it — and a migration under way at the change
+ * goes on from its list, skipping nothing. */
+static const char *reroute =
+    "name: reroute\nduration: 8s\ntick: 1s\n"
+    "workload: {keys: 20000, qps: 2000}\n"
+    "routing: {algorithm: slots}\n"
+    "nodes: [{id: A}, {id: B}, {id: C}]\n"
+    "health: {mode: off}\n"
+    "events:\n"
+    "  - {at: 1s, add_node: {id: D, take_slots: false}}\n"
+    "  - {at: 1s, migrate_slots: {from: A, to: D, slots: 100, rate: 50}}\n"
+    "  - {at: 2s, set_routing: {hash: xxh64, vnodes: 80, point_format: \"%s-%d\"}}\n"
+    "  - {at: 3s, set_routing: {algorithm: slots, node_key: address}}\n"
+    "  - {at: 7s, migrate_slots: {from: D, to: B, slots: [0, 9], rate: 100000}}\n";
+
+static void test_set_routing_keeps_the_slots(void **state)
+{
+    (void)state;
+    struct mem_run m;
+    mem_run_yaml(&m, reroute, NULL);
+    assert_int_equal(m.status, RUN_COMPLETE);
+    const struct mem_event *e = epoch_with(&m, "set_routing hash=xxh64");
+    assert_non_null(e);
+    assert_non_null(strstr(e->detail, ", 0 keys moved"));
+    e = epoch_with(&m, "set_routing algorithm=slots");
+    assert_non_null(e);
+    assert_non_null(strstr(e->detail, ", 0 keys moved"));
+    assert_int_equal(mem_count_events(&m, "migrate_done"), 2);
+    assert_non_null(strstr(nth_event(&m, "migrate_done", 0)->detail,
+                           "100 of 100 slots moved to D"));
+    assert_non_null(strstr(nth_event(&m, "migrate_done", 0)->detail, " 0 skipped"));
+    assert_non_null(strstr(nth_event(&m, "migrate_done", 1)->detail,
+                           "10 of 10 slots moved to B"));
+    mem_run_free(&m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -243,6 +291,7 @@ int main(void)
         cmocka_unit_test(test_writes_reach_the_target),
         cmocka_unit_test(test_hot_slot),
         cmocka_unit_test(test_slot_choice_and_stops),
+        cmocka_unit_test(test_set_routing_keeps_the_slots),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
