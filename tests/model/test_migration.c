@@ -19,7 +19,10 @@
  *    for one hot slot (a hash tag) migrating for 10 s, where without ASK
  *    they would be thousands;
  *  - `slots: N` takes the source's first N slots; a migration whose target
- *    crashes stops, and the next one cannot start either.
+ *    crashes stops, and the next one cannot start either;
+ *  - a set_routing that stays slots moves no key and keeps migrated slots;
+ *  - central health: a readmitted node gets back the slots it held before
+ *    its ejection (none if it held none), less those migrated away.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -283,6 +286,99 @@ static void test_set_routing_keeps_the_slots(void **state)
     mem_run_free(&m);
 }
 
+/* Central health under slots: C, too slow, is ejected at 2.21 s and
+ * readmitted at 5.4 s. */
+static const char *ejection =
+    "name: eject-slots\nduration: 8s\ntick: 1s\n"
+    "workload: {keys: 20000, qps: 4000}\n"
+    "routing: {algorithm: slots}\n"
+    "nodes: [{id: A}, {id: B}, {id: C}]\n"
+    "health: {mode: central, probe_interval: 200ms, failure_limit: 2, retry_after: 3s}\n"
+    "clients: {timeout: 10ms}\n"
+    "events:\n"
+    "  - {at: 2s, slow_node: {id: C, latency: 50ms, for: 2s}}\n";
+
+/* The keys an epoch event says moved. */
+static long long epoch_moved(const struct mem_event *e)
+{
+    const char *p = strstr(e->detail, " keys moved");
+    assert_non_null(p);
+    while (p > e->detail && p[-1] >= '0' && p[-1] <= '9')
+        p--;
+    return atoll(p);
+}
+
+/* An ejection gives C's slots to A and B; the readmission gives back
+ * exactly the slots C held (all 5,461: the same keys move back), not a
+ * joiner's share taken from the lowest slots of the others. */
+static void test_readmission_gives_the_slots_back(void **state)
+{
+    (void)state;
+    struct mem_run m;
+    mem_run_yaml(&m, ejection, NULL);
+    assert_int_equal(mem_count_events(&m, "eject"), 1);
+    assert_int_equal(mem_count_events(&m, "readmit"), 1);
+    const struct mem_event *out = epoch_with(&m, "eject;");
+    const struct mem_event *back = epoch_with(&m, "readmit");
+    assert_non_null(out);
+    assert_non_null(back);
+    assert_non_null(strstr(back->detail, "5461 slots back to C"));
+    assert_true(epoch_moved(out) > 6000);
+    assert_int_equal(epoch_moved(back), epoch_moved(out));
+    assert_int_equal(m.summary.keys_moved, 2 * epoch_moved(out));
+    mem_run_free(&m);
+}
+
+/* A node that holds no slot (added with take_slots: false), crashed and
+ * restarted, is ejected and readmitted holding none: no key moves, and it
+ * receives no GET. */
+static void test_readmission_of_a_node_without_slots(void **state)
+{
+    (void)state;
+    const char *yaml =
+        "name: eject-empty\nduration: 8s\ntick: 1s\n"
+        "workload: {keys: 20000, qps: 4000}\n"
+        "routing: {algorithm: slots}\n"
+        "nodes: [{id: A}, {id: B}, {id: C}]\n"
+        "health: {mode: central, probe_interval: 200ms, failure_limit: 2, retry_after: 3s}\n"
+        "clients: {timeout: 10ms}\n"
+        "events:\n"
+        "  - {at: 1s, add_node: {id: D, take_slots: false}}\n"
+        "  - {at: 2s, crash_node: {id: D}}\n"
+        "  - {at: 3s, restart_node: {id: D}}\n";
+    struct mem_run m;
+    mem_run_yaml(&m, yaml, NULL);
+    assert_int_equal(mem_count_events(&m, "readmit"), 1);
+    assert_int_equal(m.summary.keys_moved, 0);
+    assert_int_equal(mem_node_requests(&m, "D"), 0);
+    mem_run_free(&m);
+}
+
+/* Slots migrated away while their node is out are not given back: C gives
+ * B slots 16000..16383 (a migration), then is ejected; its other 5,077
+ * slots go to A and B (A first, holding fewer, then in turns), and B's
+ * first 5,845 slots, migrated to D meanwhile, include 383 of them. C gets
+ * back the other 4,694, and D keeps what it was given. */
+static void test_readmission_without_slots_migrated_away(void **state)
+{
+    (void)state;
+    char *yaml = malloc(strlen(ejection) + 400);
+    sprintf(yaml, "%s%s", ejection,
+            "  - {at: 1s, migrate_slots: {from: C, to: B, slots: [16000, 16383], rate: 1e6}}\n"
+            "  - {at: 3s, add_node: {id: D, take_slots: false}}\n"
+            "  - {at: 3s, migrate_slots: {from: B, to: D, slots: 5845, rate: 1e6}}\n");
+    struct mem_run m;
+    mem_run_yaml(&m, yaml, NULL);
+    assert_int_equal(mem_count_events(&m, "migrate_done"), 2);
+    assert_non_null(strstr(nth_event(&m, "migrate_done", 1)->detail,
+                           "5845 of 5845 slots moved to D"));
+    const struct mem_event *back = epoch_with(&m, "readmit");
+    assert_non_null(back);
+    assert_non_null(strstr(back->detail, "4694 slots back to C"));
+    free(yaml);
+    mem_run_free(&m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -292,6 +388,9 @@ int main(void)
         cmocka_unit_test(test_hot_slot),
         cmocka_unit_test(test_slot_choice_and_stops),
         cmocka_unit_test(test_set_routing_keeps_the_slots),
+        cmocka_unit_test(test_readmission_gives_the_slots_back),
+        cmocka_unit_test(test_readmission_of_a_node_without_slots),
+        cmocka_unit_test(test_readmission_without_slots_migrated_away),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
