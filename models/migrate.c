@@ -37,7 +37,8 @@
  * Migrations run one at a time in event order; each starts after the
  * publications of the instant it starts at. Slots `slots: N` are the first
  * N the source owns then (ascending, as reshard takes them); a slot its
- * source does not own at its turn is skipped. Between a slot's handover
+ * source does not own at its turn, or no longer owns when its keys are
+ * moved, is skipped (never handed over). Between a slot's handover
  * and the publication of its epoch (the same instant) the slot still
  * counts as migrating (handing[]).
  *
@@ -327,7 +328,9 @@ static struct migration *owner_of(struct sim *s, const struct req *q)
 }
 
 /* A copy ended (moved, or nothing to move): the slot is handed over once
- * every key is done. */
+ * every key is done — if the source still owns it: one that changed owner
+ * meanwhile (a join took it, an ejection moved it) is skipped, and the keys
+ * already moved stay at the target, as after a stopped migration. */
 static void copy_done(struct sim *s, struct migration *m)
 {
     m->in_flight--;
@@ -336,7 +339,10 @@ static void copy_done(struct sim *s, struct migration *m)
         if (why) {
             stop(s, "migrate_cancel", why);
         } else {
-            hand_over(s, m->slot);
+            if (membership_slot_owner(s, m->slot) == m->from)
+                hand_over(s, m->slot);
+            else
+                m->slots_skipped++;
             m->slot = PLACE_NONE;
         }
         ask_step(s, s->eng.now_ns); /* the next slot, after the publication */

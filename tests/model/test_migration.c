@@ -22,7 +22,8 @@
  *    crashes stops, and the next one cannot start either;
  *  - a set_routing that stays slots moves no key and keeps migrated slots;
  *  - central health: a readmitted node gets back the slots it held before
- *    its ejection (none if it held none), less those migrated away.
+ *    its ejection (none if it held none), less those migrated away;
+ *  - a slot the source loses mid-migration is skipped, not handed over.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -379,6 +380,32 @@ static void test_readmission_without_slots_migrated_away(void **state)
     mem_run_free(&m);
 }
 
+/* A slot the source loses while it migrates is skipped, not handed over:
+ * E joins (taking its share) during a migration of A's first 3,000 slots
+ * to D and takes A's slots 818..1364 — 818 is migrating then. The
+ * migration skips all 547 of them: it never hands slot 818 to D from E. */
+static void test_slot_lost_mid_migration_is_skipped(void **state)
+{
+    (void)state;
+    const char *yaml = "name: lost-slot\nduration: 5s\ntick: 1s\n"
+                       "workload: {keys: 20000, qps: 4000}\n"
+                       "routing: {algorithm: slots}\n"
+                       "nodes: [{id: A}, {id: B}, {id: C}]\n"
+                       "health: {mode: off}\n"
+                       "events:\n"
+                       "  - {at: 1s, add_node: {id: D, take_slots: false}}\n"
+                       "  - {at: 1s, migrate_slots: {from: A, to: D, slots: 3000, rate: 1000}}\n"
+                       "  - {at: 2s, add_node: {id: E}}\n";
+    struct mem_run m;
+    mem_run_yaml(&m, yaml, NULL);
+    assert_int_equal(mem_count_events(&m, "migrate_done"), 1);
+    const char *done = nth_event(&m, "migrate_done", 0)->detail;
+    assert_non_null(strstr(done, "2453 of 3000 slots moved to D"));
+    assert_non_null(strstr(done, "547 skipped"));
+    assert_null(epoch_with(&m, "slot 818 to D"));
+    mem_run_free(&m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -391,6 +418,7 @@ int main(void)
         cmocka_unit_test(test_readmission_gives_the_slots_back),
         cmocka_unit_test(test_readmission_of_a_node_without_slots),
         cmocka_unit_test(test_readmission_without_slots_migrated_away),
+        cmocka_unit_test(test_slot_lost_mid_migration_is_skipped),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
