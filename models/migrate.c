@@ -29,7 +29,8 @@
  *          write-throughs of moved keys reach B.
  *   MOVED  a node that handed a slot over by a migration, for a key of
  *          that slot, whenever the latest epoch gives the slot to another
- *          node: the client adopts the latest epoch (unless frozen by a
+ *          node and not to it as a replica (routing.replicas): the client
+ *          adopts the latest epoch (unless frozen by a
  *          split brain) and asks the owner. Nodes know the slots they gave
  *          away at once, whatever routing.fencing says; slots moved by
  *          joins and leaves are fenced only with routing.fencing.
@@ -44,7 +45,8 @@
  *
  * Costs: a slot's key list O(keys of the slot) from the membership's slot
  * index; each key four events (read, land, and the steps); the ASK and
- * MOVED checks O(1) on the request path while a scenario has migrations.
+ * MOVED checks O(1) on the request path while a scenario has migrations
+ * (O(replicas) for a key of a slot the node handed over, with replicas).
  */
 #include "models/migrate.h"
 
@@ -459,6 +461,22 @@ void migrate_step(struct sim *s)
 
 enum reply { SERVE, ASK, MOVED };
 
+/* With routing.replicas > 1: whether node is one of the key's replicas in
+ * the latest epoch (it serves the slot, though another node owns it).
+ * O(replicas); asked only of a node that handed the key's slot over. */
+static bool replica_of(struct sim *s, uint32_t node, uint32_t key)
+{
+    uint32_t r = s->sc->routing.replicas;
+    if (r <= 1)
+        return false;
+    uint32_t owners[PLACE_MAX_REPLICAS];
+    uint32_t n = membership_owners(s, membership_latest(s)->id, key, r, owners);
+    for (uint32_t i = 0; i < n; i++)
+        if (owners[i] == node)
+            return true;
+    return false;
+}
+
 /* What node answers about key: SERVE, or ASK / MOVED naming *to. */
 static enum reply judge(struct sim *s, uint32_t node, uint32_t key, uint32_t *to)
 {
@@ -467,7 +485,8 @@ static enum reply judge(struct sim *s, uint32_t node, uint32_t key, uint32_t *to
         return SERVE;
     uint32_t slot = key_slot(s, key);
     uint32_t owner = membership_slot_owner(s, slot);
-    if (bit(mg->gave[node], slot) && owner != node && owner != PLACE_NONE) {
+    if (bit(mg->gave[node], slot) && owner != node && owner != PLACE_NONE
+        && !replica_of(s, node, key)) {
         *to = owner;
         return MOVED;
     }

@@ -23,7 +23,9 @@
  *  - a set_routing that stays slots moves no key and keeps migrated slots;
  *  - central health: a readmitted node gets back the slots it held before
  *    its ejection (none if it held none), less those migrated away;
- *  - a slot the source loses mid-migration is skipped, not handed over.
+ *  - a slot the source loses mid-migration is skipped, not handed over;
+ *  - a node that handed a slot over but is still one of its replicas
+ *    serves it (no MOVED).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -406,6 +408,24 @@ static void test_slot_lost_mid_migration_is_skipped(void **state)
     mem_run_free(&m);
 }
 
+/* With two replicas a slot moved from A to D has replicas D and A (the
+ * member after D, wrapping): A still serves it, so once every instance
+ * has the migration's epochs no MOVED is answered — clients reading from
+ * a random replica keep reading A without a redirect. */
+static void test_moved_spares_a_replica(void **state)
+{
+    (void)state;
+    const char *sets[] = {"routing.replicas=2", "routing.read_from=random", NULL};
+    struct mem_run m;
+    mem_run_yaml(&m, cluster, sets);
+    double done = migrations_done(&m);
+    assert_true(done > 30 && done < 36);
+    assert_true(MEM_SUM(&m, migrated_keys, 20, ceil(done)) > 10000);
+    assert_int_equal(MEM_SUM(&m, moved_redirects, ceil(done) + 1, 60), 0);
+    assert_true(MEM_SUM(&m, moved_redirects, 0, 60) <= 5);
+    mem_run_free(&m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -419,6 +439,7 @@ int main(void)
         cmocka_unit_test(test_readmission_of_a_node_without_slots),
         cmocka_unit_test(test_readmission_without_slots_migrated_away),
         cmocka_unit_test(test_slot_lost_mid_migration_is_skipped),
+        cmocka_unit_test(test_moved_spares_a_replica),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
