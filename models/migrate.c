@@ -104,6 +104,8 @@ static inline void set_bit(uint8_t *b, uint32_t slot, bool on)
         b[slot / 8] &= (uint8_t)~(1u << (slot % 8));
 }
 
+static bool moved_instead(struct sim *s, uint32_t r, uint32_t node, bool get, uint32_t *to);
+
 int migrate_create(struct sim *s)
 {
     bool any = false;
@@ -115,6 +117,8 @@ int migrate_create(struct sim *s)
     mg->queue = xcalloc(s->sc->n_events, sizeof(*mg->queue));
     mg->gave = xcalloc(s->n_nodes + 1, sizeof(*mg->gave));
     mg->step_at = INT64_MAX;
+    if (s->sc->routing.fencing == FENCE_FORWARD)
+        s->net->moved_instead = moved_instead; /* net.c knows nothing of migrations */
     return 0;
 }
 
@@ -498,6 +502,23 @@ static enum reply judge(struct sim *s, uint32_t node, uint32_t key, uint32_t *to
         return ASK;
     }
     return SERVE;
+}
+
+/* net.moved_instead, with fencing: forward: a fenced message about a slot
+ * the node handed over is answered MOVED, naming the owner, rather than
+ * forwarded (Redis nodes do not proxy) — the messages migrate_get and
+ * migrate_op judge. O(1) unless the node handed the key's slot over. */
+static bool moved_instead(struct sim *s, uint32_t r, uint32_t node, bool get, uint32_t *to)
+{
+    const struct req *q = req_at(&s->eng, r);
+    if (get ? (q->flags & (RQF_FALLBACK | RQF_GUTTER)) != 0
+            : (q->flags & RQF_GUTTER)
+                  || (q->kind != RQ_FILL && q->kind != RQ_INVALIDATE
+                      && q->kind != RQ_WRITE_THROUGH))
+        return false;
+    if (!slots_routing(s) || !bit(s->mg->gave[node], key_slot(s, q->key)))
+        return false;
+    return judge(s, node, q->key, to) == MOVED;
 }
 
 bool migrate_get(struct sim *s, uint32_t r)

@@ -25,7 +25,8 @@
  *    its ejection (none if it held none), less those migrated away;
  *  - a slot the source loses mid-migration is skipped, not handed over;
  *  - a node that handed a slot over but is still one of its replicas
- *    serves it (no MOVED).
+ *    serves it (no MOVED); with fencing: forward, a migrated slot is
+ *    answered MOVED, not forwarded.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -426,6 +427,29 @@ static void test_moved_spares_a_replica(void **state)
     mem_run_free(&m);
 }
 
+/* fencing: forward does not forward what a migration moved: a node that
+ * handed a slot over answers MOVED for it (Redis nodes do not proxy), so
+ * lagging clients (central mode, 500 ms to adopt an epoch) get about as
+ * many MOVED replies as without fencing, counted in moved_redirects. */
+static void test_forward_fencing_answers_moved(void **state)
+{
+    (void)state;
+    const char *lag[] = {"health.mode=central", "health.propagation_delay=500ms", NULL};
+    const char *fwd[] = {"health.mode=central", "health.propagation_delay=500ms",
+                         "routing.fencing=forward", NULL};
+    struct mem_run none, forward;
+    mem_run_yaml(&none, cluster, lag);
+    mem_run_yaml(&forward, cluster, fwd);
+    long long m0 = MEM_SUM(&none, moved_redirects, 20, 40);
+    long long m1 = MEM_SUM(&forward, moved_redirects, 20, 40);
+    assert_true(m0 > 20);
+    assert_true(m1 > m0 / 2);
+    assert_true(MEM_SUM(&forward, redirects, 20, 40) >= m1);
+    assert_int_equal(MEM_SUM(&forward, misses, 0, 60), 0);
+    mem_run_free(&none);
+    mem_run_free(&forward);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -440,6 +464,7 @@ int main(void)
         cmocka_unit_test(test_readmission_without_slots_migrated_away),
         cmocka_unit_test(test_slot_lost_mid_migration_is_skipped),
         cmocka_unit_test(test_moved_spares_a_replica),
+        cmocka_unit_test(test_forward_fencing_answers_moved),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
