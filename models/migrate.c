@@ -211,11 +211,18 @@ static void start_next(struct sim *s)
     mg->active = true;
     if (slots_routing(s))
         resolve_slots(s, m, e);
-    if (m->n_slots)
+    uint32_t ranges = m->n_slots ? 1 : 0; /* runs of consecutive slots (ascending) */
+    for (uint32_t i = 1; i < m->n_slots; i++)
+        ranges += m->slots[i] != m->slots[i - 1] + 1;
+    if (ranges == 1)
         sim_event(s, "migrate_start", s->nodes[m->from].id,
                   "%u slot%s (%u..%u) to %s at %g keys a second", m->n_slots,
                   m->n_slots == 1 ? "" : "s", m->slots[0], m->slots[m->n_slots - 1],
                   s->nodes[m->to].id, m->rate);
+    else if (ranges)
+        sim_event(s, "migrate_start", s->nodes[m->from].id,
+                  "%u slots in %u ranges, %u..%u, to %s at %g keys a second", m->n_slots, ranges,
+                  m->slots[0], m->slots[m->n_slots - 1], s->nodes[m->to].id, m->rate);
     else
         sim_event(s, "migrate_start", s->nodes[m->from].id, "no slot to move to %s",
                   s->nodes[m->to].id);

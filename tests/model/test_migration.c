@@ -450,6 +450,29 @@ static void test_forward_fencing_answers_moved(void **state)
     mem_run_free(&forward);
 }
 
+/* migrate_start names the slots' ranges: A's first 300 slots after its
+ * slots 100..199 went to D are 0..99 and 200..399, two ranges. */
+static void test_start_names_the_ranges(void **state)
+{
+    (void)state;
+    const char *yaml =
+        "name: ranges\nduration: 3s\ntick: 1s\n"
+        "workload: {keys: 2000, qps: 1000}\n"
+        "routing: {algorithm: slots}\n"
+        "nodes: [{id: A}, {id: B}, {id: C}]\n"
+        "health: {mode: off}\n"
+        "events:\n"
+        "  - {at: 1s, add_node: {id: D, take_slots: false}}\n"
+        "  - {at: 1s, migrate_slots: {from: A, to: D, slots: [100, 199], rate: 1e6}}\n"
+        "  - {at: 2s, migrate_slots: {from: A, to: D, slots: 300, rate: 1e6}}\n";
+    struct mem_run m;
+    mem_run_yaml(&m, yaml, NULL);
+    assert_non_null(strstr(nth_event(&m, "migrate_start", 0)->detail, "100 slots (100..199) to D"));
+    assert_non_null(
+        strstr(nth_event(&m, "migrate_start", 1)->detail, "300 slots in 2 ranges, 0..399, to D"));
+    mem_run_free(&m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -465,6 +488,7 @@ int main(void)
         cmocka_unit_test(test_slot_lost_mid_migration_is_skipped),
         cmocka_unit_test(test_moved_spares_a_replica),
         cmocka_unit_test(test_forward_fencing_answers_moved),
+        cmocka_unit_test(test_start_names_the_ranges),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
