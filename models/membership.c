@@ -32,10 +32,14 @@
  * moved slots' keys can change owner: O(moves) with the slot index.
  *
  * Slots (routing.algorithm slots): each epoch's table is built from the
- * previous epoch's (placement history); a node added with take_slots:
- * false joins holding none, and migrations hand slots over with
- * membership_move_slots, applied on top of the publication's other
- * changes (placement_slots_move).
+ * previous epoch's (placement history), also across a set_routing that
+ * keeps slots; a node added with take_slots: false joins holding none, and
+ * migrations hand slots over with membership_move_slots, applied on top of
+ * the publication's other changes (placement_slots_move). A central
+ * ejection (rehash) gives the node's slots to the others, as a leave does,
+ * and remembers them (ejected_slots); its readmission joins the node
+ * holding none and gives it back the slots it held, less those a
+ * migration moved meanwhile — so a node that held none regains none.
  */
 #include "models/membership.h"
 
@@ -252,19 +256,118 @@ static uint32_t applicable_moves(struct sim *s, const struct placement *pl)
     return k;
 }
 
+/* ---- slots held before a central ejection ---------------------------------------------- */
+
+#define SLOT_BYTES (PLACE_SLOT_COUNT / 8)
+
+static inline bool slot_bit(const uint8_t *b, uint32_t slot)
+{
+    return b[slot / 8] >> (slot % 8) & 1;
+}
+
+static void forget_ejected_slots(struct membership *m, uint32_t node)
+{
+    if (m->ejected_slots && m->ejected_slots[node]) {
+        free(m->ejected_slots[node]);
+        m->ejected_slots[node] = NULL;
+        m->n_ejected_slots--;
+    }
+}
+
+/* The migration moves about to be applied: their slots are no longer
+ * an ejected node's to regain. O(moves x nodes), only while some ejected
+ * node's slots are remembered. */
+static void forget_migrated(struct sim *s)
+{
+    struct membership *m = s->mb;
+    if (!m->n_ejected_slots)
+        return;
+    for (uint32_t i = 0; i < m->n_moves; i++) {
+        uint32_t slot = m->moves[i].slot;
+        for (uint32_t k = 0; k < s->n_nodes; k++)
+            if (m->ejected_slots[k])
+                m->ejected_slots[k][slot / 8] &= (uint8_t)~(1u << (slot % 8));
+    }
+}
+
+/* Central ejections and readmissions of epoch e (slots, rehash mode), whose
+ * table is built from prev, the latest epoch old's: a node ejected now has
+ * its slots in prev remembered (but those it holds only while another
+ * ejected node is out: that node's); a node readmitted now joins holding
+ * none (join_empty) and its remembered slots are queued in m->restore,
+ * applied before the publication's migration moves. A node that leaves
+ * forgets. O(16384 + nodes) per ejection or readmission. */
+static void eject_slots(struct sim *s, const struct epoch *old, struct epoch *e,
+                        const struct placement *prev)
+{
+    struct membership *m = s->mb;
+    for (uint32_t i = 0; i < s->n_nodes; i++) {
+        if (!e->member[i]) {
+            forget_ejected_slots(m, i);
+        } else if (e->ejected[i] && !old->ejected[i] && old->member[i]) {
+            if (!m->ejected_slots)
+                m->ejected_slots = xcalloc(s->n_nodes + 1, sizeof(*m->ejected_slots));
+            forget_ejected_slots(m, i);
+            uint8_t *held = m->ejected_slots[i] = xcalloc(SLOT_BYTES, 1);
+            m->n_ejected_slots++;
+            for (uint32_t slot = 0; slot < PLACE_SLOT_COUNT; slot++) {
+                if (placement_lookup(prev, slot) != i)
+                    continue;
+                bool lent = false;
+                for (uint32_t k = 0; k < s->n_nodes && !lent; k++)
+                    lent = k != i && m->ejected_slots[k] && slot_bit(m->ejected_slots[k], slot);
+                if (!lent)
+                    held[slot / 8] |= (uint8_t)(1u << (slot % 8));
+            }
+        } else if (!e->ejected[i] && m->ejected_slots && m->ejected_slots[i]) {
+            if (!e->join_empty)
+                e->join_empty = xcalloc(s->n_nodes + 1, 1);
+            e->join_empty[i] = 1;
+            uint32_t n = 0;
+            for (uint32_t slot = 0; slot < PLACE_SLOT_COUNT; slot++) {
+                if (!slot_bit(m->ejected_slots[i], slot))
+                    continue;
+                m->restore = xrealloc(m->restore, (m->n_restore + 1) * sizeof(*m->restore));
+                m->restore[m->n_restore++] = (struct place_slot_move){slot, i};
+                n++;
+            }
+            forget_ejected_slots(m, i);
+            if (n)
+                sb_printf(&m->pending_why, "%s%u slot%s back to %s",
+                          m->pending_why.len ? ", " : "", n, n == 1 ? "" : "s", s->nodes[i].id);
+        }
+    }
+}
+
 /* Builds an epoch's base view (prev: the previous epoch's base, for slots),
  * with the slot moves waiting for the publication. */
 static int build_base(struct sim *s, struct epoch *e, const struct placement *prev)
 {
     struct membership *m = s->mb;
     struct placement *pl = build_placement(s, e, NULL, prev);
-    if (!pl)
+    if (!pl) {
+        m->n_restore = 0;
         return -1;
+    }
+    if (m->n_restore) { /* readmissions first: they are the publication's own changes */
+        char err[256];
+        struct placement *back = placement_slots_move(pl, m->restore, m->n_restore, err,
+                                                      sizeof err);
+        m->n_restore = 0;
+        placement_destroy(pl);
+        if (!back) {
+            m->n_moves = 0;
+            sim_fail(s, "cannot give slots back in epoch %u: %s", e->id, err);
+            return -1;
+        }
+        pl = back;
+    }
     if (m->n_moves && pl->params.algo == PLACE_SLOTS) {
         char err[256];
         uint32_t n = applicable_moves(s, pl);
         struct placement *moved = n ? placement_slots_move(pl, m->moves, n, err, sizeof err) : pl;
         m->n_moves = n;
+        forget_migrated(s);
         if (!moved) {
             placement_destroy(pl);
             sim_fail(s, "cannot move slots in epoch %u: %s", e->id, err);
@@ -336,6 +439,10 @@ void membership_destroy(struct sim *s)
     free(m->epochs);
     free(m->join_empty);
     free(m->moves);
+    free(m->restore);
+    for (uint32_t i = 0; m->ejected_slots && i < s->n_nodes; i++)
+        free(m->ejected_slots[i]);
+    free(m->ejected_slots);
     free(m->slot_first);
     free(m->slot_keys);
     for (uint32_t g = 0; g < m->n_gens; g++) {
@@ -398,6 +505,22 @@ void membership_trim(struct sim *s)
 }
 
 /* ---- publication -------------------------------------------------------------------- */
+
+/* The placement a new epoch of generation gen is built from (slots: its
+ * history): the latest epoch's base under the same generation, or under
+ * any generation when both are slots — slots ignore the hash, weights,
+ * vnodes, point format and node key, so a set_routing that keeps slots
+ * keeps the slot table. NULL: built afresh. */
+static const struct placement *history(const struct sim *s, const struct epoch *old,
+                                       uint32_t gen)
+{
+    const struct routing_gen *g = s->mb->gens;
+    if (!old->base)
+        return NULL;
+    if (old->gen == gen || (g[old->gen].pp.algo == PLACE_SLOTS && g[gen].pp.algo == PLACE_SLOTS))
+        return old->base->pl;
+    return NULL;
+}
 
 static int64_t count_moved(const struct sim *s, const struct view *a, const struct view *b)
 {
@@ -514,7 +637,12 @@ uint32_t membership_publish(struct sim *s)
         m->any_join_empty = false;
     }
     struct epoch *old = membership_epoch(s, old_id); /* the array may have moved */
-    const struct placement *prev = old->base && old->gen == e->gen ? old->base->pl : NULL;
+    const struct placement *prev = history(s, old, e->gen);
+    if (prev && m->gens[e->gen].pp.algo == PLACE_SLOTS && s->sc->health.on_eject != EJECT_GUTTER)
+        eject_slots(s, old, e, prev);
+    else
+        for (uint32_t i = 0; m->n_ejected_slots && i < s->n_nodes; i++)
+            forget_ejected_slots(m, i); /* the table starts afresh, or is not slots */
     if (build_base(s, e, prev)) {
         sb_reset(&m->pending_why);
         m->n_moves = 0;
@@ -604,7 +732,7 @@ struct placement *membership_future(struct sim *s, uint32_t node, bool member)
         e.address[i] = s->nodes[i].address;
     }
     const struct epoch *last = membership_latest(s);
-    const struct placement *prev = last->base && last->gen == e.gen ? last->base->pl : NULL;
+    const struct placement *prev = history(s, last, e.gen);
     struct placement *pl = build_placement(s, &e, NULL, prev); /* slots: moves from now */
     free(e.weight);
     free(e.address);

@@ -60,6 +60,12 @@ struct membership {
     bool any_join_empty;
     struct place_slot_move *moves; /* slot moves waiting for the publication (migrations) */
     uint32_t n_moves, cap_moves;
+    uint8_t **ejected_slots; /* slots, central ejections: per node, a bitmap of the slots it
+                                held when ejected, less those migrated away since (NULL:
+                                nothing remembered); a slot is in one bitmap at most */
+    uint32_t n_ejected_slots; /* bitmaps held */
+    struct place_slot_move *restore; /* readmissions' slots, for the publication under way */
+    uint32_t n_restore;
     uint32_t *slot_first;    /* keys of slot i: slot_keys[slot_first[i] .. slot_first[i + 1]) */
     uint32_t *slot_keys;     /*   ascending; both NULL until first asked for */
     struct placement *gutter;  /* the gutter pool's placement, or NULL */

@@ -29,7 +29,8 @@
  *          write-throughs of moved keys reach B.
  *   MOVED  a node that handed a slot over by a migration, for a key of
  *          that slot, whenever the latest epoch gives the slot to another
- *          node: the client adopts the latest epoch (unless frozen by a
+ *          node and not to it as a replica (routing.replicas): the client
+ *          adopts the latest epoch (unless frozen by a
  *          split brain) and asks the owner. Nodes know the slots they gave
  *          away at once, whatever routing.fencing says; slots moved by
  *          joins and leaves are fenced only with routing.fencing.
@@ -37,13 +38,15 @@
  * Migrations run one at a time in event order; each starts after the
  * publications of the instant it starts at. Slots `slots: N` are the first
  * N the source owns then (ascending, as reshard takes them); a slot its
- * source does not own at its turn is skipped. Between a slot's handover
+ * source does not own at its turn, or no longer owns when its keys are
+ * moved, is skipped (never handed over). Between a slot's handover
  * and the publication of its epoch (the same instant) the slot still
  * counts as migrating (handing[]).
  *
  * Costs: a slot's key list O(keys of the slot) from the membership's slot
  * index; each key four events (read, land, and the steps); the ASK and
- * MOVED checks O(1) on the request path while a scenario has migrations.
+ * MOVED checks O(1) on the request path while a scenario has migrations
+ * (O(replicas) for a key of a slot the node handed over, with replicas).
  */
 #include "models/migrate.h"
 
@@ -101,6 +104,8 @@ static inline void set_bit(uint8_t *b, uint32_t slot, bool on)
         b[slot / 8] &= (uint8_t)~(1u << (slot % 8));
 }
 
+static bool moved_instead(struct sim *s, uint32_t r, uint32_t node, bool get, uint32_t *to);
+
 int migrate_create(struct sim *s)
 {
     bool any = false;
@@ -112,6 +117,8 @@ int migrate_create(struct sim *s)
     mg->queue = xcalloc(s->sc->n_events, sizeof(*mg->queue));
     mg->gave = xcalloc(s->n_nodes + 1, sizeof(*mg->gave));
     mg->step_at = INT64_MAX;
+    if (s->sc->routing.fencing == FENCE_FORWARD)
+        s->net->moved_instead = moved_instead; /* net.c knows nothing of migrations */
     return 0;
 }
 
@@ -204,11 +211,18 @@ static void start_next(struct sim *s)
     mg->active = true;
     if (slots_routing(s))
         resolve_slots(s, m, e);
-    if (m->n_slots)
+    uint32_t ranges = m->n_slots ? 1 : 0; /* runs of consecutive slots (ascending) */
+    for (uint32_t i = 1; i < m->n_slots; i++)
+        ranges += m->slots[i] != m->slots[i - 1] + 1;
+    if (ranges == 1)
         sim_event(s, "migrate_start", s->nodes[m->from].id,
                   "%u slot%s (%u..%u) to %s at %g keys a second", m->n_slots,
                   m->n_slots == 1 ? "" : "s", m->slots[0], m->slots[m->n_slots - 1],
                   s->nodes[m->to].id, m->rate);
+    else if (ranges)
+        sim_event(s, "migrate_start", s->nodes[m->from].id,
+                  "%u slots in %u ranges, %u..%u, to %s at %g keys a second", m->n_slots, ranges,
+                  m->slots[0], m->slots[m->n_slots - 1], s->nodes[m->to].id, m->rate);
     else
         sim_event(s, "migrate_start", s->nodes[m->from].id, "no slot to move to %s",
                   s->nodes[m->to].id);
@@ -327,7 +341,9 @@ static struct migration *owner_of(struct sim *s, const struct req *q)
 }
 
 /* A copy ended (moved, or nothing to move): the slot is handed over once
- * every key is done. */
+ * every key is done — if the source still owns it: one that changed owner
+ * meanwhile (a join took it, an ejection moved it) is skipped, and the keys
+ * already moved stay at the target, as after a stopped migration. */
 static void copy_done(struct sim *s, struct migration *m)
 {
     m->in_flight--;
@@ -336,7 +352,10 @@ static void copy_done(struct sim *s, struct migration *m)
         if (why) {
             stop(s, "migrate_cancel", why);
         } else {
-            hand_over(s, m->slot);
+            if (membership_slot_owner(s, m->slot) == m->from)
+                hand_over(s, m->slot);
+            else
+                m->slots_skipped++;
             m->slot = PLACE_NONE;
         }
         ask_step(s, s->eng.now_ns); /* the next slot, after the publication */
@@ -453,6 +472,22 @@ void migrate_step(struct sim *s)
 
 enum reply { SERVE, ASK, MOVED };
 
+/* With routing.replicas > 1: whether node is one of the key's replicas in
+ * the latest epoch (it serves the slot, though another node owns it).
+ * O(replicas); asked only of a node that handed the key's slot over. */
+static bool replica_of(struct sim *s, uint32_t node, uint32_t key)
+{
+    uint32_t r = s->sc->routing.replicas;
+    if (r <= 1)
+        return false;
+    uint32_t owners[PLACE_MAX_REPLICAS];
+    uint32_t n = membership_owners(s, membership_latest(s)->id, key, r, owners);
+    for (uint32_t i = 0; i < n; i++)
+        if (owners[i] == node)
+            return true;
+    return false;
+}
+
 /* What node answers about key: SERVE, or ASK / MOVED naming *to. */
 static enum reply judge(struct sim *s, uint32_t node, uint32_t key, uint32_t *to)
 {
@@ -461,7 +496,8 @@ static enum reply judge(struct sim *s, uint32_t node, uint32_t key, uint32_t *to
         return SERVE;
     uint32_t slot = key_slot(s, key);
     uint32_t owner = membership_slot_owner(s, slot);
-    if (bit(mg->gave[node], slot) && owner != node && owner != PLACE_NONE) {
+    if (bit(mg->gave[node], slot) && owner != node && owner != PLACE_NONE
+        && !replica_of(s, node, key)) {
         *to = owner;
         return MOVED;
     }
@@ -473,6 +509,23 @@ static enum reply judge(struct sim *s, uint32_t node, uint32_t key, uint32_t *to
         return ASK;
     }
     return SERVE;
+}
+
+/* net.moved_instead, with fencing: forward: a fenced message about a slot
+ * the node handed over is answered MOVED, naming the owner, rather than
+ * forwarded (Redis nodes do not proxy) — the messages migrate_get and
+ * migrate_op judge. O(1) unless the node handed the key's slot over. */
+static bool moved_instead(struct sim *s, uint32_t r, uint32_t node, bool get, uint32_t *to)
+{
+    const struct req *q = req_at(&s->eng, r);
+    if (get ? (q->flags & (RQF_FALLBACK | RQF_GUTTER)) != 0
+            : (q->flags & RQF_GUTTER)
+                  || (q->kind != RQ_FILL && q->kind != RQ_INVALIDATE
+                      && q->kind != RQ_WRITE_THROUGH))
+        return false;
+    if (!slots_routing(s) || !bit(s->mg->gave[node], key_slot(s, q->key)))
+        return false;
+    return judge(s, node, q->key, to) == MOVED;
 }
 
 bool migrate_get(struct sim *s, uint32_t r)

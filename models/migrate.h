@@ -31,8 +31,8 @@ void migrate_land(struct sim *s, uint32_t r);
 /* Where a node serves a client's GET (before it looks the key up) and
  * where a fill, invalidation or write-through takes effect: whether the
  * node answers ASK (its slot is being migrated and the key is not there)
- * or MOVED (it handed the slot over by a migration and does not own it in
- * the latest epoch) instead — then the reply is on its way (net_redirect)
+ * or MOVED (it handed the slot over by a migration and neither owns it nor
+ * is one of its replicas in the latest epoch) instead — then the reply is on its way (net_redirect)
  * and the caller stops. A message carrying ASKING is always served. */
 bool migrate_get(struct sim *s, uint32_t r);
 bool migrate_op(struct sim *s, uint32_t r);

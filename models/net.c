@@ -127,6 +127,10 @@ static void get_arrives(struct sim *s, uint32_t r, uint32_t nid, int64_t t_arriv
             moved(s, r, n, t_arrive, owner, epoch);
             return;
         }
+        if (UNLIKELY(s->net->moved_instead) && s->net->moved_instead(s, r, nid, true, &owner)) {
+            moved(s, r, n, t_arrive, owner, membership_latest(s)->id); /* migrated away */
+            return;
+        }
         /* forward (arrival mode only): the node passes it on to the owner */
         s->net->redirects++;
         q->node = owner;
@@ -229,6 +233,9 @@ static void op_arrives(struct sim *s, uint32_t r, uint32_t node, int64_t t_arriv
             delete_here_too(s, q, n, t_arrive);
         if (s->sc->routing.fencing == FENCE_REJECT) {
             moved(s, r, n, t_arrive, owner, epoch);
+        } else if (UNLIKELY(s->net->moved_instead)
+                   && s->net->moved_instead(s, r, node, false, &owner)) {
+            moved(s, r, n, t_arrive, owner, membership_latest(s)->id); /* migrated away */
         } else {
             s->net->redirects++;
             q->node = owner;

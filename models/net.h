@@ -27,7 +27,9 @@
  * Slot migrations (models/migrate.c): a message after an ASK reply carries
  * ASKING (req.asking) and is never fenced; the ASK and MOVED replies of a
  * migration are decided where the node serves the message (migrate.c) and
- * sent with net_redirect. A migration's own messages (RQ_MIGRATE_READ at
+ * sent with net_redirect — but a fenced message about a slot the node
+ * handed over is answered MOVED when it arrives, with forward as with
+ * reject (a Redis node does not proxy), through net.moved_instead. A migration's own messages (RQ_MIGRATE_READ at
  * the source, RQ_MIGRATE at the target) are never fenced and always give
  * their event, RQF_FAILED set when the node was down or its queue full.
  */
@@ -48,6 +50,10 @@ struct net {
     struct exp_stream jitter;  /* sim/ahead.h */
     int64_t redirects;       /* this tick: MOVED replies and forwards */
     int64_t moved, asks;     /* this tick: MOVED replies (fencing and migrations), ASK replies */
+    /* fencing: forward with slot migrations (set by migrate.c, else NULL): whether node
+     * answers r's fenced message MOVED, naming *to, instead of forwarding it — a slot it
+     * handed over by a migration (get: r's message is a GET, else an operation) */
+    bool (*moved_instead)(struct sim *s, uint32_t r, uint32_t node, bool get, uint32_t *to);
 };
 
 int net_create(struct sim *s);

@@ -29,7 +29,8 @@
  *
  * Slot migrations (migrate_slots, routing.algorithm slots): the walk also
  * keeps the slot table as the run builds it — one table per instant with
- * membership changes, each from the previous one (placement history), a
+ * membership changes, each from the previous one (placement history, kept
+ * across a set_routing that stays slots, as the run keeps it), a
  * node added with take_slots: false holding none — and checks each
  * migration, once the membership changes of its instant are made, against
  * it: its source and target in the cluster, its slots the source's; then
@@ -88,7 +89,6 @@ struct timeline {
     bool track_slots;
     struct placement *slots; /* after the last instant; NULL: not known */
     bool slots_dirty;       /* the membership changed at this instant */
-    bool slots_fresh;       /* the routing changed: the next table starts afresh */
     bool *join_empty;       /* by member index: joins without slots at this instant */
     int64_t instant;        /* the time of the events being walked */
     size_t *migrations;     /* migrate_slots events of this instant, in order */
@@ -351,11 +351,11 @@ static void slots_rebuild(struct timeline *tl)
         empty[n] = tl->join_empty[i];
         tl->buf[n++] = (struct place_member){x->id, x->address, 1.0, (uint32_t)i};
     }
-    struct placement *prev = tl->slots_fresh ? NULL : tl->slots;
-    struct placement *pl = placement_create_joining(&tl->p, tl->buf, n, prev, empty, NULL, 0);
+    /* a set_routing that keeps slots keeps the table (slots ignore the hash,
+     * vnodes, point format and node key); one away from slots dropped it */
+    struct placement *pl = placement_create_joining(&tl->p, tl->buf, n, tl->slots, empty, NULL, 0);
     placement_destroy(tl->slots);
     tl->slots = pl; /* NULL when it cannot be built: reported by the placement checks */
-    tl->slots_fresh = false;
     memset(tl->join_empty, 0, (tl->m.n + 1) * sizeof *tl->join_empty);
     free(empty);
 }
@@ -674,7 +674,7 @@ void check_membership(struct loader *L, const struct ev_ref *order, size_t n, bo
             check_run(&tl);
             if (apply_routing(&tl, ev, i, t))
                 run_start(&tl, i); /* every member under the new routing */
-            tl.slots_fresh = tl.slots_dirty = true;
+            tl.slots_dirty = true;
             char path[96];
             snprintf(path, sizeof path, "events.%zu.set_routing", i);
             check_replicas(&tl, path, t);

@@ -681,7 +681,9 @@ static const struct section set_routing_section = {
     .post = set_routing_post,
     .doc = "The routing protocol changes for every node at once: a full migration (with a new "
            "hash almost every key moves). Give at least one key; the others stay as they "
-           "are."};
+           "are. Under `slots`, a change that keeps the algorithm `slots` moves no key "
+           "(slots ignore the hash, vnodes, point format and node key): the slot table stays "
+           "as it is, migrated slots included."};
 static const struct section migrate_slots_section = {
     SECTION("events.N.migrate_slots", migrate_slots_keys, struct event_cfg),
     .doc = "`routing.algorithm: slots` only. Slots move from one node to another one at a time, "

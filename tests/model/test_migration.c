@@ -19,7 +19,14 @@
  *    for one hot slot (a hash tag) migrating for 10 s, where without ASK
  *    they would be thousands;
  *  - `slots: N` takes the source's first N slots; a migration whose target
- *    crashes stops, and the next one cannot start either.
+ *    crashes stops, and the next one cannot start either;
+ *  - a set_routing that stays slots moves no key and keeps migrated slots;
+ *  - central health: a readmitted node gets back the slots it held before
+ *    its ejection (none if it held none), less those migrated away;
+ *  - a slot the source loses mid-migration is skipped, not handed over;
+ *  - a node that handed a slot over but is still one of its replicas
+ *    serves it (no MOVED); with fencing: forward, a migrated slot is
+ *    answered MOVED, not forwarded.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -235,6 +242,237 @@ static void test_slot_choice_and_stops(void **state)
     mem_run_free(&crash);
 }
 
+/* The epoch event whose reason contains what, or NULL. */
+static const struct mem_event *epoch_with(const struct mem_run *m, const char *what)
+{
+    for (size_t i = 0; i < m->n_events; i++)
+        if (!strcmp(m->events[i].kind, "epoch") && strstr(m->events[i].detail, what))
+            return &m->events[i];
+    return NULL;
+}
+
+/* set_routing that stays slots (a new hash, vnodes, point format, node key,
+ * or algorithm: slots again) keeps the slot table: no key moves, the slots
+ * migrated to D stay D's — the loader accepts a later migration of them
+ * from D, and the run does it — and a migration under way at the change
+ * goes on from its list, skipping nothing. */
+static const char *reroute =
+    "name: reroute\nduration: 8s\ntick: 1s\n"
+    "workload: {keys: 20000, qps: 2000}\n"
+    "routing: {algorithm: slots}\n"
+    "nodes: [{id: A}, {id: B}, {id: C}]\n"
+    "health: {mode: off}\n"
+    "events:\n"
+    "  - {at: 1s, add_node: {id: D, take_slots: false}}\n"
+    "  - {at: 1s, migrate_slots: {from: A, to: D, slots: 100, rate: 50}}\n"
+    "  - {at: 2s, set_routing: {hash: xxh64, vnodes: 80, point_format: \"%s-%d\"}}\n"
+    "  - {at: 3s, set_routing: {algorithm: slots, node_key: address}}\n"
+    "  - {at: 7s, migrate_slots: {from: D, to: B, slots: [0, 9], rate: 100000}}\n";
+
+static void test_set_routing_keeps_the_slots(void **state)
+{
+    (void)state;
+    struct mem_run m;
+    mem_run_yaml(&m, reroute, NULL);
+    assert_int_equal(m.status, RUN_COMPLETE);
+    const struct mem_event *e = epoch_with(&m, "set_routing hash=xxh64");
+    assert_non_null(e);
+    assert_non_null(strstr(e->detail, ", 0 keys moved"));
+    e = epoch_with(&m, "set_routing algorithm=slots");
+    assert_non_null(e);
+    assert_non_null(strstr(e->detail, ", 0 keys moved"));
+    assert_int_equal(mem_count_events(&m, "migrate_done"), 2);
+    assert_non_null(strstr(nth_event(&m, "migrate_done", 0)->detail,
+                           "100 of 100 slots moved to D"));
+    assert_non_null(strstr(nth_event(&m, "migrate_done", 0)->detail, " 0 skipped"));
+    assert_non_null(strstr(nth_event(&m, "migrate_done", 1)->detail,
+                           "10 of 10 slots moved to B"));
+    mem_run_free(&m);
+}
+
+/* Central health under slots: C, too slow, is ejected at 2.21 s and
+ * readmitted at 5.4 s. */
+static const char *ejection =
+    "name: eject-slots\nduration: 8s\ntick: 1s\n"
+    "workload: {keys: 20000, qps: 4000}\n"
+    "routing: {algorithm: slots}\n"
+    "nodes: [{id: A}, {id: B}, {id: C}]\n"
+    "health: {mode: central, probe_interval: 200ms, failure_limit: 2, retry_after: 3s}\n"
+    "clients: {timeout: 10ms}\n"
+    "events:\n"
+    "  - {at: 2s, slow_node: {id: C, latency: 50ms, for: 2s}}\n";
+
+/* The keys an epoch event says moved. */
+static long long epoch_moved(const struct mem_event *e)
+{
+    const char *p = strstr(e->detail, " keys moved");
+    assert_non_null(p);
+    while (p > e->detail && p[-1] >= '0' && p[-1] <= '9')
+        p--;
+    return atoll(p);
+}
+
+/* An ejection gives C's slots to A and B; the readmission gives back
+ * exactly the slots C held (all 5,461: the same keys move back), not a
+ * joiner's share taken from the lowest slots of the others. */
+static void test_readmission_gives_the_slots_back(void **state)
+{
+    (void)state;
+    struct mem_run m;
+    mem_run_yaml(&m, ejection, NULL);
+    assert_int_equal(mem_count_events(&m, "eject"), 1);
+    assert_int_equal(mem_count_events(&m, "readmit"), 1);
+    const struct mem_event *out = epoch_with(&m, "eject;");
+    const struct mem_event *back = epoch_with(&m, "readmit");
+    assert_non_null(out);
+    assert_non_null(back);
+    assert_non_null(strstr(back->detail, "5461 slots back to C"));
+    assert_true(epoch_moved(out) > 6000);
+    assert_int_equal(epoch_moved(back), epoch_moved(out));
+    assert_int_equal(m.summary.keys_moved, 2 * epoch_moved(out));
+    mem_run_free(&m);
+}
+
+/* A node that holds no slot (added with take_slots: false), crashed and
+ * restarted, is ejected and readmitted holding none: no key moves, and it
+ * receives no GET. */
+static void test_readmission_of_a_node_without_slots(void **state)
+{
+    (void)state;
+    const char *yaml =
+        "name: eject-empty\nduration: 8s\ntick: 1s\n"
+        "workload: {keys: 20000, qps: 4000}\n"
+        "routing: {algorithm: slots}\n"
+        "nodes: [{id: A}, {id: B}, {id: C}]\n"
+        "health: {mode: central, probe_interval: 200ms, failure_limit: 2, retry_after: 3s}\n"
+        "clients: {timeout: 10ms}\n"
+        "events:\n"
+        "  - {at: 1s, add_node: {id: D, take_slots: false}}\n"
+        "  - {at: 2s, crash_node: {id: D}}\n"
+        "  - {at: 3s, restart_node: {id: D}}\n";
+    struct mem_run m;
+    mem_run_yaml(&m, yaml, NULL);
+    assert_int_equal(mem_count_events(&m, "readmit"), 1);
+    assert_int_equal(m.summary.keys_moved, 0);
+    assert_int_equal(mem_node_requests(&m, "D"), 0);
+    mem_run_free(&m);
+}
+
+/* Slots migrated away while their node is out are not given back: C gives
+ * B slots 16000..16383 (a migration), then is ejected; its other 5,077
+ * slots go to A and B (A first, holding fewer, then in turns), and B's
+ * first 5,845 slots, migrated to D meanwhile, include 383 of them. C gets
+ * back the other 4,694, and D keeps what it was given. */
+static void test_readmission_without_slots_migrated_away(void **state)
+{
+    (void)state;
+    char *yaml = malloc(strlen(ejection) + 400);
+    sprintf(yaml, "%s%s", ejection,
+            "  - {at: 1s, migrate_slots: {from: C, to: B, slots: [16000, 16383], rate: 1e6}}\n"
+            "  - {at: 3s, add_node: {id: D, take_slots: false}}\n"
+            "  - {at: 3s, migrate_slots: {from: B, to: D, slots: 5845, rate: 1e6}}\n");
+    struct mem_run m;
+    mem_run_yaml(&m, yaml, NULL);
+    assert_int_equal(mem_count_events(&m, "migrate_done"), 2);
+    assert_non_null(strstr(nth_event(&m, "migrate_done", 1)->detail,
+                           "5845 of 5845 slots moved to D"));
+    const struct mem_event *back = epoch_with(&m, "readmit");
+    assert_non_null(back);
+    assert_non_null(strstr(back->detail, "4694 slots back to C"));
+    free(yaml);
+    mem_run_free(&m);
+}
+
+/* A slot the source loses while it migrates is skipped, not handed over:
+ * E joins (taking its share) during a migration of A's first 3,000 slots
+ * to D and takes A's slots 818..1364 — 818 is migrating then. The
+ * migration skips all 547 of them: it never hands slot 818 to D from E. */
+static void test_slot_lost_mid_migration_is_skipped(void **state)
+{
+    (void)state;
+    const char *yaml = "name: lost-slot\nduration: 5s\ntick: 1s\n"
+                       "workload: {keys: 20000, qps: 4000}\n"
+                       "routing: {algorithm: slots}\n"
+                       "nodes: [{id: A}, {id: B}, {id: C}]\n"
+                       "health: {mode: off}\n"
+                       "events:\n"
+                       "  - {at: 1s, add_node: {id: D, take_slots: false}}\n"
+                       "  - {at: 1s, migrate_slots: {from: A, to: D, slots: 3000, rate: 1000}}\n"
+                       "  - {at: 2s, add_node: {id: E}}\n";
+    struct mem_run m;
+    mem_run_yaml(&m, yaml, NULL);
+    assert_int_equal(mem_count_events(&m, "migrate_done"), 1);
+    const char *done = nth_event(&m, "migrate_done", 0)->detail;
+    assert_non_null(strstr(done, "2453 of 3000 slots moved to D"));
+    assert_non_null(strstr(done, "547 skipped"));
+    assert_null(epoch_with(&m, "slot 818 to D"));
+    mem_run_free(&m);
+}
+
+/* With two replicas a slot moved from A to D has replicas D and A (the
+ * member after D, wrapping): A still serves it, so once every instance
+ * has the migration's epochs no MOVED is answered — clients reading from
+ * a random replica keep reading A without a redirect. */
+static void test_moved_spares_a_replica(void **state)
+{
+    (void)state;
+    const char *sets[] = {"routing.replicas=2", "routing.read_from=random", NULL};
+    struct mem_run m;
+    mem_run_yaml(&m, cluster, sets);
+    double done = migrations_done(&m);
+    assert_true(done > 30 && done < 36);
+    assert_true(MEM_SUM(&m, migrated_keys, 20, ceil(done)) > 10000);
+    assert_int_equal(MEM_SUM(&m, moved_redirects, ceil(done) + 1, 60), 0);
+    assert_true(MEM_SUM(&m, moved_redirects, 0, 60) <= 5);
+    mem_run_free(&m);
+}
+
+/* fencing: forward does not forward what a migration moved: a node that
+ * handed a slot over answers MOVED for it (Redis nodes do not proxy), so
+ * lagging clients (central mode, 500 ms to adopt an epoch) get about as
+ * many MOVED replies as without fencing, counted in moved_redirects. */
+static void test_forward_fencing_answers_moved(void **state)
+{
+    (void)state;
+    const char *lag[] = {"health.mode=central", "health.propagation_delay=500ms", NULL};
+    const char *fwd[] = {"health.mode=central", "health.propagation_delay=500ms",
+                         "routing.fencing=forward", NULL};
+    struct mem_run none, forward;
+    mem_run_yaml(&none, cluster, lag);
+    mem_run_yaml(&forward, cluster, fwd);
+    long long m0 = MEM_SUM(&none, moved_redirects, 20, 40);
+    long long m1 = MEM_SUM(&forward, moved_redirects, 20, 40);
+    assert_true(m0 > 20);
+    assert_true(m1 > m0 / 2);
+    assert_true(MEM_SUM(&forward, redirects, 20, 40) >= m1);
+    assert_int_equal(MEM_SUM(&forward, misses, 0, 60), 0);
+    mem_run_free(&none);
+    mem_run_free(&forward);
+}
+
+/* migrate_start names the slots' ranges: A's first 300 slots after its
+ * slots 100..199 went to D are 0..99 and 200..399, two ranges. */
+static void test_start_names_the_ranges(void **state)
+{
+    (void)state;
+    const char *yaml =
+        "name: ranges\nduration: 3s\ntick: 1s\n"
+        "workload: {keys: 2000, qps: 1000}\n"
+        "routing: {algorithm: slots}\n"
+        "nodes: [{id: A}, {id: B}, {id: C}]\n"
+        "health: {mode: off}\n"
+        "events:\n"
+        "  - {at: 1s, add_node: {id: D, take_slots: false}}\n"
+        "  - {at: 1s, migrate_slots: {from: A, to: D, slots: [100, 199], rate: 1e6}}\n"
+        "  - {at: 2s, migrate_slots: {from: A, to: D, slots: 300, rate: 1e6}}\n";
+    struct mem_run m;
+    mem_run_yaml(&m, yaml, NULL);
+    assert_non_null(strstr(nth_event(&m, "migrate_start", 0)->detail, "100 slots (100..199) to D"));
+    assert_non_null(
+        strstr(nth_event(&m, "migrate_start", 1)->detail, "300 slots in 2 ranges, 0..399, to D"));
+    mem_run_free(&m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -243,6 +481,14 @@ int main(void)
         cmocka_unit_test(test_writes_reach_the_target),
         cmocka_unit_test(test_hot_slot),
         cmocka_unit_test(test_slot_choice_and_stops),
+        cmocka_unit_test(test_set_routing_keeps_the_slots),
+        cmocka_unit_test(test_readmission_gives_the_slots_back),
+        cmocka_unit_test(test_readmission_of_a_node_without_slots),
+        cmocka_unit_test(test_readmission_without_slots_migrated_away),
+        cmocka_unit_test(test_slot_lost_mid_migration_is_skipped),
+        cmocka_unit_test(test_moved_spares_a_replica),
+        cmocka_unit_test(test_forward_fencing_answers_moved),
+        cmocka_unit_test(test_start_names_the_ranges),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
