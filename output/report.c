@@ -738,6 +738,7 @@ static size_t first_by_seed(const struct report *r, const struct report_group *g
 /* The paired differences of every combination from its baseline. */
 static void pair_groups(struct report *r)
 {
+    size_t dups = 0;
     for (size_t gi = 0; gi < r->n_groups; gi++) {
         struct report_group *g = &r->groups[gi];
         g->diff = xcalloc(r->n_metrics + 1, sizeof(*g->diff));
@@ -749,7 +750,7 @@ static void pair_groups(struct report *r)
         struct seed_run *a = xcalloc(g->n_runs + 1, sizeof(*a));
         struct seed_run *b = xcalloc(bg->n_runs + 1, sizeof(*b));
         size_t ignore = 0;
-        size_t na = first_by_seed(r, g, a, &ignore), nb = first_by_seed(r, bg, b, &ignore);
+        size_t na = first_by_seed(r, g, a, &dups), nb = first_by_seed(r, bg, b, &ignore);
         double *x = xcalloc(na + 1, sizeof(*x)), *y = xcalloc(na + 1, sizeof(*y));
         for (size_t m = 0; m < r->n_metrics; m++) {
             size_t n = 0;
@@ -768,28 +769,62 @@ static void pair_groups(struct report *r)
         free(a);
         free(b);
     }
+    if (dups)
+        diag_add(&r->notes, "%zu run%s repeat%s a seed within %s combination (the same run "
+                            "recorded twice?): each counts in the statistics, and the first "
+                            "of a seed is the one paired",
+                 dups, dups == 1 ? "" : "s", dups == 1 ? "s" : "", dups == 1 ? "its" : "their");
 }
 
-/* A note when runs of a combination repeat a seed: the same run recorded
- * twice (a database merged twice, a shard run twice) counts twice as if it
- * were an independent sample. */
-static void note_seed_repeats(struct report *r)
+/* Whether runs a and b have the same params rows (as sets). */
+static bool same_params(const struct loader *L, size_t a, size_t b)
 {
+    const struct run_extra *x = &L->extra[a], *y = &L->extra[b];
+    if (x->n_params != y->n_params)
+        return false;
+    for (size_t i = 0; i < x->n_params; i++) {
+        bool found = false;
+        for (size_t j = 0; j < y->n_params && !found; j++)
+            found = !strcmp(x->params[i].path, y->params[j].path)
+                    && same_text(x->params[i].value, y->params[j].value);
+        if (!found)
+            return false;
+    }
+    return true;
+}
+
+/* Without --baseline (whose pairing notes them itself), a note when runs
+ * of a combination repeat a seed with the same parameters: the same run
+ * recorded twice (a database merged twice, a shard run twice) would count
+ * as two independent samples. Runs that differ in a pooled parameter are
+ * not repeats. O(runs of a seed squared) per seed of a combination. */
+static void note_seed_repeats(struct loader *L)
+{
+    struct report *r = L->r;
+    if (r->base_path)
+        return;
     size_t dups = 0, groups = 0;
     for (size_t gi = 0; gi < r->n_groups; gi++) {
         const struct report_group *g = &r->groups[gi];
         size_t before = dups;
-        for (size_t i = 1; i < g->n_runs; i++)
-            dups += r->runs[g->runs[i]].seed == r->runs[g->runs[i - 1]].seed;
+        for (size_t i = 0, j; i < g->n_runs; i = j) {
+            for (j = i + 1; j < g->n_runs && r->runs[g->runs[j]].seed == r->runs[g->runs[i]].seed;)
+                j++;
+            for (size_t b = i + 1; b < j; b++) {
+                bool repeat = false;
+                for (size_t a = i; a < b && !repeat; a++)
+                    repeat = same_params(L, g->runs[a], g->runs[b]);
+                dups += repeat;
+            }
+        }
         groups += dups > before;
     }
     if (dups)
-        diag_add(&r->notes, "%zu run%s repeat%s a seed within %s combination%s (the same run "
-                            "recorded twice? a database merged twice?): each counts in the "
-                            "statistics as a sample of its own%s",
+        diag_add(&r->notes, "%zu run%s repeat%s a seed and the parameters of another run within "
+                            "%s combination%s (the same run recorded twice? a database merged "
+                            "twice?): each counts in the statistics as a sample of its own",
                  dups, dups == 1 ? "" : "s", dups == 1 ? "s" : "",
-                 groups == 1 ? "its" : "their", groups == 1 ? "" : "s",
-                 r->base_path ? ", and the first of a seed is the one paired" : "");
+                 groups == 1 ? "its" : "their", groups == 1 ? "" : "s");
 }
 
 /* ---- the whole -------------------------------------------------------------------- */
@@ -880,7 +915,7 @@ enum report_status report_load(const struct report_options *o, struct report **o
         take_values(&L);
         make_groups(&L);
         describe_groups(r);
-        note_seed_repeats(r);
+        note_seed_repeats(&L);
         if (r->base_path) {
             st = find_baselines(&L);
             if (st == REPORT_OK)
