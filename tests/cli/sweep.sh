@@ -118,7 +118,7 @@ expect_match "sh0.db and ./sh0.db are the same file" "$T/err" "saying so"
 cp sh0.db copy.db
 "$RINGSIM" merge rep.db sh0.db copy.db >/dev/null 2>&1
 expect_exit 0 "report of runs that repeat a seed" "$RINGSIM" report rep.db
-expect_match "repeat a seed within" "$T/err" "warns, without --baseline too"
+expect_match "repeats* a seed and the parameters of another run" "$T/err" "warns, without --baseline too"
 
 # --- messages ---------------------------------------------------------------------------
 expect_exit 2 "a bad --vary value" "$RINGSIM" sweep s.yaml --vary routing.vnodes=many,8 \
