@@ -13,10 +13,12 @@
  * key), so a run that did not override a parameter still has its value.
  * Without --by, the paths are every params path but `seed` whose values
  * differ between the runs, in the order they first appear (a sweep's --vary
- * order). Combinations are ordered by scenario (first appearance), then by
+ * order). Combinations are ordered by scenario name (strcmp), then by
  * each path's values (report_rank_values: numbers, durations and sizes by
- * magnitude, other values in order of appearance), so shards merged in any
- * order report alike.
+ * magnitude, other values by strcmp), and the runs of a combination by
+ * seed, then by their metrics (sort_group_runs), so the sums over them and
+ * everything printed are the same however the runs were recorded or merged:
+ * shards merged in any order report alike, byte for byte.
  *
  * With --baseline PATH=VALUE, each combination's baseline is the one with
  * the same scenario and other values whose PATH is VALUE; the difference of
@@ -88,6 +90,7 @@ const char *yaml_scalar_at(const struct ynode *n, const char *path)
 struct ranked {
     size_t i;
     double key;
+    const char *text;     /* compared when keys tie (NULL last) */
 };
 
 static int ranked_cmp(const void *pa, const void *pb)
@@ -95,6 +98,13 @@ static int ranked_cmp(const void *pa, const void *pb)
     const struct ranked *a = pa, *b = pb;
     if (a->key != b->key)
         return a->key < b->key ? -1 : 1;
+    if (a->text != b->text) {
+        if (!a->text || !b->text)
+            return a->text ? -1 : 1;
+        int c = strcmp(a->text, b->text);
+        if (c)
+            return c;
+    }
     return a->i < b->i ? -1 : a->i > b->i;
 }
 
@@ -120,21 +130,23 @@ void report_rank_values(char *const *values, size_t n, size_t *rank)
 {
     struct ranked *k = xcalloc(n + 1, sizeof(*k));
     /* the first reading every value has: a number, a duration, a size;
-     * else the order given. A missing value goes last. */
+     * else their text, byte by byte (strcmp): never the order given, which
+     * depends on the order runs were recorded or merged. Equal magnitudes
+     * ("100", "1e2") go by their text too. A missing value goes last. */
     int kind = 0;
     for (; kind < 3; kind++) {
         bool all = true;
         for (size_t i = 0; i < n && all; i++) {
             double d = INFINITY;
             all = !values[i] || !magnitude(values[i], kind, &d);
-            k[i] = (struct ranked){i, d};
+            k[i] = (struct ranked){i, d, values[i]};
         }
         if (all)
             break;
     }
     if (kind == 3)
         for (size_t i = 0; i < n; i++)
-            k[i] = (struct ranked){i, values[i] ? 0 : INFINITY};
+            k[i] = (struct ranked){i, values[i] ? 0 : INFINITY, values[i]};
     qsort(k, n, sizeof(*k), ranked_cmp);
     for (size_t r = 0; r < n; r++)
         rank[k[r].i] = r;
@@ -164,9 +176,9 @@ static enum report_status open_db(struct loader *L)
 {
     const char *path = L->o->db;
     struct stat st;
-    if (stat(path, &st)) {
+    if (stat(path, &st)) { /* missing, or not ours to read: it cannot be read */
         snprintf(L->err, L->errlen, "%s: cannot read: %s", path, strerror(errno));
-        return REPORT_BAD_INPUT;
+        return REPORT_FAILED;
     }
     if (!S_ISREG(st.st_mode)) {
         snprintf(L->err, L->errlen, "%s: not a file", path);
@@ -209,6 +221,34 @@ static size_t name_index_add(struct loader *L, const char *name)
     L->names = xrealloc(L->names, (L->n_names + 1) * sizeof(*L->names));
     L->names[L->n_names] = xstrdup(name);
     return L->n_names++;
+}
+
+static int str_ptr_cmp(const void *pa, const void *pb)
+{
+    return strcmp(**(char *const *const *)pa, **(char *const *const *)pb);
+}
+
+/* The scenario names in strcmp order (not as first seen, which depends on
+ * the order runs were merged), each run's name_of following. */
+static void sort_names(struct loader *L)
+{
+    size_t n = L->n_names;
+    char ***at = xcalloc(n + 1, sizeof(*at)); /* pointers into L->names, sorted */
+    for (size_t i = 0; i < n; i++)
+        at[i] = &L->names[i];
+    qsort(at, n, sizeof(*at), str_ptr_cmp);
+    size_t *to = xcalloc(n + 1, sizeof(*to));
+    char **sorted = xcalloc(n + 1, sizeof(*sorted));
+    for (size_t i = 0; i < n; i++) {
+        to[at[i] - L->names] = i;
+        sorted[i] = *at[i];
+    }
+    for (size_t k = 0; k < L->r->n_runs; k++)
+        L->name_of[k] = to[L->name_of[k]];
+    free(L->names);
+    L->names = sorted;
+    free(to);
+    free(at);
 }
 
 /* The complete runs with a summary, their metrics; the others counted. */
@@ -272,6 +312,7 @@ static enum report_status read_runs(struct loader *L)
         sb_deinit(&statuses);
         return sql_failed(L);
     }
+    sort_names(L);
     for (size_t i = 0; i < r->n_runs; i++)
         r->runs[i].name = L->names[L->name_of[i]];
     if (other)
@@ -520,6 +561,45 @@ static int sort_item_cmp(const void *pa, const void *pb)
     return c ? c : (a->id < b->id ? -1 : a->id > b->id);
 }
 
+/* A run of a group to sort, with the report it is read from. */
+struct group_item {
+    const struct report *r;
+    size_t run;
+};
+
+/* Seed, then the metrics (NULL first), then run_id: an order of the runs
+ * of a combination that only their content decides, but for runs alike in
+ * every value, whose order changes nothing. */
+static int group_item_cmp(const void *pa, const void *pb)
+{
+    const struct group_item *a = pa, *b = pb;
+    const struct report_run *x = &a->r->runs[a->run], *y = &b->r->runs[b->run];
+    if (x->seed != y->seed)
+        return x->seed < y->seed ? -1 : 1;
+    for (size_t m = 0; m < a->r->n_all; m++) {
+        double u = x->m[m], v = y->m[m];
+        if (isnan(u) != isnan(v))
+            return isnan(u) ? -1 : 1;
+        if (!isnan(u) && u != v)
+            return u < v ? -1 : 1;
+    }
+    return x->run_id < y->run_id ? -1 : x->run_id > y->run_id;
+}
+
+/* Orders a group's runs by group_item_cmp: the sums over them (means,
+ * CIs), the JSON seeds and the pairing with a baseline are then the same
+ * whatever order the runs were recorded or merged in. */
+static void sort_group_runs(const struct report *r, struct report_group *g)
+{
+    struct group_item *it = xcalloc(g->n_runs + 1, sizeof(*it));
+    for (size_t i = 0; i < g->n_runs; i++)
+        it[i] = (struct group_item){r, g->runs[i]};
+    qsort(it, g->n_runs, sizeof(*it), group_item_cmp);
+    for (size_t i = 0; i < g->n_runs; i++)
+        g->runs[i] = it[i].run;
+    free(it);
+}
+
 /* The runs grouped into combinations, in order. */
 static void make_groups(struct loader *L)
 {
@@ -544,9 +624,11 @@ static void make_groups(struct loader *L)
         }
         struct report_group *g = &r->groups[r->n_groups - 1];
         g->runs = xrealloc(g->runs, (g->n_runs + 1) * sizeof(*g->runs));
-        g->runs[g->n_runs++] = k; /* run_id order within: the sort's last key */
+        g->runs[g->n_runs++] = k;
     }
     free(order);
+    for (size_t gi = 0; gi < r->n_groups; gi++)
+        sort_group_runs(r, &r->groups[gi]);
 }
 
 static void describe_groups(struct report *r)
@@ -635,21 +717,13 @@ struct seed_run {
     size_t run;
 };
 
-static int seed_run_cmp(const void *pa, const void *pb)
-{
-    const struct seed_run *a = pa, *b = pb;
-    if (a->seed != b->seed)
-        return a->seed < b->seed ? -1 : 1;
-    return a->run < b->run ? -1 : a->run > b->run;
-}
-
-/* g's runs by seed, the first of each seed (sorted by seed). */
+/* g's runs by seed, the first of each seed (its runs are sorted by seed
+ * already, sort_group_runs). */
 static size_t first_by_seed(const struct report *r, const struct report_group *g,
                             struct seed_run *out, size_t *dups)
 {
     for (size_t i = 0; i < g->n_runs; i++)
         out[i] = (struct seed_run){r->runs[g->runs[i]].seed, g->runs[i]};
-    qsort(out, g->n_runs, sizeof(*out), seed_run_cmp);
     size_t n = 0;
     for (size_t i = 0; i < g->n_runs; i++) {
         if (n && out[n - 1].seed == out[i].seed) {
@@ -700,6 +774,57 @@ static void pair_groups(struct report *r)
                             "recorded twice?): each counts in the statistics, and the first "
                             "of a seed is the one paired",
                  dups, dups == 1 ? "" : "s", dups == 1 ? "s" : "", dups == 1 ? "its" : "their");
+}
+
+/* Whether runs a and b have the same params rows (as sets). */
+static bool same_params(const struct loader *L, size_t a, size_t b)
+{
+    const struct run_extra *x = &L->extra[a], *y = &L->extra[b];
+    if (x->n_params != y->n_params)
+        return false;
+    for (size_t i = 0; i < x->n_params; i++) {
+        bool found = false;
+        for (size_t j = 0; j < y->n_params && !found; j++)
+            found = !strcmp(x->params[i].path, y->params[j].path)
+                    && same_text(x->params[i].value, y->params[j].value);
+        if (!found)
+            return false;
+    }
+    return true;
+}
+
+/* Without --baseline (whose pairing notes them itself), a note when runs
+ * of a combination repeat a seed with the same parameters: the same run
+ * recorded twice (a database merged twice, a shard run twice) would count
+ * as two independent samples. Runs that differ in a pooled parameter are
+ * not repeats. O(runs of a seed squared) per seed of a combination. */
+static void note_seed_repeats(struct loader *L)
+{
+    struct report *r = L->r;
+    if (r->base_path)
+        return;
+    size_t dups = 0, groups = 0;
+    for (size_t gi = 0; gi < r->n_groups; gi++) {
+        const struct report_group *g = &r->groups[gi];
+        size_t before = dups;
+        for (size_t i = 0, j; i < g->n_runs; i = j) {
+            for (j = i + 1; j < g->n_runs && r->runs[g->runs[j]].seed == r->runs[g->runs[i]].seed;)
+                j++;
+            for (size_t b = i + 1; b < j; b++) {
+                bool repeat = false;
+                for (size_t a = i; a < b && !repeat; a++)
+                    repeat = same_params(L, g->runs[a], g->runs[b]);
+                dups += repeat;
+            }
+        }
+        groups += dups > before;
+    }
+    if (dups)
+        diag_add(&r->notes, "%zu run%s repeat%s a seed and the parameters of another run within "
+                            "%s combination%s (the same run recorded twice? a database merged "
+                            "twice?): each counts in the statistics as a sample of its own",
+                 dups, dups == 1 ? "" : "s", dups == 1 ? "s" : "",
+                 groups == 1 ? "its" : "their", groups == 1 ? "" : "s");
 }
 
 /* ---- the whole -------------------------------------------------------------------- */
@@ -790,6 +915,7 @@ enum report_status report_load(const struct report_options *o, struct report **o
         take_values(&L);
         make_groups(&L);
         describe_groups(r);
+        note_seed_repeats(&L);
         if (r->base_path) {
             st = find_baselines(&L);
             if (st == REPORT_OK)

@@ -134,7 +134,7 @@ struct report {
     size_t n_runs;
     struct report_group *groups; /* in order: scenario, then each --by path's values */
     size_t n_groups;
-    char **names;                /* the scenarios' names, in order of appearance */
+    char **names;                /* the scenarios' names, in strcmp order */
     size_t n_names;
     bool names_differ;           /* runs of more than one scenario */
     char **fixed_paths, **fixed_values; /* params every run has alike (but seed) */
@@ -154,8 +154,9 @@ const char *yaml_scalar_at(const struct ynode *root, const char *path);
 
 /* Sorts the distinct values of one parameter for display: numerically when
  * every one is a number, by length of time when every one is a duration,
- * by size when every one is a size; else they keep their order. rank[i]
- * is the place of values[i]; NULLs go last. */
+ * by size when every one is a size; else by their text (strcmp order). The
+ * order never depends on the order of values[], so databases merged in any
+ * order sort alike. rank[i] is the place of values[i]; NULLs go last. */
 void report_rank_values(char *const *values, size_t n, size_t *rank);
 
 /* ---- printing (report_print.c) ----------------------------------------------- */

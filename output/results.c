@@ -841,24 +841,6 @@ int results_finish_run(struct results *r, const struct summary_row *sum, const c
 
 /* ---- merge ---------------------------------------------------------------------- */
 
-/* "file:PATH?mode=ro" with PATH percent-encoded: SQLite's URI for opening
- * path read-only through ATTACH. Caller frees. */
-static char *readonly_uri(const char *path)
-{
-    struct strbuf sb;
-    sb_init(&sb);
-    sb_puts(&sb, "file:");
-    for (const unsigned char *p = (const unsigned char *)path; *p; p++) {
-        if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9')
-            || strchr("/-_.~", *p))
-            sb_putc(&sb, (char)*p);
-        else
-            sb_printf(&sb, "%%%02X", *p);
-    }
-    sb_puts(&sb, "?mode=ro");
-    return sb_steal(&sb);
-}
-
 int results_check_file(const char *path, char *err, size_t errlen)
 {
     sqlite3 *db = NULL;
@@ -884,49 +866,18 @@ int results_check_file(const char *path, char *err, size_t errlen)
             && sqlite3_step(q) == SQLITE_ROW)
             verdict = (const char *)sqlite3_column_text(q, 0);
         if (!verdict || strcmp(verdict, "ok")) {
+            /* SQLite's verdict may span lines ("*** in database main ***\n
+             * Page 3: ..."): one line here, as every message */
             snprintf(err, errlen, "%s: damaged (%s)", path, verdict ? verdict : sqlite3_errmsg(db));
+            for (char *p = err; *p; p++)
+                if (*p == '\n' || *p == '\r')
+                    *p = ' ';
             rc = -1;
         }
         sqlite3_finalize(q);
     }
     sqlite3_close(db);
     return rc;
-}
-
-/* ", a, b, NULL, d": the columns of table in src, NULL for those it lacks. */
-static void src_col_list(struct strbuf *sql, sqlite3 *db, const char *table,
-                         const struct column *c, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        sb_printf(sql, ", %s", has_column(db, "src", table, c[i].name) ? c[i].name : "NULL");
-}
-
-/* Copies the rows of run `old` of src's table (lead columns, then its
- * listed columns) into run `nid`. */
-static void copy_table_sql(struct strbuf *sql, sqlite3 *db, const char *table, const char *lead,
-                           const struct column *c, size_t n, long long old, long long nid)
-{
-    sb_printf(sql, "INSERT INTO %s(run_id%s", table, lead);
-    col_list(sql, c, n);
-    sb_printf(sql, ") SELECT %lld%s", nid, lead);
-    src_col_list(sql, db, table, c, n);
-    sb_printf(sql, " FROM src.%s WHERE run_id=%lld ORDER BY rowid;\n", table, old);
-}
-
-/* The statements that copy run `old` of src into run `nid`. */
-static void copy_run_sql(struct strbuf *sql, sqlite3 *db, long long old, long long nid)
-{
-    sb_printf(sql, "INSERT INTO params SELECT %lld, path, value FROM src.params WHERE run_id=%lld;\n",
-              nid, old);
-    copy_table_sql(sql, db, "ticks", ", t_s", tick_cols, ARRAY_LEN(tick_cols), old, nid);
-    copy_table_sql(sql, db, "node_ticks", ", t_s, node", node_cols, ARRAY_LEN(node_cols), old,
-                   nid);
-    copy_table_sql(sql, db, "views", ", t_s", view_cols, ARRAY_LEN(view_cols), old, nid);
-    sb_printf(sql, "INSERT INTO events SELECT %lld, t_s, kind, node, detail FROM src.events "
-                   "WHERE run_id=%lld ORDER BY rowid;\n", nid, old);
-    copy_table_sql(sql, db, "summary", "", sum_cols, ARRAY_LEN(sum_cols), old, nid);
-    if (has_column(db, "src", "requests", "run_id"))
-        copy_table_sql(sql, db, "requests", "", req_cols, ARRAY_LEN(req_cols), old, nid);
 }
 
 /* Why copying from src_path failed, naming the file at fault: the source
@@ -944,81 +895,253 @@ static void merge_failed(struct results *r, const char *src_path, char *err, siz
         snprintf(err, errlen, "copying the runs of %s into %s: %s", src_path, r->path, msg);
 }
 
-int results_merge_from(struct results *r, const char *src_path, char *err, size_t errlen)
+/* One table's copy of a run: SELECT of the source's rows of a run (NULL
+ * for a column the source lacks) and the INSERT of them under a new id. */
+struct table_copy {
+    sqlite3_stmt *get, *put;
+    int n;               /* columns copied besides run_id */
+};
+
+/* Prepares the copy of table: the lead columns (", t_s"), then cols. */
+static int table_copy_init(struct table_copy *t, sqlite3 *src, sqlite3 *dst, const char *table,
+                           const char *const *lead, size_t n_lead, const struct column *cols,
+                           size_t n_cols)
 {
+    struct strbuf get, put;
+    sb_init(&get);
+    sb_init(&put);
+    memset(t, 0, sizeof(*t));
+    bool present = has_column(src, "main", table, "run_id");
+    sb_puts(&get, "SELECT ");
+    sb_printf(&put, "INSERT INTO main.%s(run_id", table);
+    for (size_t i = 0; i < n_lead + n_cols; i++) {
+        const char *name = i < n_lead ? lead[i] : cols[i - n_lead].name;
+        bool has = i < n_lead || has_column(src, "main", table, name);
+        sb_printf(&get, "%s%s", i ? ", " : "", has ? name : "NULL");
+        sb_printf(&put, ", %s", name);
+    }
+    t->n = (int)(n_lead + n_cols);
+    sb_puts(&put, ") VALUES(?");
+    for (int i = 0; i < t->n; i++)
+        sb_puts(&put, ", ?");
+    sb_putc(&put, ')');
+    /* a source made before the table existed (requests) has no rows of it */
+    if (present)
+        sb_printf(&get, " FROM main.%s WHERE run_id = ? ORDER BY rowid", table);
+    else
+        sb_puts(&get, " WHERE 0");
+    int rc = sqlite3_prepare_v2(src, get.buf, -1, &t->get, NULL) == SQLITE_OK
+                     && sqlite3_prepare_v2(dst, put.buf, -1, &t->put, NULL) == SQLITE_OK
+                 ? 0
+                 : -1;
+    sb_deinit(&get);
+    sb_deinit(&put);
+    return rc;
+}
+
+static void table_copy_deinit(struct table_copy *t)
+{
+    sqlite3_finalize(t->get);
+    sqlite3_finalize(t->put);
+}
+
+/* Copies run old's rows into run nid. 0; 1 reading the source failed; -1
+ * writing failed. */
+static int table_copy_run(struct table_copy *t, int64_t old, int64_t nid)
+{
+    sqlite3_reset(t->get);
+    if (sqlite3_bind_parameter_count(t->get))
+        sqlite3_bind_int64(t->get, 1, old);
+    int rc;
+    while ((rc = sqlite3_step(t->get)) == SQLITE_ROW) {
+        sqlite3_reset(t->put);
+        sqlite3_bind_int64(t->put, 1, nid);
+        for (int i = 0; i < t->n; i++)
+            sqlite3_bind_value(t->put, i + 2, sqlite3_column_value(t->get, i));
+        if (sqlite3_step(t->put) != SQLITE_DONE)
+            return -1;
+    }
+    return rc == SQLITE_DONE ? 0 : 1;
+}
+
+/* The tables of a run besides `runs`, in the order they are copied. */
+enum { COPY_PARAMS, COPY_TICKS, COPY_NODES, COPY_VIEWS, COPY_EVENTS, COPY_SUMMARY,
+       COPY_REQUESTS, N_COPIES };
+
+/* Copies every run of the database src_path into r (in the transaction
+ * open on r). Returns the number copied, or -1 with err set. */
+static int merge_one(struct results *r, const char *src_path, results_running_fn running,
+                     void *ctx, char *err, size_t errlen)
+{
+    sqlite3 *src = NULL;
+    sqlite3_stmt *runs = NULL, *put_run = NULL;
+    struct table_copy tc[N_COPIES];
+    memset(tc, 0, sizeof tc);
     int copied = -1;
-    sqlite3_stmt *ids = NULL, *att = NULL;
+    bool src_failed = false;
+    char *name = plain_name(src_path);
+    int orc = sqlite3_open_v2(name, &src, SQLITE_OPEN_READONLY, NULL);
+    free(name);
+    if (orc != SQLITE_OK) {
+        src_failed = true;
+        goto fail;
+    }
+    sqlite3_busy_timeout(src, BUSY_TIMEOUT_MS);
+    int status_col = 0; /* of run_cols */
+    while (strcmp(run_cols[status_col].name, "status"))
+        status_col++;
+    static const char *const params_lead[] = {"path", "value"};
+    static const char *const t_lead[] = {"t_s"};
+    static const char *const node_lead[] = {"t_s", "node"};
+    static const char *const event_lead[] = {"t_s", "kind", "node", "detail"};
     struct strbuf sql;
     sb_init(&sql);
-    char *uri = NULL;
-    /* a source that is missing or not ringsim's is refused before attaching,
-     * and it is only ever opened read-only */
-    if (results_check_file(src_path, err, errlen))
-        goto out;
-    if (flush_waiting(r, err, errlen))
-        goto out;
-    uri = readonly_uri(src_path);
-    if (sqlite3_prepare_v2(r->db, "ATTACH DATABASE ? AS src", -1, &att, NULL) != SQLITE_OK)
-        goto sqlerr;
-    sqlite3_bind_text(att, 1, uri, -1, SQLITE_TRANSIENT);
-    if (sqlite3_step(att) != SQLITE_DONE)
-        goto sqlerr;
-    if (exec(r, "BEGIN IMMEDIATE", NULL, 0))
-        goto sqlerr_detach;
-    if (sqlite3_prepare_v2(r->db, "SELECT run_id FROM src.runs ORDER BY run_id", -1, &ids, NULL)
-        != SQLITE_OK)
-        goto sqlerr_rollback;
+    sb_puts(&sql, "SELECT run_id");
+    for (size_t i = 0; i < ARRAY_LEN(run_cols); i++)
+        sb_printf(&sql, ", %s", has_column(src, "main", "runs", run_cols[i].name)
+                                    ? run_cols[i].name : "NULL");
+    sb_puts(&sql, " FROM main.runs ORDER BY run_id");
+    bool ok = sqlite3_prepare_v2(src, sql.buf, -1, &runs, NULL) == SQLITE_OK;
+    src_failed = !ok;
+    sb_reset(&sql);
+    sb_puts(&sql, "INSERT INTO main.runs(");
+    for (size_t i = 0; i < ARRAY_LEN(run_cols); i++)
+        sb_printf(&sql, "%s%s", i ? ", " : "", run_cols[i].name);
+    sb_puts(&sql, ") VALUES(");
+    for (size_t i = 0; i < ARRAY_LEN(run_cols); i++)
+        sb_printf(&sql, "%s?", i ? ", " : "");
+    sb_putc(&sql, ')');
+    ok = ok && sqlite3_prepare_v2(r->db, sql.buf, -1, &put_run, NULL) == SQLITE_OK;
+    sb_deinit(&sql);
+    ok = ok
+         && !table_copy_init(&tc[COPY_PARAMS], src, r->db, "params", params_lead, 2, NULL, 0)
+         && !table_copy_init(&tc[COPY_TICKS], src, r->db, "ticks", t_lead, 1, tick_cols,
+                             ARRAY_LEN(tick_cols))
+         && !table_copy_init(&tc[COPY_NODES], src, r->db, "node_ticks", node_lead, 2, node_cols,
+                             ARRAY_LEN(node_cols))
+         && !table_copy_init(&tc[COPY_VIEWS], src, r->db, "views", t_lead, 1, view_cols,
+                             ARRAY_LEN(view_cols))
+         && !table_copy_init(&tc[COPY_EVENTS], src, r->db, "events", event_lead, 4, NULL, 0)
+         && !table_copy_init(&tc[COPY_SUMMARY], src, r->db, "summary", NULL, 0, sum_cols,
+                             ARRAY_LEN(sum_cols))
+         && !table_copy_init(&tc[COPY_REQUESTS], src, r->db, "requests", NULL, 0, req_cols,
+                             ARRAY_LEN(req_cols));
+    if (!ok)
+        goto fail;
+    /* one read transaction: the source as of one moment */
+    if (sqlite3_exec(src, "BEGIN", NULL, NULL, NULL) != SQLITE_OK) {
+        src_failed = true;
+        goto fail;
+    }
     copied = 0;
     int rc;
-    while ((rc = sqlite3_step(ids)) == SQLITE_ROW) {
-        long long old = (long long)sqlite3_column_int64(ids, 0);
-        sb_reset(&sql);
-        sb_puts(&sql, "INSERT INTO runs(");
-        for (size_t i = 0; i < ARRAY_LEN(run_cols); i++)
-            sb_printf(&sql, "%s%s", i ? ", " : "", run_cols[i].name);
-        sb_puts(&sql, ") SELECT ");
-        for (size_t i = 0; i < ARRAY_LEN(run_cols); i++)
-            sb_printf(&sql, "%s%s", i ? ", " : "", run_cols[i].name);
-        sb_printf(&sql, " FROM src.runs WHERE run_id = %lld", old);
-        if (exec(r, sql.buf, NULL, 0))
-            goto sqlerr_rollback;
-        long long nid = (long long)sqlite3_last_insert_rowid(r->db);
-        sb_reset(&sql);
-        copy_run_sql(&sql, r->db, old, nid);
-        if (exec(r, sql.buf, NULL, 0))
-            goto sqlerr_rollback;
+    while ((rc = sqlite3_step(runs)) == SQLITE_ROW) {
+        int64_t old = sqlite3_column_int64(runs, 0);
+        sqlite3_reset(put_run);
+        for (int i = 0; i < (int)ARRAY_LEN(run_cols); i++)
+            sqlite3_bind_value(put_run, i + 1, sqlite3_column_value(runs, i + 1));
+        if (sqlite3_step(put_run) != SQLITE_DONE) {
+            copied = -1;
+            goto fail;
+        }
+        int64_t nid = sqlite3_last_insert_rowid(r->db);
+        for (int t = 0; t < N_COPIES; t++) {
+            int c = table_copy_run(&tc[t], old, nid);
+            if (c) {
+                src_failed = c > 0;
+                copied = -1;
+                goto fail;
+            }
+        }
+        const char *status = (const char *)sqlite3_column_text(runs, 1 + status_col);
+        if (running && status && !strcmp(status, "running"))
+            running(ctx, src_path, old, (const char *)sqlite3_column_text(runs, 1));
         copied++;
     }
-    if (rc != SQLITE_DONE)
-        goto sqlerr_rollback;
-    sqlite3_finalize(ids);
-    ids = NULL;
-    if (exec(r, "COMMIT", NULL, 0))
-        goto sqlerr_rollback;
-    goto detach;
-sqlerr_rollback:
-    merge_failed(r, src_path, err, errlen);
-    sqlite3_finalize(ids);
-    ids = NULL;
-    sqlite3_exec(r->db, "ROLLBACK", NULL, NULL, NULL);
-    copied = -1;
-    goto detach;
-sqlerr_detach:
-    merge_failed(r, src_path, err, errlen);
-    copied = -1;
-detach:
-    sqlite3_finalize(att);
-    att = NULL;
-    sqlite3_exec(r->db, "DETACH DATABASE src", NULL, NULL, NULL);
-    goto out;
-sqlerr:
-    snprintf(err, errlen, "%s: %s", src_path, sqlite3_errmsg(r->db));
-out:
-    sqlite3_finalize(att);
-    sqlite3_finalize(ids);
-    sb_deinit(&sql);
-    free(uri);
+    if (rc != SQLITE_DONE) {
+        src_failed = true;
+        copied = -1;
+    }
+fail:
+    if (copied < 0) {
+        if (src_failed)
+            snprintf(err, errlen, "%s: %s (nothing was merged into %s)", src_path,
+                     src ? sqlite3_errmsg(src) : "out of memory", r->path);
+        else
+            merge_failed(r, src_path, err, errlen);
+    }
+    for (int t = 0; t < N_COPIES; t++)
+        table_copy_deinit(&tc[t]);
+    sqlite3_finalize(runs);
+    sqlite3_finalize(put_run);
+    if (src)
+        sqlite3_exec(src, "COMMIT", NULL, NULL, NULL);
+    sqlite3_close(src);
     return copied;
+}
+
+int results_merge(struct results *r, const char *const *src_paths, size_t n, int *copied_each,
+                  results_running_fn running, void *ctx, char *err, size_t errlen)
+{
+    /* every source is checked before anything is copied: one that is
+     * missing, not ringsim's or damaged is refused, and they are only ever
+     * opened read-only */
+    for (size_t i = 0; i < n; i++)
+        if (results_check_file(src_paths[i], err, errlen))
+            return -1;
+    if (flush_waiting(r, err, errlen))
+        return -1;
+    if (exec(r, "BEGIN IMMEDIATE", NULL, 0)) {
+        merge_failed(r, n ? src_paths[0] : r->path, err, errlen);
+        return -1;
+    }
+    int total = 0;
+    for (size_t i = 0; i < n; i++) {
+        int c = merge_one(r, src_paths[i], running, ctx, err, errlen);
+        if (c < 0) {
+            sqlite3_exec(r->db, "ROLLBACK", NULL, NULL, NULL);
+            return -1;
+        }
+        if (copied_each)
+            copied_each[i] = c;
+        total += c;
+    }
+    if (exec(r, "COMMIT", NULL, 0)) {
+        merge_failed(r, n ? src_paths[n - 1] : r->path, err, errlen);
+        sqlite3_exec(r->db, "ROLLBACK", NULL, NULL, NULL);
+        return -1;
+    }
+    return total;
+}
+
+int results_merge_from(struct results *r, const char *src_path, char *err, size_t errlen)
+{
+    return results_merge(r, &src_path, 1, NULL, NULL, NULL, err, errlen);
+}
+
+int results_settle_running(const char *path, const char *status, const char *error, char *err,
+                           size_t errlen)
+{
+    struct results *r = results_open(path, err, errlen);
+    if (!r)
+        return -1;
+    sqlite3_stmt *st = NULL;
+    int n = -1;
+    if (sqlite3_prepare_v2(r->db, "UPDATE runs SET status = ?, error = ? WHERE status = 'running'",
+                           -1, &st, NULL) == SQLITE_OK) {
+        sqlite3_bind_text(st, 1, status, -1, SQLITE_TRANSIENT);
+        if (error)
+            sqlite3_bind_text(st, 2, error, -1, SQLITE_TRANSIENT);
+        else
+            sqlite3_bind_null(st, 2);
+        if (sqlite3_step(st) == SQLITE_DONE)
+            n = sqlite3_changes(r->db);
+    }
+    if (n < 0)
+        sql_failed(r, NULL, err, errlen);
+    sqlite3_finalize(st);
+    results_close(r);
+    return n;
 }
 
 int results_read_summary(const char *path, int64_t run_id, struct summary_row *out)

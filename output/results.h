@@ -52,10 +52,28 @@ struct sink results_sink(struct results *r);
 int results_finish_run(struct results *r, const struct summary_row *sum, const char *status,
                        double wall_s, const char *error, char *err, size_t errlen);
 
-/* Copies every run of the database at src_path into r with new run ids,
- * in src's run_id order, in one transaction. src is opened read-only and
- * checked first. Returns the number copied, or -1. */
+/* Called by a merge for each run it copies whose status is 'running' (being
+ * recorded, or its process died): the source, the run's id there, its name. */
+typedef void (*results_running_fn)(void *ctx, const char *src_path, int64_t run_id,
+                                   const char *name);
+/* Copies every run of the databases src_paths[0..n) into r with new run
+ * ids, sources in order and each one's runs in run_id order, all in one
+ * transaction: every run is copied, or nothing (a full disk, a source that
+ * cannot be read). The sources are opened read-only and all checked first.
+ * copied_each[i] (may be NULL) gets the runs of source i; running (may be
+ * NULL) hears of each run copied as 'running' (it is copied as it is).
+ * Returns the number copied, or -1 with a message in err. */
+int results_merge(struct results *r, const char *const *src_paths, size_t n, int *copied_each,
+                  results_running_fn running, void *ctx, char *err, size_t errlen);
+/* results_merge of one source. */
 int results_merge_from(struct results *r, const char *src_path, char *err, size_t errlen);
+/* Ends every run of the database at path still recorded as 'running' (its
+ * process died before writing how it ended) with status and error (may be
+ * NULL). Opening and closing the file also folds a write-ahead log the
+ * dead process left back into it, and removes its -wal and -shm files.
+ * Returns the number of runs changed, or -1 with a message in err. */
+int results_settle_running(const char *path, const char *status, const char *error, char *err,
+                           size_t errlen);
 
 /* Reads the summary of run_id (the last run when run_id <= 0) of the
  * database at path. Returns 0, or -1 if there is none. */

@@ -261,6 +261,8 @@ struct override {
     char *path;
     char *value;
     char *arg;                /* "PATH=VALUE" as given, for messages */
+    const char *flag;         /* the option that gave it, for messages: "--set"
+                               * (also when NULL) or "--vary"; a static string */
 };
 
 struct scenario {
@@ -290,6 +292,14 @@ struct scenario {
 
 /* Parses one PATH=VALUE argument into *o. Returns 0, or -1 with a message in d. */
 int override_parse(const char *arg, struct override *o, struct diag *d);
+/* The same for an argument of the option flag ("--vary"), which its
+ * messages name instead of --set. flag must outlive o (a static string). */
+int override_parse_as(const char *flag, const char *arg, struct override *o, struct diag *d);
+/* path as applying an override reads it: an index written with leading
+ * zeros ("nodes.007.weight") is the same entry as without them
+ * ("nodes.7.weight"). Two paths name the same scalar when their
+ * normalized forms are equal. Caller frees. */
+char *override_path_normalize(const char *path);
 void override_deinit(struct override *o);
 
 /* Loads and validates. Returns NULL and fills d with every error found

@@ -117,8 +117,8 @@ static void check_nodes(struct loader *L)
                 const struct ynode *first = tree_at(L->root, path);
                 char where[160];
                 if (first && first->set)
-                    snprintf(where, sizeof where, "first as nodes.%zu.id, by --set %.100s", j,
-                             first->set);
+                    snprintf(where, sizeof where, "first as nodes.%zu.id, by %s %.100s", j,
+                             set_flag(L, first->set), first->set);
                 else
                     snprintf(where, sizeof where, "first at line %d",
                              first && first->line ? first->line : s->nodes[j].pos.line);

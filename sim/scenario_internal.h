@@ -159,6 +159,9 @@ const char *trace_refusal(const struct workload_cfg *w, const struct key *k);
 
 /* Orders errors by position (line, column), then as reported. */
 int err_cmp(const void *a, const void *b);
+/* The option an override's argument came from ("--set", "--vary"), for
+ * messages; arg is a node's `set`. */
+const char *set_flag(const struct loader *L, const char *arg);
 /* An error about node `at` (its position, or its --set argument). */
 void report(struct loader *L, const struct ynode *at, const char *path, const char *fmt, ...)
     PRINTF_LIKE(4, 5);

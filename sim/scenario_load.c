@@ -56,6 +56,7 @@ static struct scenario *load(const char *file, const char *stored_path, const ch
             s->overrides[i].path = xstrdup(sets[i].path);
             s->overrides[i].value = xstrdup(sets[i].value);
             s->overrides[i].arg = xstrdup(sets[i].arg);
+            s->overrides[i].flag = sets[i].flag;
         }
         s->n_overrides = n_sets;
     }

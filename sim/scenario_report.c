@@ -5,7 +5,8 @@
  *
  * Invariants: errors are only collected here, never printed (scenario.c
  * sorts them by position and hands them over); each message is
- * "FILE:LINE:COL: PATH: message" or "--set ARG: PATH: message"; a --set
+ * "FILE:LINE:COL: PATH: message" or "--set ARG: PATH: message" (--vary
+ * ARG for a sweep's --vary value, as the override's flag says); a --set
  * error sorts at line 0 with the argument's index as its column, so --set
  * errors come first, in argument order. L->path is restored by every
  * path_push/path_pop pair.
@@ -25,6 +26,14 @@ static int set_index(const struct loader *L, const char *arg)
         if (L->s->overrides[i].arg == arg)
             return (int)i;
     return 0;
+}
+
+const char *set_flag(const struct loader *L, const char *arg)
+{
+    for (size_t i = 0; i < L->s->n_overrides; i++)
+        if (L->s->overrides[i].arg == arg && L->s->overrides[i].flag)
+            return L->s->overrides[i].flag;
+    return "--set";
 }
 
 int err_cmp(const void *a, const void *b)
@@ -62,9 +71,9 @@ void report(struct loader *L, const struct ynode *at, const char *path, const ch
     int line, col;
     sb_init(&sb);
     if (at && at->set) {
-        sb_printf(&sb, "--set %s: ", at->set);
-        line = 0;
         col = set_index(L, at->set);
+        sb_printf(&sb, "%s %s: ", set_flag(L, at->set), at->set);
+        line = 0;
     } else {
         line = at && at->line > 0 ? at->line : 1;
         col = at && at->line > 0 ? at->col : 1;

@@ -29,28 +29,58 @@ static bool valid_utf8(const unsigned char *s)
 
 int override_parse(const char *arg, struct override *o, struct diag *d)
 {
+    return override_parse_as("--set", arg, o, d);
+}
+
+int override_parse_as(const char *flag, const char *arg, struct override *o, struct diag *d)
+{
     memset(o, 0, sizeof(*o));
     const char *eq = strchr(arg, '=');
     if (!eq || eq == arg) {
-        diag_add(d, "--set %s: expected PATH=VALUE, such as routing.vnodes=160", arg);
+        diag_add(d, "%s %s: expected PATH=VALUE, such as routing.vnodes=160", flag, arg);
         return -1;
     }
     bool ok = arg[0] != '.' && eq[-1] != '.';
     for (const char *p = arg; p < eq && ok; p++)
         ok = isalnum((unsigned char)*p) || *p == '_' || *p == '-' || (*p == '.' && p[1] != '.');
     if (!ok) {
-        diag_add(d, "--set %s: expected a dotted path of keys and indices, such as "
-                    "nodes.1.weight, before '='", arg);
+        diag_add(d, "%s %s: expected a dotted path of keys and indices, such as "
+                    "nodes.1.weight, before '='", flag, arg);
         return -1;
     }
     if (!valid_utf8((const unsigned char *)eq + 1)) {
-        diag_add(d, "--set %s: the value is not valid UTF-8", arg);
+        diag_add(d, "%s %s: the value is not valid UTF-8", flag, arg);
         return -1;
     }
     o->path = xstrndup(arg, (size_t)(eq - arg));
     o->value = xstrdup(eq + 1);
     o->arg = xstrdup(arg);
+    o->flag = flag;
     return 0;
+}
+
+/* Mirrors apply_override: a part of digits only is a sequence index, read
+ * as a number, so its leading zeros are dropped (one zero stays). */
+char *override_path_normalize(const char *path)
+{
+    struct strbuf sb;
+    sb_init(&sb);
+    for (const char *p = path;;) {
+        size_t n = strcspn(p, ".");
+        size_t digits = 0;
+        while (digits < n && isdigit((unsigned char)p[digits]))
+            digits++;
+        size_t skip = 0;
+        if (n && digits == n)
+            while (skip + 1 < n && p[skip] == '0')
+                skip++;
+        sb_printf(&sb, "%.*s", (int)(n - skip), p + skip);
+        if (!p[n])
+            break;
+        sb_putc(&sb, '.');
+        p += n + 1;
+    }
+    return sb_steal(&sb);
 }
 
 void override_deinit(struct override *o)

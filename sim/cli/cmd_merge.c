@@ -1,31 +1,48 @@
 /*
  * cmd_merge.c — `ringsim merge OUT.db IN.db...`: copies every run of each
  * input into OUT.db (created if missing) with new run ids, inputs in the
- * order given and runs in their run_id order. Every input is opened
- * read-only and checked (ringsim's tables, not damaged) before anything
- * is copied;
- * an input that is the output file under another name (same device and
- * inode) is refused.
+ * order given and runs in their run_id order, in one transaction (all or
+ * nothing). Every input is opened read-only and checked (ringsim's tables,
+ * not damaged) before anything is copied; an input that is the output file,
+ * or another input, under another name (same device and inode) is refused.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
 #include "output/results.h"
 #include "sim/cli/cli.h"
+#include "sim/util.h"
 
 static const char merge_usage[] =
     "usage: ringsim merge OUT.db IN.db...\n"
     "\n"
-    "Copies every run (runs, params, ticks, node_ticks, events, summary) of each IN.db\n"
-    "into OUT.db with new run ids; OUT.db is created if missing, and what it already\n"
-    "holds is not changed. Use it to join the shards of a sweep run on several machines.\n"
-    "The inputs are only read, and all of them are checked before anything is copied.\n"
-    "Exit: 0 merged; 1 an input is missing, not a ringsim database or damaged (nothing\n"
-    "is merged), or OUT.db cannot be written; 2 bad usage.\n"
+    "Copies every run (runs, params, ticks, node_ticks, views, events, summary,\n"
+    "requests) of each IN.db into OUT.db with new run ids; OUT.db is created if missing,\n"
+    "and what it already holds is not changed. Use it to join the shards of a sweep run\n"
+    "on several machines. The inputs are only read, all of them are checked before\n"
+    "anything is copied, and the copy is one transaction: every run of every input is\n"
+    "merged, or none (a full disk leaves OUT.db as it was, and a retry copies nothing\n"
+    "twice). The same file given twice is refused. A run whose status is still\n"
+    "'running' (being recorded, or its process was killed) is copied as it is, with a\n"
+    "warning naming the input and the run.\n"
+    "Exit: 0 merged; 1 an input is missing, not a ringsim database or damaged, or OUT.db\n"
+    "cannot be written (nothing is merged); 2 bad usage, an input that is OUT.db, or\n"
+    "one given twice.\n"
     "\n"
     "example:\n"
     "  ringsim merge results/all.db results/shard0.db results/shard1.db\n";
+
+/* A run copied while its status is 'running': being recorded as the input
+ * was read, or its process died; it is copied as it is. */
+static void warn_running(void *ctx, const char *src_path, int64_t run_id, const char *name)
+{
+    (void)ctx;
+    fprintf(stderr, "ringsim merge: warning: %s: run %lld (%s) is still 'running' (being "
+                    "recorded, or its process died): copied as it is\n",
+            src_path, (long long)run_id, name ? name : "?");
+}
 
 int cmd_merge(int argc, char **argv)
 {
@@ -49,16 +66,34 @@ int cmd_merge(int argc, char **argv)
     }
     struct stat out_st;
     bool out_exists = stat(argv[1], &out_st) == 0;
-    for (int i = 2; i < argc; i++) {
-        struct stat in_st;
-        if (!strcmp(argv[i], argv[1])
-            || (out_exists && stat(argv[i], &in_st) == 0 && in_st.st_dev == out_st.st_dev
-                && in_st.st_ino == out_st.st_ino)) {
+    int n_in = argc - 2;
+    struct stat *in_st = xcalloc((size_t)n_in + 1, sizeof(*in_st));
+    bool *in_ok = xcalloc((size_t)n_in + 1, sizeof(*in_ok));
+    int rc = EXIT_OK;
+    for (int i = 0; i < n_in && rc == EXIT_OK; i++) {
+        const char *in = argv[i + 2];
+        in_ok[i] = stat(in, &in_st[i]) == 0;
+        if (!strcmp(in, argv[1])
+            || (out_exists && in_ok[i] && in_st[i].st_dev == out_st.st_dev
+                && in_st[i].st_ino == out_st.st_ino)) {
             fprintf(stderr, "ringsim merge: %s is the output file %s: an input cannot be the "
-                            "output\n", argv[i], argv[1]);
-            return EXIT_USAGE;
+                            "output\n", in, argv[1]);
+            rc = EXIT_USAGE;
         }
+        /* the same file twice (under one name or two) would copy its runs twice */
+        for (int j = 0; j < i && rc == EXIT_OK; j++)
+            if (!strcmp(in, argv[j + 2])
+                || (in_ok[i] && in_ok[j] && in_st[i].st_dev == in_st[j].st_dev
+                    && in_st[i].st_ino == in_st[j].st_ino)) {
+                fprintf(stderr, "ringsim merge: %s and %s are the same file: its runs would be "
+                                "copied twice; give it once\n", argv[j + 2], in);
+                rc = EXIT_USAGE;
+            }
     }
+    free(in_st);
+    free(in_ok);
+    if (rc != EXIT_OK)
+        return rc;
     char err[1024];
     /* every input first: a bad one leaves the output untouched */
     for (int i = 2; i < argc; i++) {
@@ -72,18 +107,18 @@ int cmd_merge(int argc, char **argv)
         fprintf(stderr, "ringsim merge: %s\n", err);
         return EXIT_RUN_FAILED;
     }
-    int total = 0, rc = EXIT_OK;
-    for (int i = 2; i < argc; i++) {
-        int n = results_merge_from(out, argv[i], err, sizeof err);
-        if (n < 0) {
-            fprintf(stderr, "ringsim merge: %s\n", err);
-            rc = EXIT_RUN_FAILED;
-            break;
-        }
-        total += n;
-        printf("%s: %d run%s\n", argv[i], n, n == 1 ? "" : "s");
-    }
+    int *each = xcalloc((size_t)n_in + 1, sizeof(*each));
+    int total = results_merge(out, (const char *const *)argv + 2, (size_t)n_in, each,
+                              warn_running, NULL, err, sizeof err);
     results_close(out);
+    if (total < 0) {
+        fprintf(stderr, "ringsim merge: %s; nothing was merged\n", err);
+        free(each);
+        return EXIT_RUN_FAILED;
+    }
+    for (int i = 0; i < n_in; i++)
+        printf("%s: %d run%s\n", argv[i + 2], each[i], each[i] == 1 ? "" : "s");
     printf("%d run%s merged into %s\n", total, total == 1 ? "" : "s", argv[1]);
-    return rc;
+    free(each);
+    return EXIT_OK;
 }

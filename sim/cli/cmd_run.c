@@ -149,13 +149,20 @@ static void report(const struct scenario *sc, const struct sim *s, enum run_stat
                 (long long)sum->requests, wall, wall > 0 ? (double)sum->requests / wall / 1e6 : 0,
                 (double)ru.ru_maxrss / 1024.0);
     }
+    /* a sweep's run writes a part file that is merged into the sweep's
+     * database and deleted: name that database, where the run will be */
+    char where[1200];
+    if (cli->merged_into)
+        snprintf(where, sizeof where, "%s", cli->merged_into);
+    else
+        snprintf(where, sizeof where, "%s, run %lld", path, (long long)run_id);
     if (st == RUN_INTERRUPTED)
         fprintf(stderr, "ringsim run: interrupted at t=%.3f s; the %zu ticks recorded are kept "
-                        "in %s (run %lld, status interrupted)\n",
-                (double)s->eng.now_ns / 1e9, s->n_series, path, (long long)run_id);
+                        "in %s (status interrupted)\n",
+                (double)s->eng.now_ns / 1e9, s->n_series, where);
     else if (st == RUN_FAILED)
-        fprintf(stderr, "ringsim run: the run failed: %s (what was recorded is kept in %s, "
-                        "run %lld)\n", why, path, (long long)run_id);
+        fprintf(stderr, "ringsim run: the run failed: %s (what was recorded is kept in %s)\n",
+                why, where);
 }
 
 /* Simulates sc into the run begun in res, Ctrl-C, SIGTERM and SIGHUP

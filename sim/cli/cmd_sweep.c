@@ -3,17 +3,23 @@
  * --vary values times --seeds seeds.
  *
  * The runs are numbered: run i is combination i / seeds (the last --vary
- * changes fastest) with seed seed0 + i % seeds (seed0: the scenario's seed,
- * or --seed). A run's overrides, label and scenario are made from its
+ * changes fastest) with seed seed0 + i % seeds (seed0: the combination's
+ * seed after its --vary values, so a varied seed is its own; else the
+ * scenario's, or --seed). A run's overrides, label and scenario are made from its
  * number when needed, so memory does not grow with the number of runs; only
  * the runs in flight are held. The steps:
  *
- *   parse_axes    the --vary arguments (a path varied twice is refused)
- *   validate      every combination is loaded and checked before anything runs
+ *   parse_axes    the --vary arguments (a path varied twice, compared
+ *                 normalized, or a value given twice is refused)
+ *   validate      every combination is loaded and checked before anything
+ *                 runs, with its last seed and its cost; two values of one
+ *                 --vary that leave the same scenario are refused
  *   run_all       up to -j child processes, each running one run into its own
  *                 part file OUT.db.part-<pid>-<i>; as runs finish they are
  *                 folded in run order: merged into OUT.db (so run ids and rows
- *                 are the same whatever -j is), summarised for the table
+ *                 are the same whatever -j is), summarised for the table; a
+ *                 child that died leaving its run 'running' has it settled
+ *                 as failed (or interrupted) first
  *   print_table   per metric, one row per combination: runs, mean with its
  *                 95% confidence interval, min, max, the runs in which it
  *                 happened (output/report.h prints the rows): as a
@@ -56,11 +62,16 @@ static const char sweep_usage[] =
     "                     [--metric NAME]... [--list] -o OUT.db\n"
     "\n"
     "Runs a scenario over every combination of the --vary values (times --seeds seeds:\n"
-    "the scenario's seed, seed+1, ...) and records every run in OUT.db, with the varied\n"
-    "values in its params rows. Every combination is validated before anything runs.\n"
+    "the combination's seed, seed+1, ...) and records every run in OUT.db, with the\n"
+    "varied values in its params rows. Every combination is validated before anything\n"
+    "runs, its last seed and its cost estimate too; each distinct error is printed once.\n"
     "\n"
-    "  --vary PATH=V1,V2  a scalar path and its values (as --set takes them)\n"
-    "  --seeds N          N seeds per combination (default 1)\n"
+    "  --vary PATH=V1,V2  a scalar path and its values (as --set takes them); a path\n"
+    "                     varied twice (nodes.0.weight, nodes.00.weight: one path) or a\n"
+    "                     value given twice (32,32; 1e2,100 for an integer) is refused\n"
+    "  --seeds N          N seeds per combination (default 1): its own seed (after its\n"
+    "                     --vary values: --vary seed=1,5 --seeds 2 runs 1,2 and 5,6),\n"
+    "                     seed+1, ...; all of them must be valid seeds\n"
     "  -j JOBS            run JOBS at once (default 1); results do not depend on it\n"
     "  --threads N        threads a run takes, 1 or 2 (the second draws random streams\n"
     "                     ahead; default: 2 when 2 processors per job are available);\n"
@@ -68,9 +79,11 @@ static const char sweep_usage[] =
     "  --shard I/N        run only runs I, I+N, I+2N, ... (0 <= I < N) of the list of\n"
     "                     (combination, seed) runs, combinations in order and the seeds\n"
     "                     of each together: the shards share the work even when there\n"
-    "                     are fewer combinations than shards\n"
+    "                     are fewer combinations than shards (a shard past the last\n"
+    "                     run says so in one line and writes an empty OUT.db)\n"
     "  --set PATH=VALUE   a fixed override for every run\n"
-    "  --force            run combinations the cost estimate calls slow or large\n"
+    "  --force            run combinations the cost estimate calls slow or large (not\n"
+    "                     those it cannot run: memory, the clock's range)\n"
     "  --metric NAME      a summary column for the closing table (repeatable; default\n"
     "                     as ringsim report: hit_rate, min_hit_rate, recovery_s,\n"
     "                     peak_backend_qps, peak_db_util, db_overload_s,\n"
@@ -79,17 +92,19 @@ static const char sweep_usage[] =
     "                     COMMAND is this sweep with --shard I/N (N = the number of\n"
     "                     runs) writing to its own part file OUT.db.part-I (I zero-\n"
     "                     padded); run the lines anywhere (GNU parallel, a job array),\n"
-    "                     then ringsim merge OUT.db OUT.db.part-*\n"
+    "                     then ringsim merge OUT.db OUT.db.part-*; -o - is refused\n"
     "\n"
     "Prints one line per run and, at the end, one table per metric with a row per\n"
-    "combination: its complete runs, the mean with its 95% confidence interval\n"
+    "combination, in ringsim report's order: its complete runs, the mean with its\n"
+    "95% confidence interval\n"
     "(Student t), the minimum and the maximum, and for cascade_removals and\n"
     "db_overload_s the runs in which they happened (\"2/4\"), for recovery_s those\n"
     "that never recovered; ringsim report prints the same from any database, also as\n"
     "CSV or JSON.\n"
     "Exits 1 when any run did not complete, naming it; a run's part file (OUT.db.part-*)\n"
-    "is kept when it cannot be merged. Interrupting the sweep (Ctrl-C, SIGTERM)\n"
-    "interrupts its runs; killing it outright ends them too.\n"
+    "is kept when it cannot be merged. A run whose process is killed outright is\n"
+    "recorded as failed (\"killed by signal 9\"). Interrupting the sweep (Ctrl-C,\n"
+    "SIGTERM) interrupts its runs; killing it outright ends them too.\n"
     "\n"
     "examples:\n"
     "  ringsim sweep scenarios/incidents/slow_node_cascade.yaml \\\n"
@@ -116,6 +131,7 @@ static void on_signal(int sig)
 
 struct axis {
     char *path;
+    char *norm;             /* path normalized (override_path_normalize) */
     char **values;
     size_t n;
 };
@@ -146,7 +162,10 @@ struct sweep {
     size_t *stride;         /* combinations per value of each axis */
     size_t n_groups;        /* combinations of the --vary values */
     unsigned seeds;
-    uint64_t seed0;
+    uint64_t seed0;         /* the seed of --set/the scenario, before --vary */
+    bool seed_varied;       /* an axis is `seed`: each combination has its own */
+    size_t seed_g;          /* the combination whose first seed is seed_g0 */
+    uint64_t seed_g0;       /*   (a one-entry cache; seed_g = SIZE_MAX: none) */
     size_t n_runs;          /* n_groups * seeds */
     size_t n_todo;          /* this shard's share */
     pid_t pid;              /* the sweep's, in its part files' names */
@@ -170,6 +189,7 @@ static void axes_free(struct axis *ax, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
         free(ax[i].path);
+        free(ax[i].norm);
         for (size_t j = 0; j < ax[i].n; j++)
             free(ax[i].values[j]);
         free(ax[i].values);
@@ -187,6 +207,7 @@ static int parse_vary(const char *arg, struct axis *ax)
         return -1;
     }
     ax->path = xstrndup(arg, (size_t)(eq - arg));
+    ax->norm = override_path_normalize(ax->path);
     const char *p = eq + 1;
     for (;;) {
         const char *c = strchr(p, ',');
@@ -197,6 +218,13 @@ static int parse_vary(const char *arg, struct axis *ax)
         }
         ax->values = xrealloc(ax->values, (ax->n + 1) * sizeof(char *));
         ax->values[ax->n++] = xstrndup(p, len);
+        for (size_t j = 0; j + 1 < ax->n; j++)
+            if (!strcmp(ax->values[j], ax->values[ax->n - 1])) {
+                fprintf(stderr, "ringsim sweep: --vary %s: %s: the value %s is given twice "
+                                "(each combination would run twice)\n",
+                        arg, ax->path, ax->values[j]);
+                return -1;
+            }
         if (!c)
             break;
         p = c + 1;
@@ -204,8 +232,9 @@ static int parse_vary(const char *arg, struct axis *ax)
     return 0;
 }
 
-/* The --vary arguments into axes; at most a million combinations, and no
- * path varied twice. */
+/* The --vary arguments into axes; at most a million combinations, no path
+ * varied twice (compared normalized: nodes.0.weight and nodes.00.weight
+ * are the same key), no value given twice in one --vary. */
 static int parse_axes(struct sweep *sw)
 {
     sw->axes = xcalloc(sw->cli.n_vary + 1, sizeof(*sw->axes));
@@ -215,12 +244,14 @@ static int parse_axes(struct sweep *sw)
         if (parse_vary(sw->cli.vary[i], &sw->axes[i]))
             return -1;
         for (size_t j = 0; j < i; j++)
-            if (!strcmp(sw->axes[j].path, sw->axes[i].path)) {
+            if (!strcmp(sw->axes[j].norm, sw->axes[i].norm)) {
                 fprintf(stderr, "ringsim sweep: --vary %s: %s is already varied by --vary %s; "
                                 "give all its values in one --vary\n",
                         sw->cli.vary[i], sw->axes[i].path, sw->cli.vary[j]);
                 return -1;
             }
+        if (!strcmp(sw->axes[i].norm, "seed"))
+            sw->seed_varied = true;
         sw->n_groups *= sw->axes[i].n;
         if (sw->n_groups > 1000000) {
             fprintf(stderr, "ringsim sweep: more than a million combinations\n");
@@ -241,41 +272,51 @@ static size_t run_index(const struct sweep *sw, size_t k)
     return sw->cli.shard_n ? sw->cli.shard_i + k * sw->cli.shard_n : k;
 }
 
-/* The value index of axis a in run i: the last axis varies fastest. */
+/* The value index of axis a in combination g: the last axis varies fastest. */
+static size_t combo_pick(const struct sweep *sw, size_t g, size_t a)
+{
+    return (g / sw->stride[a]) % sw->axes[a].n;
+}
+
+/* The value index of axis a in run i. */
 static size_t run_pick(const struct sweep *sw, size_t i, size_t a)
 {
-    return (i / sw->seeds / sw->stride[a]) % sw->axes[a].n;
+    return combo_pick(sw, i / sw->seeds, a);
 }
 
-/* The label of run i ("path=v path=v seed=N"); *vary_len is the length of
- * its --vary part. */
-static void run_label(const struct sweep *sw, size_t i, struct strbuf *label, size_t *vary_len)
+/* Whether axis a is the seed, which --seeds replaces run by run. */
+static bool axis_is_seed(const struct sweep *sw, size_t a)
+{
+    return !strcmp(sw->axes[a].norm, "seed");
+}
+
+/* Combination g's values, "path=v path=v" ("(base)" with no --vary). */
+static void combo_label(const struct sweep *sw, size_t g, struct strbuf *sb)
 {
     for (size_t a = 0; a < sw->n_axes; a++)
-        sb_printf(label, "%s%s=%s", a ? " " : "", sw->axes[a].path,
-                  sw->axes[a].values[run_pick(sw, i, a)]);
-    *vary_len = label->len;
-    if (sw->cli.seeds)
-        sb_printf(label, "%sseed=%llu", sw->n_axes ? " " : "",
-                  (unsigned long long)(sw->seed0 + i % sw->seeds));
+        sb_printf(sb, "%s%s=%s", a ? " " : "", sw->axes[a].path,
+                  sw->axes[a].values[combo_pick(sw, g, a)]);
+    if (!sw->n_axes)
+        sb_puts(sb, "(base)");
 }
 
-/* Loads run i: the --set overrides, then the run's --vary values and seed.
- * NULL with the errors in d. Caller destroys. */
-static struct scenario *load_run(const struct sweep *sw, size_t i, struct diag *d)
+/* Loads combination g: the --set overrides, then its --vary values, then
+ * (with_seed) seed=seed. NULL with the errors in d. Caller destroys. */
+static struct scenario *load_combo(const struct sweep *sw, size_t g, bool with_seed,
+                                   uint64_t seed, struct diag *d)
 {
-    struct override *ov = xcalloc(sw->cli.n_sets + sw->n_axes + 1, sizeof(*ov));
+    struct override *ov = xcalloc(sw->cli.n_sets + sw->n_axes + 2, sizeof(*ov));
     size_t m = 0;
     bool bad = false;
     for (size_t k = 0; k < sw->cli.n_sets; k++)
         if (!override_parse(sw->cli.sets[k].arg, &ov[m], d))
             m++;
-    for (size_t a = 0; a < sw->n_axes + (sw->cli.seeds ? 1 : 0); a++) {
+    for (size_t a = 0; a < sw->n_axes + (with_seed ? 1 : 0); a++) {
         char *arg = a < sw->n_axes
                         ? xasprintf("%s=%s", sw->axes[a].path,
-                                    sw->axes[a].values[run_pick(sw, i, a)])
-                        : xasprintf("seed=%llu", (unsigned long long)(sw->seed0 + i % sw->seeds));
-        if (override_parse(arg, &ov[m], d))
+                                    sw->axes[a].values[combo_pick(sw, g, a)])
+                        : xasprintf("seed=%llu", (unsigned long long)seed);
+        if (override_parse_as(a < sw->n_axes ? "--vary" : "--seeds", arg, &ov[m], d))
             bad = true;
         else
             m++;
@@ -288,20 +329,196 @@ static struct scenario *load_run(const struct sweep *sw, size_t i, struct diag *
     return sc;
 }
 
-/* Every combination loads (with the first seed) before anything runs. */
+/* The first seed of combination g: the seed its --vary values leave (its
+ * own, when seed is varied), else that of --set or the scenario. Its runs
+ * take it, it + 1, ... */
+static uint64_t combo_seed0(struct sweep *sw, size_t g)
+{
+    if (!sw->seed_varied)
+        return sw->seed0;
+    if (sw->seed_g != g) {
+        struct diag d;
+        diag_init(&d);
+        struct scenario *sc = load_combo(sw, g, false, 0, &d);
+        sw->seed_g0 = sc ? sc->seed : sw->seed0; /* validate() has loaded every one */
+        sw->seed_g = g;
+        scenario_destroy(sc);
+        diag_deinit(&d);
+    }
+    return sw->seed_g0;
+}
+
+static uint64_t run_seed(struct sweep *sw, size_t i)
+{
+    return combo_seed0(sw, i / sw->seeds) + i % sw->seeds;
+}
+
+/* The label of run i ("path=v path=v seed=N"): with --seeds, the seed the
+ * run took in place of a varied seed's value. */
+static void run_label(struct sweep *sw, size_t i, struct strbuf *label)
+{
+    for (size_t a = 0; a < sw->n_axes; a++)
+        if (!sw->cli.seeds || !axis_is_seed(sw, a))
+            sb_printf(label, "%s%s=%s", label->len ? " " : "", sw->axes[a].path,
+                      sw->axes[a].values[run_pick(sw, i, a)]);
+    if (sw->cli.seeds)
+        sb_printf(label, "%sseed=%llu", label->len ? " " : "",
+                  (unsigned long long)run_seed(sw, i));
+}
+
+/* Loads run i: combination i / seeds with, under --seeds, its seed. NULL
+ * with the errors in d. Caller destroys. */
+static struct scenario *load_run(struct sweep *sw, size_t i, struct diag *d)
+{
+    return load_combo(sw, i / sw->seeds, sw->cli.seeds != 0, run_seed(sw, i), d);
+}
+
+/* Adds to d the messages of from that d does not hold yet: an error every
+ * combination shares is printed once. */
+static void diag_add_new(struct diag *d, const struct diag *from)
+{
+    for (size_t i = 0; i < from->n; i++) {
+        bool seen = false;
+        for (size_t j = 0; j < d->n && !seen; j++)
+            seen = !strcmp(d->msgs[j], from->msgs[i]);
+        if (!seen)
+            diag_add(d, "%s", from->msgs[i]);
+    }
+}
+
+/* Whether the last seed of combination g (seed0 + seeds - 1) is one a
+ * scenario takes; adds why not to d. */
+static void check_last_seed(struct sweep *sw, size_t g, uint64_t seed0, struct diag *d)
+{
+    uint64_t last = seed0 + (sw->seeds - 1);
+    struct diag why;
+    diag_init(&why);
+    struct scenario *sc = last >= seed0 ? load_combo(sw, g, true, last, &why) : NULL;
+    if (!sc) {
+        struct strbuf what;
+        sb_init(&what);
+        if (sw->seed_varied)
+            combo_label(sw, g, &what);
+        const char *msg = why.n ? why.msgs[0] : "";
+        const char *colon = strstr(msg, ": seed: "); /* past "--seeds seed=N" */
+        diag_add(d, "ringsim sweep: --seeds %u: %s%s%sthe seeds would run from %llu to "
+                    "%llu, past the largest seed (%s); lower the seed or --seeds",
+                 sw->seeds, what.len ? "combination " : "", what.len ? what.buf : "",
+                 what.len ? ": " : "", (unsigned long long)seed0,
+                 (unsigned long long)seed0 + (sw->seeds - 1),
+                 colon ? colon + 8 : (last < seed0 ? "past 2^64" : msg));
+        sb_deinit(&what);
+    }
+    scenario_destroy(sc);
+    diag_deinit(&why);
+}
+
+/* The effective scenarios of the combinations that differ from the first in
+ * one value at most: fp[a][v] for value v of axis a (fp[a][0] all the
+ * first's). Two values of an axis that leave the same scenario (32 and 32,
+ * or 1e2 and 100 for an integer) would make every combination twice. */
+struct repeat_check {
+    char ***fp;
+};
+
+static void repeats_note(const struct sweep *sw, struct repeat_check *rc, size_t g,
+                         const struct scenario *sc)
+{
+    size_t axis = SIZE_MAX, nonzero = 0;
+    for (size_t a = 0; a < sw->n_axes; a++)
+        if (combo_pick(sw, g, a)) {
+            axis = a;
+            nonzero++;
+        }
+    if (nonzero > 1)
+        return;
+    for (size_t a = 0; a < sw->n_axes; a++)
+        if (!nonzero || a == axis)
+            rc->fp[a][combo_pick(sw, g, a)] = xstrdup(sc->effective_yaml ? sc->effective_yaml : "");
+}
+
+struct fp_item {
+    const char *text;
+    size_t v;
+};
+
+static int fp_cmp(const void *pa, const void *pb)
+{
+    const struct fp_item *a = pa, *b = pb;
+    int c = strcmp(a->text, b->text);
+    return c ? c : (a->v < b->v ? -1 : a->v > b->v);
+}
+
+/* Adds to d each axis whose values repeat one another. O(n log n) per axis. */
+static void repeats_find(const struct sweep *sw, struct repeat_check *rc, struct diag *d)
+{
+    for (size_t a = 0; a < sw->n_axes; a++) {
+        size_t n = sw->axes[a].n;
+        struct fp_item *it = xcalloc(n + 1, sizeof(*it));
+        for (size_t v = 0; v < n; v++)
+            it[v] = (struct fp_item){rc->fp[a][v] ? rc->fp[a][v] : "", v};
+        qsort(it, n, sizeof(*it), fp_cmp);
+        for (size_t v = 1; v < n; v++)
+            if (!strcmp(it[v - 1].text, it[v].text)) {
+                diag_add(d, "ringsim sweep: --vary %s: %s and %s are the same value of %s (the "
+                            "scenario is the same with either), so each combination would "
+                            "run twice; give it once",
+                         sw->cli.vary[a], sw->axes[a].values[it[v - 1].v],
+                         sw->axes[a].values[it[v].v], sw->axes[a].path);
+                break;
+            }
+        free(it);
+    }
+}
+
+/* Every combination loads, and the cost estimate accepts it, before
+ * anything runs; its last seed too; and no two values of a --vary make the
+ * same scenario. Each distinct error is printed once. */
 static int validate(struct sweep *sw)
 {
     struct diag d;
     diag_init(&d);
+    struct repeat_check rep;
+    rep.fp = xcalloc(sw->n_axes + 1, sizeof(*rep.fp));
+    for (size_t a = 0; a < sw->n_axes; a++)
+        rep.fp[a] = xcalloc(sw->axes[a].n + 1, sizeof(char *));
     for (size_t g = 0; g < sw->n_groups && d.n <= 20; g++) {
-        struct scenario *sc = load_run(sw, g * sw->seeds, &d);
-        if (!sc && !d.n)
-            diag_add(&d, "%s: combination %zu does not load", sw->cli.scenario, g);
-        if (sc && judge_run_cost(sw->cli.scenario, sc, sw->cli.force, NULL))
-            diag_add(&d, "%s: combination %zu would not run (--force for what is only slow)",
-                     sw->cli.scenario, g);
+        struct diag one;
+        diag_init(&one);
+        struct strbuf what;
+        sb_init(&what);
+        combo_label(sw, g, &what);
+        struct scenario *sc = load_combo(sw, g, false, 0, &one);
+        if (!sc && !one.n)
+            diag_add(&one, "%s: combination %zu of %zu (%s) does not load", sw->cli.scenario,
+                     g + 1, sw->n_groups, what.buf);
+        if (sc) {
+            if (!sw->seed_varied) /* the same in every combination */
+                sw->seed0 = sc->seed;
+            sw->seed_g = g;
+            sw->seed_g0 = sc->seed;
+            if (sw->seeds > 1 && (sw->seed_varied || g == 0))
+                check_last_seed(sw, g, sc->seed, &one);
+            int cost = judge_run_cost(sw->cli.scenario, sc, sw->cli.force, NULL);
+            if (cost)
+                diag_add(&one, "%s: combination %zu of %zu (%s) would not run%s",
+                         sw->cli.scenario, g + 1, sw->n_groups, what.buf,
+                         cost == 1 ? " (--force runs what is only slow or large)" : "");
+            repeats_note(sw, &rep, g, sc);
+        }
+        diag_add_new(&d, &one);
+        diag_deinit(&one);
+        sb_deinit(&what);
         scenario_destroy(sc);
     }
+    if (!d.n)
+        repeats_find(sw, &rep, &d);
+    for (size_t a = 0; a < sw->n_axes; a++) {
+        for (size_t v = 0; v < sw->axes[a].n; v++)
+            free(rep.fp[a][v]);
+        free(rep.fp[a]);
+    }
+    free(rep.fp);
     int rc = d.n ? -1 : 0;
     if (rc) {
         diag_print(&d, stderr);
@@ -318,7 +535,7 @@ static char *part_path(const struct sweep *sw, size_t i)
 
 /* Runs run i into path in a child process; returns its pid (-1: fork
  * failed). The child ends with the sweep, even one killed outright. */
-static pid_t spawn_run(const struct sweep *sw, size_t i, const char *path)
+static pid_t spawn_run(struct sweep *sw, size_t i, const char *path)
 {
     /* every stream, the table's file too: the child flushes what it
      * inherits when it ends, which must not write the parent's rows twice */
@@ -340,6 +557,7 @@ static pid_t spawn_run(const struct sweep *sw, size_t i, const char *path)
         struct run_cli quiet = sw->cli;
         quiet.quiet = true;
         quiet.progress = false;
+        quiet.merged_into = sw->cli.out;
         rc = run_scenario(sc, path, &quiet, NULL);
     } else {
         diag_print(&d, stderr);
@@ -389,8 +607,7 @@ static void reap(struct sweep *sw, pid_t pid, int status)
     free(path);
     struct strbuf label;
     sb_init(&label);
-    size_t vary_len;
-    run_label(sw, i, &label, &vary_len);
+    run_label(sw, i, &label);
     if (s->have_sum)
         fprintf(stderr, "[%zu/%zu] %s: hit %.2f%% (min %.2f%%), peak db %.0f%%, "
                         "%lld cascade removals%s\n",
@@ -459,10 +676,40 @@ static void note_failure(struct sweep *sw, size_t i, const char *why)
         return;
     struct strbuf label;
     sb_init(&label);
-    size_t vary_len;
-    run_label(sw, i, &label, &vary_len);
+    run_label(sw, i, &label);
     sb_printf(&sw->failed, "\n  %s: %s", label.len ? label.buf : "(base)", why);
     sb_deinit(&label);
+}
+
+/* Removes the files SQLite may keep beside a database (a child killed
+ * outright leaves its write-ahead log). */
+static void remove_sidecars(const char *path)
+{
+    static const char *const ext[] = {"-wal", "-shm", "-journal"};
+    for (size_t i = 0; i < ARRAY_LEN(ext); i++) {
+        char *p = xasprintf("%s%s", path, ext[i]);
+        unlink(p);
+        free(p);
+    }
+}
+
+/* A child that did not end cleanly may leave its run 'running' in its part
+ * file, which no process will ever finish: it becomes 'failed', saying how
+ * the child ended, or 'interrupted' when the sweep was interrupted and the
+ * child died of that signal. */
+static void settle_part(const struct slot *s, const char *path)
+{
+    char how[128], err[1024];
+    bool stopped = stop_sweep && (s->signal == SIGINT || s->signal == SIGTERM
+                                  || s->signal == SIGHUP);
+    if (s->signal)
+        snprintf(how, sizeof how, "killed by signal %d (%s)", s->signal, strsignal(s->signal));
+    else
+        snprintf(how, sizeof how, "its process ended (exit %d) before recording how the run "
+                                  "ended", s->code);
+    if (results_settle_running(path, stopped ? "interrupted" : "failed", stopped ? NULL : how,
+                               err, sizeof err) < 0)
+        fprintf(stderr, "ringsim sweep: %s\n", err);
 }
 
 /* Folds the first run of the window in: its part file merged into OUT.db
@@ -475,11 +722,15 @@ static void fold(struct sweep *sw)
     char err[1024], why[1100];
     why[0] = '\0';
     if (access(path, F_OK) == 0) {
-        if (results_merge_from(sw->out, path, err, sizeof err) < 0)
+        if (s->signal || s->code)
+            settle_part(s, path);
+        if (results_merge_from(sw->out, path, err, sizeof err) < 0) {
             snprintf(why, sizeof why, "not merged into %s (its part file %s is kept): %s",
                      sw->cli.out, path, err);
-        else
+        } else {
             unlink(path);
+            remove_sidecars(path);
+        }
     }
     if (!why[0] && s->signal)
         snprintf(why, sizeof why, "killed by signal %d", s->signal);
@@ -556,7 +807,55 @@ static int read_row(struct sweep *sw, uint64_t *g, struct metric_stats *st)
     return fread(st, sizeof *st, sw->n_metrics, sw->table) == sw->n_metrics ? 0 : -1;
 }
 
-/* The closing table: per metric, one row per combination that has runs. */
+/* A row of the table file, with the rank of each of its values. */
+struct row_order {
+    size_t row;             /* its place in the file */
+    const size_t *rank;     /* per axis, shared storage */
+    size_t n_axes;
+};
+
+static int row_order_cmp(const void *pa, const void *pb)
+{
+    const struct row_order *a = pa, *b = pb;
+    for (size_t i = 0; i < a->n_axes; i++)
+        if (a->rank[i] != b->rank[i])
+            return a->rank[i] < b->rank[i] ? -1 : 1;
+    return a->row < b->row ? -1 : a->row > b->row;
+}
+
+/* The table file's rows in the order ringsim report shows combinations:
+ * each axis's values ranked by report_rank_values (numbers, durations and
+ * sizes by magnitude, text by strcmp), first axis first. O(rows log rows)
+ * time and rows x axes memory. */
+static struct row_order *order_rows(struct sweep *sw, size_t **rank_store)
+{
+    size_t **vrank = xcalloc(sw->n_axes + 1, sizeof(*vrank));
+    for (size_t a = 0; a < sw->n_axes; a++) {
+        vrank[a] = xcalloc(sw->axes[a].n + 1, sizeof(size_t));
+        report_rank_values(sw->axes[a].values, sw->axes[a].n, vrank[a]);
+    }
+    size_t n = sw->table_rows, na = sw->n_axes;
+    struct row_order *o = xcalloc(n + 1, sizeof(*o));
+    *rank_store = xcalloc(n * na + 1, sizeof(size_t));
+    struct metric_stats *st = xcalloc(sw->n_metrics + 1, sizeof(*st));
+    uint64_t g;
+    rewind(sw->table);
+    for (size_t r = 0; r < n && !read_row(sw, &g, st); r++) {
+        size_t *rk = *rank_store + r * na;
+        for (size_t a = 0; a < na; a++)
+            rk[a] = vrank[a][combo_pick(sw, (size_t)g, a)];
+        o[r] = (struct row_order){r, rk, na};
+    }
+    qsort(o, n, sizeof(*o), row_order_cmp);
+    for (size_t a = 0; a < sw->n_axes; a++)
+        free(vrank[a]);
+    free(vrank);
+    free(st);
+    return o;
+}
+
+/* The closing table: per metric, one row per combination that has runs,
+ * in the order ringsim report gives them. */
 static void print_table(struct sweep *sw)
 {
     flush_row(sw);
@@ -578,16 +877,21 @@ static void print_table(struct sweep *sw)
     while (!read_row(sw, &g, st))
         for (size_t m = 0; m < sw->n_metrics; m++)
             any_null[m] = any_null[m] || st[m].n < st[m].runs;
+    size_t *ranks = NULL;
+    struct row_order *order = order_rows(sw, &ranks);
+    long row_bytes = (long)(sizeof g + sw->n_metrics * sizeof *st);
     printf("per combination: the mean over its runs with its 95%% confidence interval "
            "(Student t,\nruns - 1 degrees of freedom), the minimum and the maximum\n");
     for (size_t m = 0; m < sw->n_metrics; m++) {
         struct report_table t = {stdout, &sw->metrics[m], n_cols, cols, w, false,
                                  report_needs_note(&sw->metrics[m], any_null[m])};
         report_table_head(&t, NULL);
-        rewind(sw->table);
-        while (!read_row(sw, &g, st)) {
+        for (size_t r = 0; r < sw->table_rows; r++) {
+            if (fseek(sw->table, (long)order[r].row * row_bytes, SEEK_SET)
+                || read_row(sw, &g, st))
+                break;
             for (size_t a = 0; a < n_cols; a++)
-                labels[a] = sw->n_axes ? sw->axes[a].values[run_pick(sw, g * sw->seeds, a)]
+                labels[a] = sw->n_axes ? sw->axes[a].values[combo_pick(sw, (size_t)g, a)]
                                        : "(all runs)";
             report_table_row(&t, labels, &st[m], NULL, false);
         }
@@ -595,6 +899,8 @@ static void print_table(struct sweep *sw)
     if (!sw->table_rows)
         printf("\n(no run finished)\n");
     printf("\nrecorded in %s\n", sw->cli.out);
+    free(order);
+    free(ranks);
     free(st);
     free(any_null);
     free(cols);
@@ -662,15 +968,20 @@ static int print_list(struct sweep *sw)
         sb_putc(&line, '\n');
         fwrite(line.buf, 1, line.len, stdout);
     }
+    /* a name that starts with '-' would read as an option of merge */
+    const char *dot = sw->cli.out[0] == '-' ? "./" : "";
     sb_reset(&line);
-    shell_word(&line, sw->cli.out);
+    char *merged = xasprintf("%s%s", dot, sw->cli.out);
+    shell_word(&line, merged);
+    free(merged);
     sb_putc(&line, ' ');
-    char *parts = xasprintf("%s.part-", sw->cli.out);
+    char *parts = xasprintf("%s%s.part-", dot, sw->cli.out);
     shell_word(&line, parts);
     free(parts);
-    fprintf(stderr, "ringsim sweep: %zu commands, one run each (%zu combinations x %u seeds); "
+    fprintf(stderr, "ringsim sweep: %zu command%s, one run each (%zu combination%s x %u seed%s); "
                     "when all have run: ringsim merge %s*\n",
-            sw->n_runs, sw->n_groups, sw->seeds, line.buf);
+            sw->n_runs, sw->n_runs == 1 ? "" : "s", sw->n_groups, sw->n_groups == 1 ? "" : "s",
+            sw->seeds, sw->seeds == 1 ? "" : "s", line.buf);
     sb_deinit(&base);
     sb_deinit(&line);
     if (fflush(stdout) || ferror(stdout)) {
@@ -680,8 +991,7 @@ static int print_list(struct sweep *sw)
     return EXIT_OK;
 }
 
-/* Parses the command line, the axes and the base seed. -1 to go on, or
- * the exit code. */
+/* Parses the command line and the axes. -1 to go on, or the exit code. */
 static int sweep_init(struct sweep *sw, int argc, char **argv)
 {
     struct diag d;
@@ -694,6 +1004,11 @@ static int sweep_init(struct sweep *sw, int argc, char **argv)
     rc = EXIT_USAGE;
     if (!sw->cli.out) {
         fprintf(stderr, "ringsim sweep: -o OUT.db is required\n%s", sweep_usage);
+        goto out;
+    }
+    if (!strcmp(sw->cli.out, "-")) {
+        fprintf(stderr, "ringsim sweep: -o -: a sweep writes a results database, not standard "
+                        "output; name a file, e.g. -o results/sweep.db\n");
         goto out;
     }
     if (!sw->cli.n_vary && !sw->cli.seeds) {
@@ -731,14 +1046,8 @@ static int sweep_init(struct sweep *sw, int argc, char **argv)
                          : 0;
     else
         sw->n_todo = sw->n_runs;
-    /* the base seed: --seed/--set seed, else the scenario's own */
-    struct scenario *base = scenario_load(sw->cli.scenario, sw->cli.sets, sw->cli.n_sets, &d);
-    if (!base) {
-        diag_print(&d, stderr);
-        goto out;
-    }
-    sw->seed0 = base->seed;
-    scenario_destroy(base);
+    /* the base seed (--seed/--set seed, else the scenario's own) is read
+     * as the combinations are validated */
     rc = -1;
 out:
     diag_deinit(&d);
@@ -766,6 +1075,7 @@ int cmd_sweep(int argc, char **argv)
     memset(&sw, 0, sizeof sw);
     sb_init(&sw.failed);
     sw.pid = getpid();
+    sw.seed_g = SIZE_MAX;
     int rc = sweep_init(&sw, argc, argv);
     if (rc < 0 && validate(&sw))
         rc = EXIT_USAGE;
@@ -786,6 +1096,15 @@ int cmd_sweep(int argc, char **argv)
         fprintf(stderr, "ringsim sweep: %s\n", sw.out ? strerror(errno) : err);
         sweep_deinit(&sw);
         return EXIT_RUN_FAILED;
+    }
+    if (!sw.n_todo) {
+        /* a shard past the end of a short sweep: nothing to do, and its
+         * (empty) database merges like the others */
+        printf("shard %u/%u has no runs: the sweep has %zu run%s, fewer than %u; %s holds none\n",
+               sw.cli.shard_i, sw.cli.shard_n, sw.n_runs, sw.n_runs == 1 ? "" : "s",
+               sw.cli.shard_i + 1, sw.cli.out);
+        sweep_deinit(&sw);
+        return EXIT_OK;
     }
     fprintf(stderr, "ringsim sweep: %zu run%s (%zu combination%s x %u seed%s%s), %u at a time, "
                     "into %s\n",

@@ -256,5 +256,5 @@ int judge_run_cost(const char *file, const struct scenario *s, bool force, const
         p += len + (p[len] == '\n');
     }
     sb_deinit(&msg);
-    return v == COST_OK ? 0 : -1;
+    return v == COST_OK ? 0 : v == COST_TOO_BIG ? 1 : 2;
 }

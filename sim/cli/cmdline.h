@@ -30,6 +30,8 @@ struct run_cli {
     size_t n_metrics;
     bool list;            /* --list: print one command per run instead of running */
     char **argv;          /* the arguments as given (argv[0] the subcommand) */
+    const char *merged_into; /* a sweep's run: the database its part file is merged
+                              * into, which its messages name; else NULL */
     int argc;
 };
 
@@ -57,9 +59,11 @@ void stop_signals_restore(const struct stop_signals *st);
 int make_parent_dirs(const char *path, const char *cmd);
 
 /* The run's cost (sim/estimate.h) judged for this machine: memory, and the
- * free space where out_path (NULL: none) goes. 0, or -1 after one
- * "FILE: cannot run: ..." line per problem on stderr. force: accept what
- * is merely slow or large. */
+ * free space where out_path (NULL: none) goes. 0; else, after one
+ * "FILE: cannot run: ..." line per problem on stderr, 1 when it is merely
+ * slow or large (--force would accept it) or 2 when it cannot be run at
+ * all (memory, the clock's range). force: accept what is merely slow or
+ * large. */
 int judge_run_cost(const char *file, const struct scenario *s, bool force, const char *out_path);
 
 /* Runs a loaded scenario into out_path (NULL: results/<name>.db). */

@@ -195,7 +195,8 @@ expect_exit 2 "--by a path no run has" "$RINGSIM" report "$db" --by health.coold
 expect_match "no run has health.cooldwn" "$T/err" "saying so"
 expect_exit 2 "--csv and --json" "$RINGSIM" report "$db" --csv --json
 expect_exit 2 "no database" "$RINGSIM" report
-expect_exit 2 "a missing file" "$RINGSIM" report "$T/missing.db"
+expect_exit 1 "a missing file cannot be read (exit 1, as --help says)" "$RINGSIM" report "$T/missing.db"
+expect_match "missing.db: cannot read" "$T/err" "saying so"
 printf 'not a database' >"$T/text.db"
 expect_exit 2 "a file that is not a database" "$RINGSIM" report "$T/text.db"
 sqlite3 "$T/empty.db" "CREATE TABLE t(x)"
