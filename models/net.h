@@ -29,9 +29,10 @@
  * migration are decided where the node serves the message (migrate.c) and
  * sent with net_redirect — but a fenced message about a slot the node
  * handed over is answered MOVED when it arrives, with forward as with
- * reject (a Redis node does not proxy), through net.moved_instead. A migration's own messages (RQ_MIGRATE_READ at
- * the source, RQ_MIGRATE at the target) are never fenced and always give
- * their event, RQF_FAILED set when the node was down or its queue full.
+ * reject (a Redis node does not proxy), through net.moved_instead. A
+ * migration's own messages (RQ_MIGRATE_READ at the source, RQ_MIGRATE at
+ * the target) are never fenced and always give their event, RQF_FAILED
+ * set when the node was down or its queue full.
  */
 #ifndef RINGSIM_NET_H
 #define RINGSIM_NET_H
