@@ -301,6 +301,9 @@ static void eject_slots(struct sim *s, const struct epoch *old, struct epoch *e,
                         const struct placement *prev)
 {
     struct membership *m = s->mb;
+    /* ejections first, readmissions after: a node ejected now must see the
+     * slots it holds for one readmitted at the same instant as lent,
+     * whatever the two nodes' order */
     for (uint32_t i = 0; i < s->n_nodes; i++) {
         if (!e->member[i]) {
             forget_ejected_slots(m, i);
@@ -319,7 +322,10 @@ static void eject_slots(struct sim *s, const struct epoch *old, struct epoch *e,
                 if (!lent)
                     held[slot / 8] |= (uint8_t)(1u << (slot % 8));
             }
-        } else if (!e->ejected[i] && m->ejected_slots && m->ejected_slots[i]) {
+        }
+    }
+    for (uint32_t i = 0; i < s->n_nodes; i++) {
+        if (e->member[i] && !e->ejected[i] && m->ejected_slots && m->ejected_slots[i]) {
             if (!e->join_empty)
                 e->join_empty = xcalloc(s->n_nodes + 1, 1);
             e->join_empty[i] = 1;

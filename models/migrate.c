@@ -54,6 +54,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "models/cures.h"
 #include "models/membership.h"
 #include "models/net.h"
 #include "models/node.h"
@@ -472,12 +473,13 @@ void migrate_step(struct sim *s)
 
 enum reply { SERVE, ASK, MOVED };
 
-/* With routing.replicas > 1: whether node is one of the key's replicas in
- * the latest epoch (it serves the slot, though another node owns it).
- * O(replicas); asked only of a node that handed the key's slot over. */
+/* With more than one owner for the key (routing.replicas, or a hot key's
+ * own): whether node is one of the key's replicas in the latest epoch (it
+ * serves the slot, though another node owns it). O(replicas); asked only
+ * of a node that handed the key's slot over. */
 static bool replica_of(struct sim *s, uint32_t node, uint32_t key)
 {
-    uint32_t r = s->sc->routing.replicas;
+    uint32_t r = cures_replicas(s, key);
     if (r <= 1)
         return false;
     uint32_t owners[PLACE_MAX_REPLICAS];

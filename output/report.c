@@ -59,7 +59,7 @@ struct loader {
     struct report *r;
     sqlite3 *db;
     struct run_extra *extra;   /* per report run */
-    char **names;              /* distinct scenario names, in order of appearance */
+    char **names;              /* distinct scenario names, in strcmp order */
     size_t n_names;
     size_t *name_of;           /* per run: its index in names */
     size_t **rank;             /* per --by path, per run: the rank of its value */

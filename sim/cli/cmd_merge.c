@@ -36,12 +36,13 @@ static const char merge_usage[] =
 
 /* A run copied while its status is 'running': being recorded as the input
  * was read, or its process died; it is copied as it is. */
+/* A run still 'running' in an input: noted, and warned of once the merge
+ * has committed (a merge that fails copies nothing). */
 static void warn_running(void *ctx, const char *src_path, int64_t run_id, const char *name)
 {
-    (void)ctx;
-    fprintf(stderr, "ringsim merge: warning: %s: run %lld (%s) is still 'running' (being "
-                    "recorded, or its process died): copied as it is\n",
-            src_path, (long long)run_id, name ? name : "?");
+    sb_printf(ctx, "ringsim merge: warning: %s: run %lld (%s) is still 'running' (being "
+                   "recorded, or its process died): copied as it is\n",
+              src_path, (long long)run_id, name ? name : "?");
 }
 
 int cmd_merge(int argc, char **argv)
@@ -108,14 +109,19 @@ int cmd_merge(int argc, char **argv)
         return EXIT_RUN_FAILED;
     }
     int *each = xcalloc((size_t)n_in + 1, sizeof(*each));
+    struct strbuf warnings;
+    sb_init(&warnings);
     int total = results_merge(out, (const char *const *)argv + 2, (size_t)n_in, each,
-                              warn_running, NULL, err, sizeof err);
+                              warn_running, &warnings, err, sizeof err);
     results_close(out);
     if (total < 0) {
         fprintf(stderr, "ringsim merge: %s; nothing was merged\n", err);
+        sb_deinit(&warnings);
         free(each);
         return EXIT_RUN_FAILED;
     }
+    fputs(warnings.len ? warnings.buf : "", stderr);
+    sb_deinit(&warnings);
     for (int i = 0; i < n_in; i++)
         printf("%s: %d run%s\n", argv[i + 2], each[i], each[i] == 1 ? "" : "s");
     printf("%d run%s merged into %s\n", total, total == 1 ? "" : "s", argv[1]);

@@ -258,7 +258,7 @@ int cmd_run(int argc, char **argv)
         return rc;
     }
     struct scenario *sc = scenario_load(cli.scenario, cli.sets, cli.n_sets, &d);
-    if (!sc || judge_run_cost(cli.scenario, sc, cli.force, cli.out)) {
+    if (!sc || judge_run_cost(cli.scenario, sc, cli.force, cli.out, NULL)) {
         diag_print(&d, stderr);
         diag_deinit(&d);
         scenario_destroy(sc);

@@ -71,7 +71,8 @@ static const char sweep_usage[] =
     "                     value given twice (32,32; 1e2,100 for an integer) is refused\n"
     "  --seeds N          N seeds per combination (default 1): its own seed (after its\n"
     "                     --vary values: --vary seed=1,5 --seeds 2 runs 1,2 and 5,6),\n"
-    "                     seed+1, ...; all of them must be valid seeds\n"
+    "                     seed+1, ...; all of them must be valid seeds, and the\n"
+    "                     seeds of a varied seed N apart at least\n"
     "  -j JOBS            run JOBS at once (default 1); results do not depend on it\n"
     "  --threads N        threads a run takes, 1 or 2 (the second draws random streams\n"
     "                     ahead; default: 2 when 2 processors per job are available);\n"
@@ -471,9 +472,39 @@ static void repeats_find(const struct sweep *sw, struct repeat_check *rc, struct
     }
 }
 
+static int u64_cmp(const void *pa, const void *pb)
+{
+    uint64_t a = *(const uint64_t *)pa, b = *(const uint64_t *)pb;
+    return a < b ? -1 : a > b;
+}
+
+/* With seed varied and --seeds N, the seeds of two values of the seed axis
+ * must lie N apart at least: else a run of one combination would be a run
+ * of another (--vary seed=1,2 --seeds 2 runs seed 2 twice). first[v]: the
+ * first seed of the seed axis's value v. */
+static void seeds_overlap(const struct sweep *sw, size_t a, const uint64_t *first,
+                          struct diag *d)
+{
+    size_t n = sw->axes[a].n;
+    uint64_t *sorted = xcalloc(n + 1, sizeof(*sorted));
+    memcpy(sorted, first, n * sizeof(*sorted));
+    qsort(sorted, n, sizeof(*sorted), u64_cmp);
+    for (size_t v = 1; v < n; v++)
+        if (sorted[v] - sorted[v - 1] < sw->seeds) {
+            diag_add(d, "ringsim sweep: --vary %s with --seeds %u: the seeds from %llu and "
+                        "from %llu overlap (each value runs %u seeds from its own), so some runs "
+                        "would be the same run; give seeds at least %u apart",
+                     sw->cli.vary[a], sw->seeds, (unsigned long long)sorted[v - 1],
+                     (unsigned long long)sorted[v], sw->seeds, sw->seeds);
+            break;
+        }
+    free(sorted);
+}
+
 /* Every combination loads, and the cost estimate accepts it, before
  * anything runs; its last seed too; and no two values of a --vary make the
- * same scenario. Each distinct error is printed once. */
+ * same scenario, nor two seeds of a varied seed the same runs. Each
+ * distinct error is printed once. */
 static int validate(struct sweep *sw)
 {
     struct diag d;
@@ -482,6 +513,12 @@ static int validate(struct sweep *sw)
     rep.fp = xcalloc(sw->n_axes + 1, sizeof(*rep.fp));
     for (size_t a = 0; a < sw->n_axes; a++)
         rep.fp[a] = xcalloc(sw->axes[a].n + 1, sizeof(char *));
+    size_t seed_axis = SIZE_MAX;
+    for (size_t a = 0; a < sw->n_axes && sw->seed_varied; a++)
+        if (axis_is_seed(sw, a))
+            seed_axis = a;
+    uint64_t *first_seed =
+        seed_axis != SIZE_MAX ? xcalloc(sw->axes[seed_axis].n + 1, sizeof(*first_seed)) : NULL;
     for (size_t g = 0; g < sw->n_groups && d.n <= 20; g++) {
         struct diag one;
         diag_init(&one);
@@ -499,12 +536,14 @@ static int validate(struct sweep *sw)
             sw->seed_g0 = sc->seed;
             if (sw->seeds > 1 && (sw->seed_varied || g == 0))
                 check_last_seed(sw, g, sc->seed, &one);
-            int cost = judge_run_cost(sw->cli.scenario, sc, sw->cli.force, NULL);
+            int cost = judge_run_cost(sw->cli.scenario, sc, sw->cli.force, NULL, &one);
             if (cost)
                 diag_add(&one, "%s: combination %zu of %zu (%s) would not run%s",
                          sw->cli.scenario, g + 1, sw->n_groups, what.buf,
                          cost == 1 ? " (--force runs what is only slow or large)" : "");
             repeats_note(sw, &rep, g, sc);
+            if (first_seed)
+                first_seed[combo_pick(sw, g, seed_axis)] = sc->seed;
         }
         diag_add_new(&d, &one);
         diag_deinit(&one);
@@ -513,6 +552,9 @@ static int validate(struct sweep *sw)
     }
     if (!d.n)
         repeats_find(sw, &rep, &d);
+    if (!d.n && first_seed && sw->seeds > 1)
+        seeds_overlap(sw, seed_axis, first_seed, &d);
+    free(first_seed);
     for (size_t a = 0; a < sw->n_axes; a++) {
         for (size_t v = 0; v < sw->axes[a].n; v++)
             free(rep.fp[a][v]);

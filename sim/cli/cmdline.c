@@ -242,7 +242,8 @@ static double free_bytes(const char *path)
     return avail;
 }
 
-int judge_run_cost(const char *file, const struct scenario *s, bool force, const char *out_path)
+int judge_run_cost(const char *file, const struct scenario *s, bool force, const char *out_path,
+                   struct diag *d)
 {
     struct run_cost c;
     struct strbuf msg;
@@ -252,7 +253,10 @@ int judge_run_cost(const char *file, const struct scenario *s, bool force, const
     enum run_cost_verdict v = run_cost_judge(&c, force, machine_memory_bytes(), disk, &msg);
     for (const char *p = msg.buf; v != COST_OK && *p;) {
         size_t len = strcspn(p, "\n");
-        fprintf(stderr, "%s: cannot run: %.*s\n", file, (int)len, p);
+        if (d)
+            diag_add(d, "%s: cannot run: %.*s", file, (int)len, p);
+        else
+            fprintf(stderr, "%s: cannot run: %.*s\n", file, (int)len, p);
         p += len + (p[len] == '\n');
     }
     sb_deinit(&msg);

@@ -60,11 +60,12 @@ int make_parent_dirs(const char *path, const char *cmd);
 
 /* The run's cost (sim/estimate.h) judged for this machine: memory, and the
  * free space where out_path (NULL: none) goes. 0; else, after one
- * "FILE: cannot run: ..." line per problem on stderr, 1 when it is merely
- * slow or large (--force would accept it) or 2 when it cannot be run at
- * all (memory, the clock's range). force: accept what is merely slow or
- * large. */
-int judge_run_cost(const char *file, const struct scenario *s, bool force, const char *out_path);
+ * "FILE: cannot run: ..." line per problem on stderr (into d instead, when
+ * d is not NULL), 1 when it is merely slow or large (--force would accept
+ * it) or 2 when it cannot be run at all (memory, the clock's range).
+ * force: accept what is merely slow or large. */
+int judge_run_cost(const char *file, const struct scenario *s, bool force, const char *out_path,
+                   struct diag *d);
 
 /* Runs a loaded scenario into out_path (NULL: results/<name>.db). */
 int run_scenario(const struct scenario *sc, const char *out_path, const struct run_cli *cli,

@@ -63,6 +63,10 @@ expect_eq "$(sqlite3 seeds.db "SELECT count(*) FROM runs r JOIN params p USING (
                                WHERE p.path = 'seed' AND p.value <> r.seed")" 0 \
     "each run's params say the seed it ran"
 expect_match "seed=6: hit" "$T/err" "and so do the progress lines"
+expect_exit 2 "--vary seed=1,2 with --seeds 2 (seed 2 would run twice)" "$RINGSIM" sweep s.yaml \
+    --vary seed=1,2 --seeds 2 -o overlap.db
+expect_match "the seeds from 1 and from 2 overlap" "$T/err" "is refused, saying why"
+[ ! -e overlap.db ]; ok $? "and nothing is run"
 
 # --- a path varied twice under two spellings ----------------------------------------
 expect_exit 2 "nodes.0.weight and nodes.00.weight are one path" "$RINGSIM" sweep s.yaml \
@@ -132,6 +136,8 @@ expect_match "combination 2 of 2 \(duration=30000h\) would not run \(--force" "$
 expect_exit 2 "a combination past the clock's range" "$RINGSIM" sweep s.yaml --set tick=60s \
     --set cache.service_time=100000h --vary duration=10m,20m -o clock.db
 expect_match "combination 1 of 2 \(duration=10m\) would not run$" "$T/err" "without --force suggested"
+expect_eq "$(grep -c 'cannot run: simulated time could reach' "$T/err")" 1 \
+    "the reason shared by both combinations is printed once"
 cp sh0.db damaged.db
 python3 -c "
 f = open('damaged.db', 'r+b')
