@@ -346,6 +346,11 @@ static int node_renew(struct sim *s, struct node *n, const char *address, double
 int node_join(struct sim *s, struct node *n, const char *address, double weight,
               const char *zone, const struct cache_cfg *cfg)
 {
+    if (n->state == NODE_UP) { /* back while its drain still ran: it never left */
+        node_set_address(n, address);
+        n->weight = weight;
+        return 0;
+    }
     if (n->ever_present && node_renew(s, n, address, weight, zone, cfg))
         return -1;
     n->state = NODE_UP;

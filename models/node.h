@@ -91,7 +91,9 @@ void node_down_release(struct sim *s, uint32_t node, uint32_t incarnation);
 
 /* Membership and faults. */
 /* A node enters (add_node). Back after a removal, it is a new, empty node
- * with these settings (zone and cache included). -1: out of memory. */
+ * with these settings (zone and cache included); back while its drain
+ * still ran (it never left), it keeps its items and settings but for
+ * address and weight. -1: out of memory. */
 int node_join(struct sim *s, struct node *n, const char *address, double weight,
               const char *zone, const struct cache_cfg *cfg);
 void node_leave(struct sim *s, struct node *n);

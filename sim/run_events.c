@@ -41,6 +41,8 @@ static void membership_changed(struct sim *s, const char *what, const struct nod
 static void add_node(struct sim *s, const struct event_cfg *e, uint32_t idx)
 {
     struct node *n = event_node(s, e);
+    if (n->state == NODE_UP)
+        transfer_cancel(s, n->index); /* removed with a drain still running: it stays */
     if (node_join(s, n, e->address, e->weight, e->zone, &e->cache)) {
         sim_fail(s, "out of memory for the queue of node %s", n->id);
         return;

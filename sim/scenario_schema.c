@@ -512,7 +512,9 @@ static const struct section drain_section = {
 static const struct key add_node_keys[] = {
     {"id", KT_ID, F(EC, node), .flags = K_REQUIRED, MAX_BYTES(MAX_ID_BYTES),
      .doc = "The new node; must not be in the cluster at that time (a removed id may return, "
-            "as a new, empty node with this event's address, weight, zone and cache keys)."},
+            "as a new, empty node with this event's address, weight, zone and cache keys; one "
+            "whose drain still runs never left: its drain is cancelled, and it keeps its "
+            "items and settings but for address and weight)."},
     {"address", KT_STRING, F(EC, address), .def_doc = "the id", MAX_BYTES(MAX_ID_BYTES),
      .doc = "Its address."},
     {"weight", KT_NUMBER, F(EC, weight), .def = "1", ABOVE_UPTO(0, PLACE_MAX_WEIGHT),

@@ -290,15 +290,19 @@ static void test_set_routing_keeps_the_slots(void **state)
     mem_run_free(&m);
 }
 
-/* Central health under slots: C, too slow, is ejected at 2.21 s and
- * readmitted at 5.4 s. */
-static const char *ejection =
-    "name: eject-slots\nduration: 8s\ntick: 1s\n"
-    "workload: {keys: 20000, qps: 4000}\n"
-    "routing: {algorithm: slots}\n"
-    "nodes: [{id: A}, {id: B}, {id: C}]\n"
-    "health: {mode: central, probe_interval: 200ms, failure_limit: 2, retry_after: 3s}\n"
+/* Three nodes under slots with central health (a node that does not
+ * answer in time is ejected after two probes, tried again 3 s later). */
+#define CENTRAL_SLOTS                                                                      \
+    "duration: 8s\ntick: 1s\n"                                                             \
+    "workload: {keys: 20000, qps: 4000}\n"                                                  \
+    "routing: {algorithm: slots}\n"                                                         \
+    "nodes: [{id: A}, {id: B}, {id: C}]\n"                                                  \
+    "health: {mode: central, probe_interval: 200ms, failure_limit: 2, retry_after: 3s}\n"   \
     "clients: {timeout: 10ms}\n"
+
+/* C, too slow, is ejected at 2.21 s and readmitted at 5.4 s. */
+static const char *ejection =
+    "name: eject-slots\n" CENTRAL_SLOTS
     "events:\n"
     "  - {at: 2s, slow_node: {id: C, latency: 50ms, for: 2s}}\n";
 
@@ -340,12 +344,7 @@ static void test_readmission_of_a_node_without_slots(void **state)
 {
     (void)state;
     const char *yaml =
-        "name: eject-empty\nduration: 8s\ntick: 1s\n"
-        "workload: {keys: 20000, qps: 4000}\n"
-        "routing: {algorithm: slots}\n"
-        "nodes: [{id: A}, {id: B}, {id: C}]\n"
-        "health: {mode: central, probe_interval: 200ms, failure_limit: 2, retry_after: 3s}\n"
-        "clients: {timeout: 10ms}\n"
+        "name: eject-empty\n" CENTRAL_SLOTS
         "events:\n"
         "  - {at: 1s, add_node: {id: D, take_slots: false}}\n"
         "  - {at: 2s, crash_node: {id: D}}\n"

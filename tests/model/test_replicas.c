@@ -418,7 +418,8 @@ static void test_hot_key_replicas_over_routing_replicas(void **state)
 }
 
 /* A node removed and added back is a new node: the add_node event's zone
- * and cache settings, not the first one's. */
+ * and cache settings, not the first one's; one added back while its drain
+ * still runs never left. */
 static void test_node_back_with_new_settings(void **state)
 {
     (void)state;
@@ -444,6 +445,30 @@ static void test_node_back_with_new_settings(void **state)
         }
         if (r->t_s >= 5) /* its zone is the event's: the zone's crash takes it */
             assert_string_equal(r->state, "crashed");
+    }
+    mem_run_free(&m);
+    /* added back while its drain still runs: it never left, so the drain is
+     * cancelled and the node keeps its items (and its settings) */
+    const char *draining =
+        "name: back\nduration: 8s\ntick: 1s\n"
+        "workload: {keys: 5000, qps: 4000}\nhealth: {mode: off}\n"
+        "nodes: [{id: A}, {id: B}, {id: C}, {id: D}]\n"
+        "events:\n"
+        "  - {at: 2s, remove_node: {id: D, drain: {rate: 100, max_wait: 10s}}}\n"
+        "  - {at: 3s, add_node: {id: D, capacity_items: 10}}\n";
+    mem_run_yaml(&m, draining, NULL);
+    assert_int_equal(m.status, RUN_COMPLETE);
+    assert_int_equal(mem_count_events(&m, "drain_cancel"), 1);
+    assert_int_equal(mem_count_events(&m, "drain_done"), 0);
+    long long first = -1;
+    for (size_t i = 0; i < m.n_nodes; i++) {
+        const struct node_tick_row *r = &m.nodes[i];
+        if (strcmp(r->node, "D"))
+            continue;
+        assert_string_equal(r->state, "up");
+        if (first < 0)
+            first = r->items;
+        assert_true(r->items > 100 && r->items == first); /* all it had, no more */
     }
     mem_run_free(&m);
 }
