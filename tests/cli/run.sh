@@ -222,7 +222,9 @@ expect_eq "$alive" 0 "kill -9 of a sweep ends its runs too (children: $kids)"
 for k in $kids; do kill -KILL $k 2>/dev/null; done
 
 # a reader holding a transaction for 12 s does not stop a run being recorded
-"$RINGSIM" run "$T/long.yaml" -o "$T/held.db" --quiet 2>"$T/held.err" & pid=$!
+# (a run ten times as long as long.yaml's, so that it is still going however
+# long the wait for its first ticks took)
+"$RINGSIM" run "$T/long.yaml" --set duration=30000s -o "$T/held.db" --quiet 2>"$T/held.err" & pid=$!
 i=0
 while [ $i -lt 100 ]; do
     n=$(sqlite3 "$T/held.db" "SELECT count(*) FROM ticks" 2>/dev/null || echo 0)
