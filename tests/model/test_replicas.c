@@ -95,6 +95,15 @@ static void test_replica_reads_spread_a_hot_key(void **state)
     mem_run_free(&m);
 }
 
+/* Cache sets (fills and write-throughs) per database write over the run. */
+static double sets_per_write(const struct mem_run *m)
+{
+    long long sets = 0;
+    for (size_t i = 0; i < m->n_nodes; i++)
+        sets += m->nodes[i].sets;
+    return (double)sets / (double)MEM_SUM(m, db_writes, -INFINITY, INFINITY);
+}
+
 static void test_writes_reach_every_replica(void **state)
 {
     (void)state;
@@ -107,11 +116,8 @@ static void test_writes_reach_every_replica(void **state)
         const char *sets[] = {set, NULL};
         struct mem_run m;
         mem_run_yaml(&m, yaml, sets);
-        long long node_sets = 0, writes = MEM_SUM(&m, db_writes, 0, 10);
-        for (size_t i = 0; i < m.n_nodes; i++)
-            node_sets += m.nodes[i].sets;
         /* every key is cached (prewarm, room for all): sets are the write-throughs */
-        CHECK_NEAR((double)node_sets / (double)writes, r, 0.01, "sets per write with %d", r);
+        CHECK_NEAR(sets_per_write(&m), r, 0.01, "sets per write with %d", r);
         mem_run_free(&m);
     }
 }
@@ -354,12 +360,20 @@ static const char *four_zoned =
     "nodes: [{id: A, zone: z1}, {id: B, zone: z1}, {id: C, zone: z2}, {id: D, zone: z2}]\n"
     "events: [{at: 0s, hot_key: {key: key-000042, share: 0.5}}]\n";
 
-static double sets_per_write(const struct mem_run *m)
+/* The busiest of nodes A..D's share of the GETs from t_s on. */
+static double busiest_four_from(const struct mem_run *m, double t_s)
 {
-    long long sets = 0;
-    for (size_t i = 0; i < m->n_nodes; i++)
-        sets += m->nodes[i].sets;
-    return (double)sets / (double)MEM_SUM(m, db_writes, 0, 20);
+    static const char *const ids[] = {"A", "B", "C", "D"};
+    long long all = 0, top = 0;
+    for (int n = 0; n < 4; n++) {
+        long long got = 0;
+        for (size_t i = 0; i < m->n_nodes; i++)
+            if (m->nodes[i].t_s >= t_s && !strcmp(m->nodes[i].node, ids[n]))
+                got += m->nodes[i].requests;
+        all += got;
+        top = MAX(top, got);
+    }
+    return (double)top / (double)all;
 }
 
 static void test_hot_key_replicas_over_routing_replicas(void **state)
@@ -394,23 +408,7 @@ static void test_hot_key_replicas_over_routing_replicas(void **state)
     mem_run_yaml(&on, four_zoned, det);
     mem_run_yaml(&off, four_zoned, none);
     assert_int_equal(mem_count_events(&on, "hot_key_detected"), 1);
-    /* the busiest node's share of GETs from 8 s */
-    const char *ids[] = {"A", "B", "C", "D"};
-    long long all_on = 0, all_off = 0, top_on = 0, top_off = 0;
-    for (int n = 0; n < 4; n++) {
-        long long a = 0, b = 0;
-        for (size_t i = 0; i < on.n_nodes; i++)
-            if (on.nodes[i].t_s >= 8 && !strcmp(on.nodes[i].node, ids[n]))
-                a += on.nodes[i].requests;
-        for (size_t i = 0; i < off.n_nodes; i++)
-            if (off.nodes[i].t_s >= 8 && !strcmp(off.nodes[i].node, ids[n]))
-                b += off.nodes[i].requests;
-        all_on += a;
-        all_off += b;
-        top_on = MAX(top_on, a);
-        top_off = MAX(top_off, b);
-    }
-    double busy_on = (double)top_on / (double)all_on, busy_off = (double)top_off / (double)all_off;
+    double busy_on = busiest_four_from(&on, 8), busy_off = busiest_four_from(&off, 8);
     assert_true(busy_off > 0.55);
     assert_true(busy_on < 0.35);
     mem_run_free(&on);
