@@ -41,47 +41,22 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "output/results_internal.h"
 #include "sim/util.h"
-
-#define RESULTS_SCHEMA_VERSION 1
-
-struct column {
-    const char *name;
-    char type; /* I, R, T */
-    size_t off;
-    const char *doc;
-};
 
 #define COL_TICK(n, t, d) {#n, #t[0], offsetof(struct tick_row, n), d},
 #define COL_NODE(n, t, d) {#n, #t[0], offsetof(struct node_tick_row, n), d},
 #define COL_SUM(n, t, d) {#n, #t[0], offsetof(struct summary_row, n), d},
-static const struct column tick_cols[] = {TICK_FIELDS(COL_TICK)};
-static const struct column node_cols[] = {NODE_TICK_FIELDS(COL_NODE)};
-static const struct column sum_cols[] = {SUMMARY_FIELDS(COL_SUM)};
 #define COL_VIEW(n, t, d) {#n, #t[0], offsetof(struct view_tick_row, n), d},
-static const struct column view_cols[] = {VIEW_TICK_FIELDS(COL_VIEW)};
 #define COL_REQ(n, t, d) {#n, #t[0], offsetof(struct request_row, n), d},
-static const struct column req_cols[] = {REQUEST_FIELDS(COL_REQ)};
-
-/* The tables whose columns come from the lists in sim/metrics.h: a file
- * made by an earlier ringsim lacks the columns added since, which a writer
- * adds (old rows read NULL there) and a reader takes as NULL. */
-static const struct {
-    const char *table;
-    const struct column *cols;
-    size_t n;
-} listed[] = {
-    {"ticks", tick_cols, ARRAY_LEN(tick_cols)},
-    {"node_ticks", node_cols, ARRAY_LEN(node_cols)},
-    {"views", view_cols, ARRAY_LEN(view_cols)},
-    {"summary", sum_cols, ARRAY_LEN(sum_cols)},
-    {"requests", req_cols, ARRAY_LEN(req_cols)},
-};
+const struct column results_tick_cols[] = {TICK_FIELDS(COL_TICK)};
+const struct column results_node_cols[] = {NODE_TICK_FIELDS(COL_NODE)};
+const struct column results_sum_cols[] = {SUMMARY_FIELDS(COL_SUM)};
+const struct column results_view_cols[] = {VIEW_TICK_FIELDS(COL_VIEW)};
+const struct column results_req_cols[] = {REQUEST_FIELDS(COL_REQ)};
 
 /* run columns besides run_id: name, type, doc */
-static const struct {
-    const char *name, *type, *doc;
-} run_cols[] = {
+const struct run_column results_run_cols[] = {
     {"name", "TEXT", "the scenario's name"},
     {"seed", "INTEGER", "the seed the run used"},
     {"scenario_yaml", "TEXT", "the effective scenario after --set: `ringsim run` can replay it"},
@@ -97,29 +72,31 @@ static const struct {
     {"scenario_path", "TEXT", "the scenario file as given"},
 };
 
+/* The tables whose columns come from the lists in sim/metrics.h: a file
+ * made by an earlier ringsim lacks the columns added since, which a writer
+ * adds (old rows read NULL there) and a reader takes as NULL. */
+static const struct {
+    const char *table;
+    const struct column *cols;
+    size_t n;
+} listed[] = {
+    {"ticks", results_tick_cols, ARRAY_LEN(results_tick_cols)},
+    {"node_ticks", results_node_cols, ARRAY_LEN(results_node_cols)},
+    {"views", results_view_cols, ARRAY_LEN(results_view_cols)},
+    {"summary", results_sum_cols, ARRAY_LEN(results_sum_cols)},
+    {"requests", results_req_cols, ARRAY_LEN(results_req_cols)},
+};
+
 /* The tables a run's rows are buffered for (see the file comment). */
 static const char *const buffered[] = {"ticks", "node_ticks", "views", "events", "requests"};
 
 /* Checkpoints in a row that may find the file locked by another writer
  * (each waits BUSY_TIMEOUT_MS) before the run gives up. */
-#define BUSY_TIMEOUT_MS 10000
 #define MAX_BUSY_FLUSHES 6
 /* Space held back, beside the file, while a run is recorded: given back
  * when the disk is full so that the run's final status can still be
  * written (that takes a few pages of the log). */
 #define RESERVE_BYTES (64 * 1024)
-
-struct results {
-    sqlite3 *db;
-    char *path;
-    int64_t run_id;
-    sqlite3_stmt *ins_tick, *ins_node, *ins_event, *ins_view, *ins_req; /* into temp.buf_* */
-    struct timespec last_flush;
-    bool in_buffer;      /* the transaction on the temp buffers is open */
-    int busy_flushes;    /* checkpoints in a row that found the file locked */
-    int reserve_fd;      /* an unlinked file of RESERVE_BYTES, or -1 */
-    char error[512];     /* why the last write failed; "" if none has */
-};
 
 /* Holds RESERVE_BYTES on the file's file system: a file created beside it
  * and unlinked at once, so it is never seen and its space returns to the
@@ -172,7 +149,7 @@ static void describe_failure(sqlite3 *db, const char *path, const char *msg, cha
 }
 
 /* Records why the last statement failed in r->error and, when given, err. */
-static int sql_failed(struct results *r, const char *msg, char *err, size_t errlen)
+int results_sql_failed(struct results *r, const char *msg, char *err, size_t errlen)
 {
     describe_failure(r->db, r->path, msg, r->error, sizeof r->error);
     if (err && err != r->error)
@@ -180,12 +157,12 @@ static int sql_failed(struct results *r, const char *msg, char *err, size_t errl
     return -1;
 }
 
-static int exec(struct results *r, const char *sql, char *err, size_t errlen)
+int results_exec(struct results *r, const char *sql, char *err, size_t errlen)
 {
     char *msg = NULL;
     int rc = sqlite3_exec(r->db, sql, NULL, NULL, &msg);
     if (rc != SQLITE_OK) {
-        sql_failed(r, msg, err, errlen);
+        results_sql_failed(r, msg, err, errlen);
         sqlite3_free(msg);
         return -1;
     }
@@ -203,7 +180,7 @@ static void add_cols(struct strbuf *sb, const struct column *c, size_t n)
         sb_printf(sb, ", %s %s", c[i].name, sql_type(c[i].type));
 }
 
-static void col_list(struct strbuf *sb, const struct column *c, size_t n)
+void results_col_list(struct strbuf *sb, const struct column *c, size_t n)
 {
     for (size_t i = 0; i < n; i++)
         sb_printf(sb, ", %s", c[i].name);
@@ -214,23 +191,23 @@ static void col_list(struct strbuf *sb, const struct column *c, size_t n)
 static void schema_sql(struct strbuf *sb)
 {
     sb_puts(sb, "CREATE TABLE IF NOT EXISTS runs(run_id INTEGER PRIMARY KEY AUTOINCREMENT");
-    for (size_t i = 0; i < ARRAY_LEN(run_cols); i++)
-        sb_printf(sb, ", %s %s", run_cols[i].name, run_cols[i].type);
+    for (size_t i = 0; i < ARRAY_LEN(results_run_cols); i++)
+        sb_printf(sb, ", %s %s", results_run_cols[i].name, results_run_cols[i].type);
     sb_puts(sb, ");\nCREATE TABLE IF NOT EXISTS params(run_id INTEGER NOT NULL, "
                 "path TEXT NOT NULL, value TEXT);\n");
     sb_puts(sb, "CREATE TABLE IF NOT EXISTS ticks(run_id INTEGER NOT NULL, t_s REAL NOT NULL");
-    add_cols(sb, tick_cols, ARRAY_LEN(tick_cols));
+    add_cols(sb, results_tick_cols, ARRAY_LEN(results_tick_cols));
     sb_puts(sb, ");\nCREATE TABLE IF NOT EXISTS node_ticks(run_id INTEGER NOT NULL, "
                 "t_s REAL NOT NULL, node TEXT NOT NULL");
-    add_cols(sb, node_cols, ARRAY_LEN(node_cols));
+    add_cols(sb, results_node_cols, ARRAY_LEN(results_node_cols));
     sb_puts(sb, ");\nCREATE TABLE IF NOT EXISTS views(run_id INTEGER NOT NULL, t_s REAL NOT NULL");
-    add_cols(sb, view_cols, ARRAY_LEN(view_cols));
+    add_cols(sb, results_view_cols, ARRAY_LEN(results_view_cols));
     sb_puts(sb, ");\nCREATE TABLE IF NOT EXISTS events(run_id INTEGER NOT NULL, "
                 "t_s REAL NOT NULL, kind TEXT NOT NULL, node TEXT, detail TEXT);\n");
     sb_puts(sb, "CREATE TABLE IF NOT EXISTS summary(run_id INTEGER PRIMARY KEY");
-    add_cols(sb, sum_cols, ARRAY_LEN(sum_cols));
+    add_cols(sb, results_sum_cols, ARRAY_LEN(results_sum_cols));
     sb_puts(sb, ");\nCREATE TABLE IF NOT EXISTS requests(run_id INTEGER NOT NULL");
-    add_cols(sb, req_cols, ARRAY_LEN(req_cols));
+    add_cols(sb, results_req_cols, ARRAY_LEN(results_req_cols));
     sb_puts(sb, ");\n"
                 "CREATE INDEX IF NOT EXISTS requests_run ON requests(run_id, t_ns);\n"
                 "CREATE INDEX IF NOT EXISTS params_run ON params(run_id);\n"
@@ -254,7 +231,7 @@ static int query_int(sqlite3 *db, const char *sql, int64_t *out)
 }
 
 /* Whether table.column exists in schema ("main", "src") of db. */
-static bool has_column(sqlite3 *db, const char *schema, const char *table, const char *col)
+bool results_has_column(sqlite3 *db, const char *schema, const char *table, const char *col)
 {
     char *sql = xasprintf("SELECT %s FROM %s.%s LIMIT 0", col, schema, table);
     sqlite3_stmt *st = NULL;
@@ -278,8 +255,8 @@ static int check_tables(sqlite3 *db, const char *schema, char *why, size_t n)
         sb_reset(&sql);
         sb_puts(&sql, "SELECT run_id");
         if (t == 0) {
-            for (size_t i = 0; i < ARRAY_LEN(run_cols); i++)
-                sb_printf(&sql, ", %s", run_cols[i].name);
+            for (size_t i = 0; i < ARRAY_LEN(results_run_cols); i++)
+                sb_printf(&sql, ", %s", results_run_cols[i].name);
             sb_printf(&sql, " FROM %s.runs", schema);
         } else if (t == 1) {
             sb_printf(&sql, ", path, value FROM %s.params", schema);
@@ -307,17 +284,17 @@ static int upgrade(struct results *r, char *err, size_t errlen)
     struct strbuf sb;
     sb_init(&sb);
     schema_sql(&sb); /* every statement idempotent: creates what is missing */
-    if (exec(r, sb.buf, err, errlen)) {
+    if (results_exec(r, sb.buf, err, errlen)) {
         sb_deinit(&sb);
         return -1;
     }
     sb_reset(&sb);
     for (size_t t = 0; t < ARRAY_LEN(listed); t++)
         for (size_t i = 0; i < listed[t].n; i++)
-            if (!has_column(r->db, "main", listed[t].table, listed[t].cols[i].name))
+            if (!results_has_column(r->db, "main", listed[t].table, listed[t].cols[i].name))
                 sb_printf(&sb, "ALTER TABLE %s ADD COLUMN %s %s;\n", listed[t].table,
                           listed[t].cols[i].name, sql_type(listed[t].cols[i].type));
-    int rc = sb.len ? exec(r, sb.buf, err, errlen) : 0;
+    int rc = sb.len ? results_exec(r, sb.buf, err, errlen) : 0;
     sb_deinit(&sb);
     return rc;
 }
@@ -325,7 +302,7 @@ static int upgrade(struct results *r, char *err, size_t errlen)
 /* Whether the open database db (at path) is ringsim's: 0, or -1 with a
  * message naming path. An empty file is not; one without tables is when
  * allow_empty (results_open then creates them). */
-static int check_ringsim(sqlite3 *db, const char *path, bool allow_empty, char *err,
+int results_check_ringsim(sqlite3 *db, const char *path, bool allow_empty, char *err,
                          size_t errlen)
 {
     int64_t tables = 0, version = 0;
@@ -369,15 +346,15 @@ static int open_schema(struct results *r, char *err, size_t errlen)
      * space a failed flush took in it is there for the run's final status */
     sqlite3_exec(r->db, "PRAGMA journal_mode=WAL; PRAGMA wal_autocheckpoint=1; "
                         "PRAGMA journal_size_limit=0", NULL, NULL, NULL);
-    if (exec(r, "BEGIN IMMEDIATE", err, errlen))
+    if (results_exec(r, "BEGIN IMMEDIATE", err, errlen))
         return -1;
-    if (check_ringsim(r->db, r->path, true, err, errlen))
+    if (results_check_ringsim(r->db, r->path, true, err, errlen))
         goto rollback;
     if (query_int(r->db, "SELECT count(*) FROM sqlite_master WHERE type='table'", &tables))
         tables = 0;
     if (upgrade(r, err, errlen)) /* a new file: the whole schema */
         goto rollback;
-    if (exec(r, "COMMIT", err, errlen))
+    if (results_exec(r, "COMMIT", err, errlen))
         goto rollback;
     return 0;
 rollback:
@@ -414,29 +391,29 @@ static int open_buffers(struct results *r, char *err, size_t errlen)
     for (size_t i = 0; i < ARRAY_LEN(buffered); i++)
         sb_printf(&sb, "CREATE TEMP TABLE buf_%s AS SELECT * FROM main.%s WHERE 0;\n",
                   buffered[i], buffered[i]);
-    int rc = exec(r, sb.buf, err, errlen);
+    int rc = results_exec(r, sb.buf, err, errlen);
     sb_deinit(&sb);
     if (rc)
         return -1;
-    r->ins_tick = prepare_insert(r, "temp.buf_ticks", "run_id, t_s", 2, tick_cols,
-                                 ARRAY_LEN(tick_cols));
-    r->ins_node = prepare_insert(r, "temp.buf_node_ticks", "run_id, t_s, node", 3, node_cols,
-                                 ARRAY_LEN(node_cols));
-    r->ins_view = prepare_insert(r, "temp.buf_views", "run_id, t_s", 2, view_cols,
-                                 ARRAY_LEN(view_cols));
-    r->ins_req = prepare_insert(r, "temp.buf_requests", "run_id", 1, req_cols,
-                                ARRAY_LEN(req_cols));
+    r->ins_tick = prepare_insert(r, "temp.buf_ticks", "run_id, t_s", 2, results_tick_cols,
+                                 ARRAY_LEN(results_tick_cols));
+    r->ins_node = prepare_insert(r, "temp.buf_node_ticks", "run_id, t_s, node", 3,
+                                 results_node_cols, ARRAY_LEN(results_node_cols));
+    r->ins_view = prepare_insert(r, "temp.buf_views", "run_id, t_s", 2, results_view_cols,
+                                 ARRAY_LEN(results_view_cols));
+    r->ins_req = prepare_insert(r, "temp.buf_requests", "run_id", 1, results_req_cols,
+                                ARRAY_LEN(results_req_cols));
     if (sqlite3_prepare_v2(r->db, "INSERT INTO temp.buf_events(run_id, t_s, kind, node, detail) "
                                   "VALUES(?,?,?,?,?)",
                            -1, &r->ins_event, NULL) != SQLITE_OK)
         r->ins_event = NULL;
     if (!r->ins_tick || !r->ins_node || !r->ins_event || !r->ins_view || !r->ins_req)
-        return sql_failed(r, NULL, err, errlen);
+        return results_sql_failed(r, NULL, err, errlen);
     return 0;
 }
 
 /* A path SQLite reads as a plain file name even with URI names on. */
-static char *plain_name(const char *path)
+char *results_plain_name(const char *path)
 {
     return strncmp(path, "file:", 5) ? xstrdup(path) : xasprintf("./%s", path);
 }
@@ -452,7 +429,7 @@ struct results *results_open(const char *path, char *err, size_t errlen)
         snprintf(err, errlen, "no file name given for the results database");
         goto fail;
     }
-    name = plain_name(path);
+    name = results_plain_name(path);
     struct stat st;
     created = lstat(name, &st) != 0 && errno == ENOENT;
     int rc = sqlite3_open_v2(name, &r->db,
@@ -487,17 +464,17 @@ fail:
 static int flush(struct results *r)
 {
     if (r->in_buffer) {
-        if (exec(r, "COMMIT", NULL, 0))
+        if (results_exec(r, "COMMIT", NULL, 0))
             return -1;
         r->in_buffer = false;
     }
     int rc = sqlite3_exec(r->db, "BEGIN IMMEDIATE", NULL, NULL, NULL);
     if ((rc & 0xff) == SQLITE_BUSY) {
-        sql_failed(r, NULL, NULL, 0);
+        results_sql_failed(r, NULL, NULL, 0);
         return 1;
     }
     if (rc != SQLITE_OK)
-        return sql_failed(r, NULL, NULL, 0);
+        return results_sql_failed(r, NULL, NULL, 0);
     struct strbuf sb;
     sb_init(&sb);
     for (size_t i = 0; i < ARRAY_LEN(buffered); i++)
@@ -505,7 +482,7 @@ static int flush(struct results *r)
                        "DELETE FROM temp.buf_%s;\n",
                   buffered[i], buffered[i], buffered[i]);
     sb_puts(&sb, "COMMIT;");
-    rc = exec(r, sb.buf, NULL, 0);
+    rc = results_exec(r, sb.buf, NULL, 0);
     if (rc) {
         sqlite3_exec(r->db, "ROLLBACK", NULL, NULL, NULL);
         sb_reset(&sb);
@@ -520,14 +497,14 @@ static int flush(struct results *r)
 /* Reopens the transaction the sink's inserts go into (temp tables only). */
 static int begin_buffer(struct results *r)
 {
-    if (!r->in_buffer && exec(r, "BEGIN", NULL, 0))
+    if (!r->in_buffer && results_exec(r, "BEGIN", NULL, 0))
         return -1;
     r->in_buffer = true;
     return 0;
 }
 
 /* flush(), waiting for another writer up to MAX_BUSY_FLUSHES times. */
-static int flush_waiting(struct results *r, char *err, size_t errlen)
+int results_flush_waiting(struct results *r, char *err, size_t errlen)
 {
     int rc;
     for (int i = 0; (rc = flush(r)) == 1 && i < MAX_BUSY_FLUSHES; i++)
@@ -542,7 +519,7 @@ void results_close(struct results *r)
     if (!r)
         return;
     if (r->in_buffer)
-        flush_waiting(r, NULL, 0);
+        results_flush_waiting(r, NULL, 0);
     /* At rest the file goes back to a rollback journal when no other
      * connection has it open (else this fails at once and it stays WAL):
      * read-only readers then leave no -wal or -shm file beside it, and
@@ -600,7 +577,7 @@ static int step_reset(struct results *r, sqlite3_stmt *st)
 {
     int rc = sqlite3_step(st);
     if (rc != SQLITE_DONE)
-        sql_failed(r, NULL, NULL, 0);
+        results_sql_failed(r, NULL, NULL, 0);
     sqlite3_reset(st);
     sqlite3_clear_bindings(st);
     return rc == SQLITE_DONE ? 0 : -1;
@@ -611,7 +588,7 @@ static int sink_tick(void *ctx, const struct tick_row *row)
     struct results *r = ctx;
     sqlite3_bind_int64(r->ins_tick, 1, r->run_id);
     sqlite3_bind_double(r->ins_tick, 2, row->t_s);
-    bind_cols(r->ins_tick, 3, row, tick_cols, ARRAY_LEN(tick_cols));
+    bind_cols(r->ins_tick, 3, row, results_tick_cols, ARRAY_LEN(results_tick_cols));
     return step_reset(r, r->ins_tick);
 }
 
@@ -621,7 +598,7 @@ static int sink_node(void *ctx, const struct node_tick_row *row)
     sqlite3_bind_int64(r->ins_node, 1, r->run_id);
     sqlite3_bind_double(r->ins_node, 2, row->t_s);
     sqlite3_bind_text(r->ins_node, 3, row->node, -1, SQLITE_TRANSIENT);
-    bind_cols(r->ins_node, 4, row, node_cols, ARRAY_LEN(node_cols));
+    bind_cols(r->ins_node, 4, row, results_node_cols, ARRAY_LEN(results_node_cols));
     return step_reset(r, r->ins_node);
 }
 
@@ -630,7 +607,7 @@ static int sink_view(void *ctx, const struct view_tick_row *row)
     struct results *r = ctx;
     sqlite3_bind_int64(r->ins_view, 1, r->run_id);
     sqlite3_bind_double(r->ins_view, 2, row->t_s);
-    bind_cols(r->ins_view, 3, row, view_cols, ARRAY_LEN(view_cols));
+    bind_cols(r->ins_view, 3, row, results_view_cols, ARRAY_LEN(results_view_cols));
     return step_reset(r, r->ins_view);
 }
 
@@ -654,7 +631,7 @@ static int sink_request(void *ctx, const struct request_row *row)
 {
     struct results *r = ctx;
     sqlite3_bind_int64(r->ins_req, 1, r->run_id);
-    bind_cols(r->ins_req, 2, row, req_cols, ARRAY_LEN(req_cols));
+    bind_cols(r->ins_req, 2, row, results_req_cols, ARRAY_LEN(results_req_cols));
     return step_reset(r, r->ins_req);
 }
 
@@ -709,7 +686,7 @@ int results_begin_run(struct results *r, const struct scenario *sc, const char *
     struct strbuf ov;
     sb_init(&ov);
     overrides_json(sc, &ov);
-    if (flush_waiting(r, err, errlen) || exec(r, "BEGIN IMMEDIATE", err, errlen))
+    if (results_flush_waiting(r, err, errlen) || results_exec(r, "BEGIN IMMEDIATE", err, errlen))
         goto fail;
     if (sqlite3_prepare_v2(r->db,
                            "INSERT INTO runs(name, seed, scenario_yaml, overrides, version, "
@@ -752,7 +729,7 @@ int results_begin_run(struct results *r, const struct scenario *sc, const char *
     st = NULL;
     /* the runs row is committed at once: a run being recorded shows, and
      * one whose process is killed outright stays 'running', never complete */
-    if (exec(r, "COMMIT", err, errlen) || begin_buffer(r))
+    if (results_exec(r, "COMMIT", err, errlen) || begin_buffer(r))
         goto fail;
     clock_gettime(CLOCK_MONOTONIC, &r->last_flush);
     r->busy_flushes = 0;
@@ -762,7 +739,7 @@ int results_begin_run(struct results *r, const struct scenario *sc, const char *
     sb_deinit(&ov);
     return 0;
 sqlerr:
-    sql_failed(r, NULL, err, errlen);
+    results_sql_failed(r, NULL, err, errlen);
 fail:
     sqlite3_finalize(st);
     sqlite3_exec(r->db, "ROLLBACK", NULL, NULL, NULL);
@@ -775,14 +752,14 @@ static int write_end_once(struct results *r, const struct summary_row *sum, cons
                      double wall_s, const char *error, char *err, size_t errlen)
 {
     sqlite3_stmt *st = NULL;
-    if (exec(r, "BEGIN IMMEDIATE", err, errlen))
+    if (results_exec(r, "BEGIN IMMEDIATE", err, errlen))
         return -1;
     if (sum) {
-        st = prepare_insert(r, "summary", "run_id", 1, sum_cols, ARRAY_LEN(sum_cols));
+        st = prepare_insert(r, "summary", "run_id", 1, results_sum_cols, ARRAY_LEN(results_sum_cols));
         if (!st)
             goto sqlerr;
         sqlite3_bind_int64(st, 1, r->run_id);
-        bind_cols(st, 2, sum, sum_cols, ARRAY_LEN(sum_cols));
+        bind_cols(st, 2, sum, results_sum_cols, ARRAY_LEN(results_sum_cols));
         if (sqlite3_step(st) != SQLITE_DONE)
             goto sqlerr;
         sqlite3_finalize(st);
@@ -801,9 +778,9 @@ static int write_end_once(struct results *r, const struct summary_row *sum, cons
     if (sqlite3_step(st) != SQLITE_DONE)
         goto sqlerr;
     sqlite3_finalize(st);
-    return exec(r, "COMMIT", err, errlen);
+    return results_exec(r, "COMMIT", err, errlen);
 sqlerr:
-    sql_failed(r, NULL, err, errlen);
+    results_sql_failed(r, NULL, err, errlen);
     sqlite3_finalize(st);
     sqlite3_exec(r->db, "ROLLBACK", NULL, NULL, NULL);
     return -1;
@@ -825,7 +802,7 @@ int results_finish_run(struct results *r, const struct summary_row *sum, const c
 {
     /* the last rows; if they cannot be written the run failed, and the
      * status row (a page or two, in space the rollback freed) says why */
-    if (flush_waiting(r, err, errlen)) {
+    if (results_flush_waiting(r, err, errlen)) {
         char *why = error ? xstrdup(error) : xasprintf("cannot record the last ticks: %s", r->error);
         bool was_failed = !strcmp(status, "failed");
         int rc = write_end(r, sum, "failed", wall_s, why, err, errlen);
@@ -837,367 +814,6 @@ int results_finish_run(struct results *r, const struct summary_row *sum, const c
         return rc;
     }
     return write_end(r, sum, status, wall_s, error, err, errlen);
-}
-
-/* ---- merge ---------------------------------------------------------------------- */
-
-int results_check_file(const char *path, char *err, size_t errlen)
-{
-    sqlite3 *db = NULL;
-    struct stat st;
-    int rc = -1;
-    if (stat(path, &st)) {
-        snprintf(err, errlen, "%s: cannot read: %s", path, strerror(errno));
-        return -1;
-    }
-    if (!S_ISREG(st.st_mode)) {
-        snprintf(err, errlen, "%s: not a file", path);
-        return -1;
-    }
-    char *name = plain_name(path);
-    int orc = sqlite3_open_v2(name, &db, SQLITE_OPEN_READONLY, NULL);
-    free(name);
-    if (orc != SQLITE_OK) {
-        snprintf(err, errlen, "%s: cannot open: %s", path, db ? sqlite3_errmsg(db) : "out of memory");
-    } else if (!(rc = check_ringsim(db, path, false, err, errlen))) {
-        sqlite3_stmt *q = NULL;
-        const char *verdict = NULL;
-        if (sqlite3_prepare_v2(db, "PRAGMA quick_check(1)", -1, &q, NULL) == SQLITE_OK
-            && sqlite3_step(q) == SQLITE_ROW)
-            verdict = (const char *)sqlite3_column_text(q, 0);
-        if (!verdict || strcmp(verdict, "ok")) {
-            /* SQLite's verdict may span lines ("*** in database main ***\n
-             * Page 3: ..."): one line here, as every message */
-            snprintf(err, errlen, "%s: damaged (%s)", path, verdict ? verdict : sqlite3_errmsg(db));
-            for (char *p = err; *p; p++)
-                if (*p == '\n' || *p == '\r')
-                    *p = ' ';
-            rc = -1;
-        }
-        sqlite3_finalize(q);
-    }
-    sqlite3_close(db);
-    return rc;
-}
-
-/* Why copying from src_path failed, naming the file at fault: the source
- * when it is damaged, the output when it is full, else both. */
-static void merge_failed(struct results *r, const char *src_path, char *err, size_t errlen)
-{
-    int code = sqlite3_extended_errcode(r->db) & 0xff;
-    const char *msg = sqlite3_errmsg(r->db);
-    if (code == SQLITE_CORRUPT || code == SQLITE_NOTADB)
-        snprintf(err, errlen, "%s: %s (nothing of it was copied into %s)", src_path, msg, r->path);
-    else if (code == SQLITE_FULL || sqlite3_system_errno(r->db) == ENOSPC)
-        snprintf(err, errlen, "copying the runs of %s: the disk is full (%s: %s)", src_path,
-                 r->path, msg);
-    else
-        snprintf(err, errlen, "copying the runs of %s into %s: %s", src_path, r->path, msg);
-}
-
-/* One table's copy of a run: SELECT of the source's rows of a run (NULL
- * for a column the source lacks) and the INSERT of them under a new id. */
-struct table_copy {
-    sqlite3_stmt *get, *put;
-    int n;               /* columns copied besides run_id */
-};
-
-/* Prepares the copy of table: the lead columns (", t_s"), then cols. */
-static int table_copy_init(struct table_copy *t, sqlite3 *src, sqlite3 *dst, const char *table,
-                           const char *const *lead, size_t n_lead, const struct column *cols,
-                           size_t n_cols)
-{
-    struct strbuf get, put;
-    sb_init(&get);
-    sb_init(&put);
-    memset(t, 0, sizeof(*t));
-    bool present = has_column(src, "main", table, "run_id");
-    sb_puts(&get, "SELECT ");
-    sb_printf(&put, "INSERT INTO main.%s(run_id", table);
-    for (size_t i = 0; i < n_lead + n_cols; i++) {
-        const char *name = i < n_lead ? lead[i] : cols[i - n_lead].name;
-        bool has = i < n_lead || has_column(src, "main", table, name);
-        sb_printf(&get, "%s%s", i ? ", " : "", has ? name : "NULL");
-        sb_printf(&put, ", %s", name);
-    }
-    t->n = (int)(n_lead + n_cols);
-    sb_puts(&put, ") VALUES(?");
-    for (int i = 0; i < t->n; i++)
-        sb_puts(&put, ", ?");
-    sb_putc(&put, ')');
-    /* a source made before the table existed (requests) has no rows of it */
-    if (present)
-        sb_printf(&get, " FROM main.%s WHERE run_id = ? ORDER BY rowid", table);
-    else
-        sb_puts(&get, " WHERE 0");
-    int rc = sqlite3_prepare_v2(src, get.buf, -1, &t->get, NULL) == SQLITE_OK
-                     && sqlite3_prepare_v2(dst, put.buf, -1, &t->put, NULL) == SQLITE_OK
-                 ? 0
-                 : -1;
-    sb_deinit(&get);
-    sb_deinit(&put);
-    return rc;
-}
-
-static void table_copy_deinit(struct table_copy *t)
-{
-    sqlite3_finalize(t->get);
-    sqlite3_finalize(t->put);
-}
-
-/* Copies run old's rows into run nid. 0; 1 reading the source failed; -1
- * writing failed. */
-static int table_copy_run(struct table_copy *t, int64_t old, int64_t nid)
-{
-    sqlite3_reset(t->get);
-    if (sqlite3_bind_parameter_count(t->get))
-        sqlite3_bind_int64(t->get, 1, old);
-    int rc;
-    while ((rc = sqlite3_step(t->get)) == SQLITE_ROW) {
-        sqlite3_reset(t->put);
-        sqlite3_bind_int64(t->put, 1, nid);
-        for (int i = 0; i < t->n; i++)
-            sqlite3_bind_value(t->put, i + 2, sqlite3_column_value(t->get, i));
-        if (sqlite3_step(t->put) != SQLITE_DONE)
-            return -1;
-    }
-    return rc == SQLITE_DONE ? 0 : 1;
-}
-
-/* The tables of a run besides `runs`, in the order they are copied. */
-enum { COPY_PARAMS, COPY_TICKS, COPY_NODES, COPY_VIEWS, COPY_EVENTS, COPY_SUMMARY,
-       COPY_REQUESTS, N_COPIES };
-
-/* Copies every run of the database src_path into r (in the transaction
- * open on r). Returns the number copied, or -1 with err set. */
-static int merge_one(struct results *r, const char *src_path, results_running_fn running,
-                     void *ctx, char *err, size_t errlen)
-{
-    sqlite3 *src = NULL;
-    sqlite3_stmt *runs = NULL, *put_run = NULL;
-    struct table_copy tc[N_COPIES];
-    memset(tc, 0, sizeof tc);
-    int copied = -1;
-    bool src_failed = false;
-    char *name = plain_name(src_path);
-    int orc = sqlite3_open_v2(name, &src, SQLITE_OPEN_READONLY, NULL);
-    free(name);
-    if (orc != SQLITE_OK) {
-        src_failed = true;
-        goto fail;
-    }
-    sqlite3_busy_timeout(src, BUSY_TIMEOUT_MS);
-    int status_col = 0; /* of run_cols */
-    while (strcmp(run_cols[status_col].name, "status"))
-        status_col++;
-    static const char *const params_lead[] = {"path", "value"};
-    static const char *const t_lead[] = {"t_s"};
-    static const char *const node_lead[] = {"t_s", "node"};
-    static const char *const event_lead[] = {"t_s", "kind", "node", "detail"};
-    struct strbuf sql;
-    sb_init(&sql);
-    sb_puts(&sql, "SELECT run_id");
-    for (size_t i = 0; i < ARRAY_LEN(run_cols); i++)
-        sb_printf(&sql, ", %s", has_column(src, "main", "runs", run_cols[i].name)
-                                    ? run_cols[i].name : "NULL");
-    sb_puts(&sql, " FROM main.runs ORDER BY run_id");
-    bool ok = sqlite3_prepare_v2(src, sql.buf, -1, &runs, NULL) == SQLITE_OK;
-    src_failed = !ok;
-    sb_reset(&sql);
-    sb_puts(&sql, "INSERT INTO main.runs(");
-    for (size_t i = 0; i < ARRAY_LEN(run_cols); i++)
-        sb_printf(&sql, "%s%s", i ? ", " : "", run_cols[i].name);
-    sb_puts(&sql, ") VALUES(");
-    for (size_t i = 0; i < ARRAY_LEN(run_cols); i++)
-        sb_printf(&sql, "%s?", i ? ", " : "");
-    sb_putc(&sql, ')');
-    ok = ok && sqlite3_prepare_v2(r->db, sql.buf, -1, &put_run, NULL) == SQLITE_OK;
-    sb_deinit(&sql);
-    ok = ok
-         && !table_copy_init(&tc[COPY_PARAMS], src, r->db, "params", params_lead, 2, NULL, 0)
-         && !table_copy_init(&tc[COPY_TICKS], src, r->db, "ticks", t_lead, 1, tick_cols,
-                             ARRAY_LEN(tick_cols))
-         && !table_copy_init(&tc[COPY_NODES], src, r->db, "node_ticks", node_lead, 2, node_cols,
-                             ARRAY_LEN(node_cols))
-         && !table_copy_init(&tc[COPY_VIEWS], src, r->db, "views", t_lead, 1, view_cols,
-                             ARRAY_LEN(view_cols))
-         && !table_copy_init(&tc[COPY_EVENTS], src, r->db, "events", event_lead, 4, NULL, 0)
-         && !table_copy_init(&tc[COPY_SUMMARY], src, r->db, "summary", NULL, 0, sum_cols,
-                             ARRAY_LEN(sum_cols))
-         && !table_copy_init(&tc[COPY_REQUESTS], src, r->db, "requests", NULL, 0, req_cols,
-                             ARRAY_LEN(req_cols));
-    if (!ok)
-        goto fail;
-    /* one read transaction: the source as of one moment */
-    if (sqlite3_exec(src, "BEGIN", NULL, NULL, NULL) != SQLITE_OK) {
-        src_failed = true;
-        goto fail;
-    }
-    copied = 0;
-    int rc;
-    while ((rc = sqlite3_step(runs)) == SQLITE_ROW) {
-        int64_t old = sqlite3_column_int64(runs, 0);
-        sqlite3_reset(put_run);
-        for (int i = 0; i < (int)ARRAY_LEN(run_cols); i++)
-            sqlite3_bind_value(put_run, i + 1, sqlite3_column_value(runs, i + 1));
-        if (sqlite3_step(put_run) != SQLITE_DONE) {
-            copied = -1;
-            goto fail;
-        }
-        int64_t nid = sqlite3_last_insert_rowid(r->db);
-        for (int t = 0; t < N_COPIES; t++) {
-            int c = table_copy_run(&tc[t], old, nid);
-            if (c) {
-                src_failed = c > 0;
-                copied = -1;
-                goto fail;
-            }
-        }
-        const char *status = (const char *)sqlite3_column_text(runs, 1 + status_col);
-        if (running && status && !strcmp(status, "running"))
-            running(ctx, src_path, old, (const char *)sqlite3_column_text(runs, 1));
-        copied++;
-    }
-    if (rc != SQLITE_DONE) {
-        src_failed = true;
-        copied = -1;
-    }
-fail:
-    if (copied < 0) {
-        if (src_failed)
-            snprintf(err, errlen, "%s: %s (nothing was merged into %s)", src_path,
-                     src ? sqlite3_errmsg(src) : "out of memory", r->path);
-        else
-            merge_failed(r, src_path, err, errlen);
-    }
-    for (int t = 0; t < N_COPIES; t++)
-        table_copy_deinit(&tc[t]);
-    sqlite3_finalize(runs);
-    sqlite3_finalize(put_run);
-    if (src)
-        sqlite3_exec(src, "COMMIT", NULL, NULL, NULL);
-    sqlite3_close(src);
-    return copied;
-}
-
-int results_merge(struct results *r, const char *const *src_paths, size_t n, int *copied_each,
-                  results_running_fn running, void *ctx, char *err, size_t errlen)
-{
-    /* every source is checked before anything is copied: one that is
-     * missing, not ringsim's or damaged is refused, and they are only ever
-     * opened read-only */
-    for (size_t i = 0; i < n; i++)
-        if (results_check_file(src_paths[i], err, errlen))
-            return -1;
-    if (flush_waiting(r, err, errlen))
-        return -1;
-    if (exec(r, "BEGIN IMMEDIATE", NULL, 0)) {
-        merge_failed(r, n ? src_paths[0] : r->path, err, errlen);
-        return -1;
-    }
-    int total = 0;
-    for (size_t i = 0; i < n; i++) {
-        int c = merge_one(r, src_paths[i], running, ctx, err, errlen);
-        if (c < 0) {
-            sqlite3_exec(r->db, "ROLLBACK", NULL, NULL, NULL);
-            return -1;
-        }
-        if (copied_each)
-            copied_each[i] = c;
-        total += c;
-    }
-    if (exec(r, "COMMIT", NULL, 0)) {
-        merge_failed(r, n ? src_paths[n - 1] : r->path, err, errlen);
-        sqlite3_exec(r->db, "ROLLBACK", NULL, NULL, NULL);
-        return -1;
-    }
-    return total;
-}
-
-int results_merge_from(struct results *r, const char *src_path, char *err, size_t errlen)
-{
-    return results_merge(r, &src_path, 1, NULL, NULL, NULL, err, errlen);
-}
-
-int results_settle_running(const char *path, const char *status, const char *error, char *err,
-                           size_t errlen)
-{
-    struct results *r = results_open(path, err, errlen);
-    if (!r)
-        return -1;
-    sqlite3_stmt *st = NULL;
-    int n = -1;
-    if (sqlite3_prepare_v2(r->db, "UPDATE runs SET status = ?, error = ? WHERE status = 'running'",
-                           -1, &st, NULL) == SQLITE_OK) {
-        sqlite3_bind_text(st, 1, status, -1, SQLITE_TRANSIENT);
-        if (error)
-            sqlite3_bind_text(st, 2, error, -1, SQLITE_TRANSIENT);
-        else
-            sqlite3_bind_null(st, 2);
-        if (sqlite3_step(st) == SQLITE_DONE)
-            n = sqlite3_changes(r->db);
-    }
-    if (n < 0)
-        sql_failed(r, NULL, err, errlen);
-    sqlite3_finalize(st);
-    results_close(r);
-    return n;
-}
-
-int results_read_summary(const char *path, int64_t run_id, struct summary_row *out)
-{
-    sqlite3 *db = NULL;
-    sqlite3_stmt *st = NULL;
-    int rc = -1;
-    char *name = plain_name(path);
-    int orc = sqlite3_open_v2(name, &db, SQLITE_OPEN_READONLY, NULL);
-    free(name);
-    if (orc != SQLITE_OK)
-        goto out;
-    struct strbuf sql;
-    sb_init(&sql);
-    sb_puts(&sql, "SELECT run_id");
-    col_list(&sql, sum_cols, ARRAY_LEN(sum_cols));
-    if (run_id > 0)
-        sb_printf(&sql, " FROM summary WHERE run_id = %lld", (long long)run_id);
-    else
-        sb_puts(&sql, " FROM summary ORDER BY run_id DESC LIMIT 1");
-    int prc = sqlite3_prepare_v2(db, sql.buf, -1, &st, NULL);
-    sb_deinit(&sql);
-    if (prc != SQLITE_OK || sqlite3_step(st) != SQLITE_ROW)
-        goto out;
-    memset(out, 0, sizeof(*out));
-    for (size_t i = 0; i < ARRAY_LEN(sum_cols); i++) {
-        char *p = (char *)out + sum_cols[i].off;
-        int k = (int)i + 1;
-        if (sum_cols[i].type == 'I')
-            *(int64_t *)p = sqlite3_column_int64(st, k);
-        else if (sum_cols[i].type == 'R')
-            *(double *)p = sqlite3_column_type(st, k) == SQLITE_NULL
-                               ? NAN : sqlite3_column_double(st, k);
-    }
-    rc = 0;
-out:
-    sqlite3_finalize(st);
-    sqlite3_close(db);
-    return rc;
-}
-
-int summary_value(const struct summary_row *s, const char *name, double *out)
-{
-    for (size_t i = 0; i < ARRAY_LEN(sum_cols); i++) {
-        if (strcmp(sum_cols[i].name, name))
-            continue;
-        const char *p = (const char *)s + sum_cols[i].off;
-        if (sum_cols[i].type == 'I')
-            *out = (double)*(const int64_t *)p;
-        else if (sum_cols[i].type == 'R')
-            *out = *(const double *)p;
-        else
-            return -1;
-        return 0;
-    }
-    return -1;
 }
 
 /* ---- documentation ---------------------------------------------------------------- */
@@ -1215,21 +831,22 @@ void results_schema_markdown(FILE *f)
 {
     fprintf(f, "### `runs`\n\nOne row per run; `run_id INTEGER PRIMARY KEY`.\n\n"
                "| column | type | meaning |\n|---|---|---|\n");
-    for (size_t i = 0; i < ARRAY_LEN(run_cols); i++)
-        fprintf(f, "| `%s` | %s | %s |\n", run_cols[i].name, run_cols[i].type, run_cols[i].doc);
+    for (size_t i = 0; i < ARRAY_LEN(results_run_cols); i++)
+        fprintf(f, "| `%s` | %s | %s |\n", results_run_cols[i].name, results_run_cols[i].type,
+                results_run_cols[i].doc);
     fprintf(f, "\n### `params`\n\n`(run_id, path, value)`: one row per path set by `--set`, "
                "`--seed` or a sweep — a path given twice holds the value that applied, the "
                "last (`overrides` in `runs` keeps every argument as given).\n\n");
     md_table(f, "ticks", "One row per tick: `(run_id, t_s, ...)`, `t_s` the tick's start in "
-                         "simulated seconds.", tick_cols, ARRAY_LEN(tick_cols));
+                         "simulated seconds.", results_tick_cols, ARRAY_LEN(results_tick_cols));
     md_table(f, "node_ticks", "One row per node per tick: `(run_id, t_s, node, ...)`, for "
                               "every node that has been in the cluster.",
-             node_cols, ARRAY_LEN(node_cols));
+             results_node_cols, ARRAY_LEN(results_node_cols));
     md_table(f, "views", "One row per distinct routing view per tick: `(run_id, t_s, ...)`. "
                          "Client instances that eject nodes on their own (client health mode), "
                          "adopt ring epochs at different moments (central mode) or are frozen "
                          "by a split brain route with different views; this is how many "
-                         "hold each.", view_cols, ARRAY_LEN(view_cols));
+                         "hold each.", results_view_cols, ARRAY_LEN(results_view_cols));
     fprintf(f, "### `events`\n\n`(run_id, t_s, kind, node, detail)`: scenario events (their "
                "YAML names, and `slow_node_end`, `split_brain_end`, `hot_key_end`), "
                "`trace_end` (a replayed trace has no more requests), `epoch` "
@@ -1237,13 +854,13 @@ void results_schema_markdown(FILE *f)
                "`eject_held` (a guard held an ejection back), `readmit`, "
                "`cascade_removal`, and the first 100 `stale_overwrite`s with key and "
                "versions. `t_s` is the event's own time.\n\n");
-    md_table(f, "summary", "One row per finished or interrupted run: `(run_id, ...)`.", sum_cols,
-             ARRAY_LEN(sum_cols));
+    md_table(f, "summary", "One row per finished or interrupted run: `(run_id, ...)`.",
+             results_sum_cols, ARRAY_LEN(results_sum_cols));
     md_table(f, "requests", "With `output.sample_requests: F`, one row per recorded client "
                             "operation (a seeded fraction F of them, the same operations for "
                             "the same seed): `(run_id, ...)`. The request trace of a "
                             "postmortem: README.md has a worked example.",
-             req_cols, ARRAY_LEN(req_cols));
+             results_req_cols, ARRAY_LEN(results_req_cols));
 }
 
 /* ---- human summary ------------------------------------------------------------------ */
