@@ -187,7 +187,8 @@ static void client_send_op(struct sim *s, uint32_t r, uint32_t node, enum req_ki
  *        write completes at the commit, the cache operation follows it.
  * Options on the read path:
  *   coalesce         one database read per key per instance at a time: later
- *                    misses wait for it and only the first fills
+ *                    misses wait for it and one read of the group fills (the
+ *                    first, else the first waiter that would: a lease token)
  *   backfill_qps     a token bucket per instance on database reads after a
  *                    miss; without a token the read fails (backfill_mode:
  *                    fail) or waits up to backfill_wait for one (wait)
@@ -457,15 +458,20 @@ void client_node_op_done(struct sim *s, uint32_t r, uint32_t b)
         transfer_landed(s, r, res.stored);
 }
 
+/* Whether the read fills after its database read: it missed at a node (not
+ * a timeout or an error reply) and, under leases, holds a token. */
+static bool fills(const struct sim *s, const struct req *q)
+{
+    if (!(q->flags & RQF_FILL) || q->fill_node == PLACE_NONE || s->sc->clients.fill == FILL_NONE)
+        return false;
+    return !lease_mode(s) || q->lease; /* no token: another client fills */
+}
+
 /* Fills the read's fill node with version (if the read fills at all). */
 static void fill(struct sim *s, uint32_t r, uint32_t version)
 {
-    struct req *q = R(s, r);
-    if (!(q->flags & RQF_FILL) || q->fill_node == PLACE_NONE || s->sc->clients.fill == FILL_NONE)
-        return;
-    if (lease_mode(s) && !q->lease)
-        return; /* no token: another client fills */
-    client_send_op(s, r, q->fill_node, RQ_FILL, version);
+    if (fills(s, R(s, r)))
+        client_send_op(s, r, R(s, r)->fill_node, RQ_FILL, version);
 }
 
 /* In the fallback window, a write also invalidates the key at its owner in
@@ -607,13 +613,22 @@ void client_db_done(struct sim *s, uint32_t r, uint32_t b)
     uint32_t v = db_version(s->db, q->key);
     answered_by_db(s, r, v);
     end_leader(s, r);
-    for (uint32_t w = q->next_waiter; w != NO_WAITER;) { /* answer the waiters */
+    /* one read of the group fills: the leader, or when it does not (it
+     * timed out, or holds no lease token) the first waiter that would —
+     * a waiter's token left unused would stop every fill of the key at
+     * that node until it lapses */
+    bool filled = fills(s, R(s, r));
+    for (uint32_t w = R(s, r)->next_waiter; w != NO_WAITER;) { /* answer the waiters */
         uint32_t next = R(s, w)->next_waiter;
         answered_by_db(s, w, v);
+        if (!filled && fills(s, R(s, w))) {
+            fill(s, w, v);
+            filled = true;
+        }
         req_put(&s->eng, w);
         w = next;
     }
-    q->next_waiter = NO_WAITER;
+    R(s, r)->next_waiter = NO_WAITER;
     fill(s, r, v);
 }
 
