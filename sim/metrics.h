@@ -109,7 +109,7 @@
     X(recovery_s,        R, "seconds from the first event until the hit rate stays within " METRIC_STR(RECOVERY_TOLERANCE) " of the baseline for " METRIC_STR(RECOVERY_TICKS) " ticks; NULL if never") \
     X(peak_backend_qps,  R, "highest tick backend_qps after warmup") \
     X(peak_db_util,      R, "highest tick db_util after warmup") \
-    X(db_overload_s,     R, "seconds of ticks whose offered database load exceeded its capacity (db_demand > 1)") \
+    X(db_overload_s,     R, "seconds of ticks after warmup whose offered database load exceeded its capacity (db_demand > 1)") \
     X(ejections,         I, "times a node went from ejected nowhere to ejected somewhere") \
     X(cascade_removals,  I, "those ejections of a node with no injected fault (not slow, not crashed)") \
     X(max_ejected,       I, "most nodes ejected at once") \

@@ -450,7 +450,8 @@ static const struct key network_keys[] = {
     {"jitter", KT_DURATION, F(struct network_cfg, jitter_ns), .def = "0s", AT_LEAST(0),
      .doc = "Mean of an exponential extra delay on every message between a client and a node "
             "(each way) or between nodes: messages can overtake each other, so a fill can land "
-            "after a later write's invalidation (a clobber)."},
+            "after a later write's invalidation (a stale overwrite), or over a newer version "
+            "a later fill or write-through left (a clobber)."},
 };
 static const struct section network_section = {
     SECTION("network", network_keys, struct network_cfg),

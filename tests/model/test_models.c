@@ -6,7 +6,9 @@
  *  - scale-out under uniform popularity: 1 - f·exp(-λ(t - t0)), 0.02 on 5 s windows
  *  - Zipf + LRU: Che's approximation, 0.01
  *  - TTL with fill on miss: λT / (1 + λT), 0.01
- *  - database: M/M/c (Erlang C) mean latency 5%, utilization 0.01
+ *  - database: M/M/c (Erlang C) mean latency 5%, utilization 0.01; M/D/1
+ *    (Pollaczek-Khinchine) and M/M/1 mean latency 5%, M/M/1 p99 6%;
+ *    db_overload_s counts the overloaded ticks after warmup
  *  - a hot key's node takes h + (1 - h)/N of requests, 0.01
  */
 #include <setjmp.h>
@@ -316,6 +318,81 @@ static void test_database_mmc(void **state)
     }
 }
 
+/* M/D/1 (fixed service times): Pollaczek-Khinchine, the mean wait is
+ * rho / (2 mu (1 - rho)); M/M/1: the time in system is exponential with rate
+ * mu - lambda, so its 99th percentile is ln(100) / (mu - lambda). 20 s ticks
+ * hold 5,000+ operations each, enough for a tick's p99 (the histogram's
+ * buckets are within 3%). */
+static void test_database_md1_and_p99(void **state)
+{
+    (void)state;
+    const double rhos[] = {0.5, 0.8};
+    for (size_t i = 0; i < ARRAY_LEN(rhos); i++) {
+        for (int fixed = 0; fixed < 2; fixed++) {
+            double mu = 500, lambda = rhos[i] * mu; /* 2 ms, one worker */
+            char yaml[600];
+            snprintf(yaml, sizeof yaml,
+                     "name: md1\nduration: 800s\nwarmup: 20s\ntick: 20s\n"
+                     "workload: {keys: 10000, qps: %g, write_ratio: 1}\n"
+                     "nodes: [{id: A}]\n"
+                     "database: {workers: 1, service_time: 2ms, service_dist: %s, "
+                     "max_queue: 100000}\n"
+                     "health: {mode: off}\n",
+                     lambda, fixed ? "fixed" : "exp");
+            struct mem_run m;
+            mem_run_yaml(&m, yaml, NULL);
+            double util = 0, lat = 0, n = 0, p99 = 0;
+            size_t ticks = 0;
+            for (size_t k = 1; k < m.n_ticks; k++) {
+                const struct tick_row *t = &m.ticks[k];
+                util += t->db_util;
+                lat += t->db_mean_ms * (double)t->db_writes;
+                n += (double)t->db_writes;
+                p99 += t->db_p99_ms;
+                ticks++;
+            }
+            util /= (double)ticks;
+            lat /= n;
+            p99 /= (double)ticks;
+            double rho = rhos[i];
+            double want = fixed ? (1 / mu + rho / (2 * mu * (1 - rho))) * 1000
+                                : 1000 / (mu - lambda);
+            CHECK_NEAR(util, rho, 0.01, "database utilization at rho %.1f", rho);
+            CHECK_NEAR(lat, want, 0.05 * want, "%s mean latency (ms) at rho %.1f",
+                       fixed ? "M/D/1" : "M/M/1", rho);
+            if (!fixed) {
+                double p = log(100) / (mu - lambda) * 1000;
+                CHECK_NEAR(p99, p, 0.06 * p, "M/M/1 p99 latency (ms) at rho %.1f", rho);
+            }
+            mem_run_free(&m);
+        }
+    }
+}
+
+/* db_overload_s: the seconds of the ticks after warmup whose offered load
+ * passed the database's capacity. A database of 2,000 operations/s offered
+ * 5,000 writes/s throughout: every tick after the 3 s warmup, the last
+ * (half a second) included. */
+static void test_database_overload_seconds(void **state)
+{
+    (void)state;
+    const char *yaml =
+        "name: overload\nduration: 10.5s\nwarmup: 3s\ntick: 1s\n"
+        "workload: {keys: 10000, qps: 5000, write_ratio: 1}\n"
+        "nodes: [{id: A}]\n"
+        "database: {workers: 4, service_time: 2ms, max_queue: 100}\n"
+        "health: {mode: off}\n";
+    struct mem_run m;
+    mem_run_yaml(&m, yaml, NULL);
+    for (size_t k = 0; k < m.n_ticks; k++)
+        assert_true(m.ticks[k].db_demand > 2);
+    CHECK_NEAR(m.summary.db_overload_s, 7.5, 1e-9, "seconds overloaded after warmup");
+    /* the refused writes are errors, each once */
+    assert_int_equal(m.summary.errors, MEM_SUM(&m, db_rejects, 0, 11));
+    assert_true(m.summary.errors > 20000);
+    mem_run_free(&m);
+}
+
 /* ---- hot keys ---------------------------------------------------------------------------- */
 
 static void test_hot_key_share(void **state)
@@ -448,6 +525,8 @@ int main(void)
         cmocka_unit_test(test_zipf_sampler),
         cmocka_unit_test(test_ttl_hit_ratio),
         cmocka_unit_test(test_database_mmc),
+        cmocka_unit_test(test_database_md1_and_p99),
+        cmocka_unit_test(test_database_overload_seconds),
         cmocka_unit_test(test_hot_key_share),
         cmocka_unit_test(test_crash_empties_and_restart),
         cmocka_unit_test(test_writes_invalidate_and_write_through),
