@@ -13,7 +13,9 @@
  * re-derives the instance's view; so does adopting the epoch that a node's
  * leaving publishes (the instance's ejection of it went with it:
  * health_node_left), except for a frozen instance, whose view keeps the
- * node out until it adopts again.
+ * node out until it adopts again. Adopting an epoch also forgets the
+ * instance's ejections of nodes that are not members of it (made while
+ * frozen, after they left: health_inst_adopted).
  */
 #include "models/client.h"
 
@@ -47,6 +49,7 @@ void client_adopt(struct sim *s, uint32_t inst, uint32_t epoch)
     membership_hold(s, epoch);
     in->epoch = epoch;
     in->adopted_ns = s->eng.now_ns;
+    health_inst_adopted(s, inst, epoch); /* its ejections of nodes gone from the ring go */
     client_refresh_view(s, in);
     view_release(s, in->prev_view);
     in->prev_view = old;

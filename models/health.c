@@ -20,14 +20,20 @@
  *   ejected). A held-back ejection is recorded once per streak of failures
  *   (a success ends the streak), and retried at the next failure.
  * A node that leaves the membership takes every ejection of it along
- *   (health_node_left): a readmission scheduled before carries the count
- *   of its leaves then and is void.
+ *   (health_node_left, again when it comes back): a readmission scheduled
+ *   before carries the count of its leaves then and is void. Failures at a
+ *   node that is not a member of the instance's epoch (GETs sent before it
+ *   left) are not counted; an instance frozen on an older epoch may still
+ *   eject it, and forgets that when it adopts an epoch without the node
+ *   (health_inst_adopted).
  *
  * Node-level episodes: a node is "ejected" while at least one instance (or
  * the coordinator) has it ejected (ejectors > 0). An episode's start is an
  * ejection in the summary; if at that moment the node has no injected fault
- * (not slow, not crashed) it is a cascade removal: a healthy node pushed
- * over by load.
+ * (not slow, not crashed, not removed), nor had one within clients.timeout
+ * before (the failures that eject it are of requests sent in that window:
+ * a crash and restart a moment before, or a slowness just ended, caused
+ * them), it is a cascade removal: a healthy node pushed over by load.
  *
  * Invariants (health_check): ejectors[i] == the instances with node i
  * ejected + (the coordinator has it ejected); nodes_ejected_now == the
@@ -60,11 +66,10 @@ int health_create(struct sim *s)
     h->held = xcalloc(n, 1);
     h->ejectors = xcalloc(n, sizeof(*h->ejectors));
     h->left = xcalloc(n, sizeof(*h->left));
-    h->probe_sent_ns = xcalloc(n, sizeof(*h->probe_sent_ns));
     for (uint32_t i = 0; i < n; i++)
         h->ejected_at[i] = -1;
     h->last_eject_ns = INT64_MIN;
-    if (s->sc->health.mode == HEALTH_CENTRAL)
+    if (s->sc->health.mode == HEALTH_CENTRAL) /* rounds at k × probe_interval, k >= 1 */
         return sim_schedule(s, s->sc->health.probe_interval_ns, EVK_PROBE_ROUND, 0, 0);
     return 0;
 }
@@ -85,7 +90,6 @@ void health_destroy(struct sim *s)
     free(h->held);
     free(h->ejectors);
     free(h->left);
-    free(h->probe_sent_ns);
     free(h);
     s->hl = NULL;
 }
@@ -98,7 +102,9 @@ static void node_ejected(struct sim *s, uint32_t node, const char *by)
     if (h->ejectors[node]++)
         return;
     const struct node *n = &s->nodes[node];
-    bool cascade = !node_has_fault(n);
+    /* the failures that eject it concern requests (or probes) sent within
+     * clients.timeout: a fault that ended in that window may have caused them */
+    bool cascade = !node_fault_since(n, s->eng.now_ns - s->sc->clients.timeout_ns);
     h->ejections++;
     if (cascade)
         h->cascade_removals++;
@@ -167,13 +173,15 @@ bool health_failure(struct sim *s, uint32_t inst, uint32_t epoch, uint32_t node,
     if (h->mode != HEALTH_CLIENT || node == PLACE_NONE || s->nodes[node].gutter
         || ih->ejected[node])
         return false;
+    const struct epoch *e = membership_epoch(s, epoch);
+    if (!e->member[node])
+        return false; /* not in the instance's ring: a GET sent before the node left */
     if (ih->fails[node] < UINT16_MAX)
         ih->fails[node]++;
     if (ih->fails[node] < h->failure_limit)
         return false;
     char scope[32];
     snprintf(scope, sizeof scope, "instance %u", inst);
-    const struct epoch *e = membership_epoch(s, epoch);
     uint32_t members = 0;
     for (uint32_t i = 0; i < s->n_nodes; i++)
         members += e->member[i] != 0;
@@ -212,6 +220,26 @@ bool health_readmit(struct sim *s, uint32_t inst, uint32_t b)
     return true;
 }
 
+bool health_inst_adopted(struct sim *s, uint32_t inst, uint32_t epoch)
+{
+    struct inst_health *ih = &s->hl->inst[inst];
+    if (!ih->n_ejected)
+        return false;
+    const struct epoch *e = membership_epoch(s, epoch);
+    bool forgot = false;
+    for (uint32_t i = 0; i < s->n_nodes && ih->n_ejected; i++) {
+        if (!ih->ejected[i] || e->member[i])
+            continue;
+        ih->ejected[i] = 0;
+        ih->n_ejected--;
+        ih->fails[i] = 0;
+        ih->held[i] = 0;
+        node_readmitted(s, i);
+        forgot = true;
+    }
+    return forgot;
+}
+
 /* ---- central mode ------------------------------------------------------------------ */
 
 /* A probe of node i sent at sent_ns reaches it at t_arrive: through its
@@ -248,15 +276,23 @@ void health_probe_round(struct sim *s)
             probe_arrives(s, i, now, now + n->half_rtt_ns);
             continue;
         }
-        s->hl->probe_sent_ns[i] = now;
-        sim_schedule(s, now + net_probe_delay(s, n), EVK_PROBE_ARRIVE, i, 0);
+        /* the round's number tells the probe's send time when it arrives: a
+         * probe may arrive after the next round's (probe_interval shorter
+         * than its delay, or jitter) */
+        sim_schedule(s, now + net_probe_delay(s, n), EVK_PROBE_ARRIVE, i,
+                     (uint32_t)(now / h->probe_interval_ns));
     }
     sim_schedule(s, now + h->probe_interval_ns, EVK_PROBE_ROUND, 0, 0);
 }
 
-void health_probe_arrive(struct sim *s, uint32_t node)
+void health_probe_arrive(struct sim *s, uint32_t node, uint32_t b)
 {
-    probe_arrives(s, node, s->hl->probe_sent_ns[node], s->eng.now_ns);
+    /* rounds are at k × probe_interval: the latest k at or before now whose
+     * low 32 bits are b (a probe takes less than 2^32 rounds to arrive) */
+    int64_t interval = s->sc->health.probe_interval_ns;
+    int64_t k_now = s->eng.now_ns / interval;
+    int64_t k = k_now - (int64_t)(uint32_t)((uint32_t)k_now - b);
+    probe_arrives(s, node, k * interval, s->eng.now_ns);
 }
 
 static void coordinator_forget(struct sim *s, uint32_t node)

@@ -29,11 +29,11 @@ struct health {
     uint8_t *held;
     uint32_t n_ejected;
     int64_t last_eject_ns;
-    int64_t *probe_sent_ns;  /* per node: when its last probe was sent (arrival mode) */
     /* node-level episodes */
     uint32_t *ejectors;      /* per node: instances with it ejected (+1 when central) */
-    uint16_t *left;          /* per node: times it left the membership (unique: fewer
-                                remove events than 2^16), to void older readmissions */
+    uint16_t *left;          /* per node: times it left the membership or came back
+                                (unique: fewer than 2^16 remove and add events), to void
+                                older readmissions */
     uint32_t nodes_ejected_now;
     /* run totals */
     int64_t ejections, cascade_removals, instance_ejections, readmissions, max_ejected;
@@ -54,17 +54,29 @@ bool health_failure(struct sim *s, uint32_t inst, uint32_t epoch, uint32_t node,
  * re-derives the instance's view). */
 bool health_readmit(struct sim *s, uint32_t inst, uint32_t b);
 
+/* Instance inst adopts epoch: its ejections of nodes that are not members
+ * of it are forgotten (made while it was frozen on an older epoch that still
+ * held a node since removed: they would count against its max_ejected and,
+ * should the id come back, keep the new node out). Failures of requests to
+ * a node that is not a member of the instance's epoch are not counted
+ * (health_failure). True if anything was forgotten (the caller re-derives
+ * the instance's view). */
+bool health_inst_adopted(struct sim *s, uint32_t inst, uint32_t epoch);
+
 /* Central mode: EVK_PROBE_ROUND and EVK_PROBE_RESULT. */
 void health_probe_round(struct sim *s);
 void health_probe_result(struct sim *s, uint32_t node, uint32_t b);
-/* EVK_PROBE_ARRIVE (messages delivered by arrival events: models/net.h). */
-void health_probe_arrive(struct sim *s, uint32_t node);
+/* EVK_PROBE_ARRIVE (messages delivered by arrival events: models/net.h);
+ * b: the round that sent it (its number, modulo 2^32). */
+void health_probe_arrive(struct sim *s, uint32_t node, uint32_t b);
 
-/* A node left the membership: every ejection of it is forgotten (the
- * coordinator's and the instances'), and its failure counts, so that it
- * counts against no max_ejected and, should its id come back, comes back
- * a fresh node. The instances' views follow when they adopt the epoch its
- * leaving publishes. */
+/* A node left the membership, or comes back after leaving: every ejection
+ * of it is forgotten (the coordinator's and the instances'), and its
+ * failure counts, so that it counts against no max_ejected and, should its
+ * id come back, comes back a fresh node (an instance frozen on an epoch
+ * that still held it may have ejected it after it left: that goes when it
+ * comes back). The instances' views follow when they adopt the epoch its
+ * leaving or return publishes. */
 void health_node_left(struct sim *s, uint32_t node);
 
 /* The nodes instance inst has ejected itself (NULL when none). */

@@ -59,6 +59,7 @@ static int node_init(struct sim *s, struct node *n, uint32_t index, const char *
     n->gutter = gutter;
     n->state = NODE_ABSENT;
     n->slow_factor = 1.0;
+    n->fault_end_ns = INT64_MIN;
     n->half_rtt_ns = cfg->rtt_ns / 2;
     char name[300];
     snprintf(name, sizeof name, "service/%s", id);
@@ -310,6 +311,7 @@ void node_crash(struct sim *s, struct node *n)
 void node_restart(struct sim *s, struct node *n)
 {
     n->state = NODE_UP;
+    n->fault_end_ns = s->eng.now_ns;
     n->incarnation++;
     forget_inflight(s, n);
 }
@@ -354,6 +356,7 @@ int node_join(struct sim *s, struct node *n, const char *address, double weight,
     if (n->ever_present && node_renew(s, n, address, weight, zone, cfg))
         return -1;
     n->state = NODE_UP;
+    n->fault_end_ns = s->eng.now_ns;
     n->incarnation++;
     forget_inflight(s, n);
     n->ever_present = true;
@@ -377,25 +380,38 @@ void node_set_weight(struct node *n, double weight)
     n->weight = weight;
 }
 
-void node_slow(struct node *n, double factor, int64_t latency_ns, uint32_t event)
+static bool is_slow(const struct node *n)
 {
+    return n->slow_factor != 1.0 || n->slow_latency_ns != 0;
+}
+
+void node_slow(struct sim *s, struct node *n, double factor, int64_t latency_ns, uint32_t event)
+{
+    if (is_slow(n) && factor == 1.0 && !latency_ns)
+        n->fault_end_ns = s->eng.now_ns; /* slowed to normal speed: its slowness ends */
     n->slow_factor = factor;
     n->slow_latency_ns = latency_ns;
     n->slow_event = event;
 }
 
-bool node_slow_end(struct node *n, uint32_t event)
+bool node_slow_end(struct sim *s, struct node *n, uint32_t event)
 {
-    if (n->slow_event != event || (n->slow_factor == 1.0 && !n->slow_latency_ns))
+    if (n->slow_event != event || !is_slow(n))
         return false;
     n->slow_factor = 1.0;
     n->slow_latency_ns = 0;
+    n->fault_end_ns = s->eng.now_ns;
     return true;
 }
 
 bool node_has_fault(const struct node *n)
 {
-    return n->state != NODE_UP || n->slow_factor != 1.0 || n->slow_latency_ns != 0;
+    return n->state != NODE_UP || is_slow(n);
+}
+
+bool node_fault_since(const struct node *n, int64_t t_ns)
+{
+    return node_has_fault(n) || n->fault_end_ns >= t_ns;
 }
 
 const char *node_state_name(const struct node *n)
@@ -406,7 +422,7 @@ const char *node_state_name(const struct node *n)
     case NODE_CRASHED: return "crashed";
     case NODE_UP: break;
     }
-    if (n->slow_factor != 1.0 || n->slow_latency_ns)
+    if (is_slow(n))
         return "slow";
     return n->gutter ? "gutter" : "up";
 }

@@ -40,6 +40,8 @@ struct node {
     double slow_factor;      /* 1 = healthy */
     int64_t slow_latency_ns; /* added to every reply */
     uint32_t slow_event;     /* scenario event that slowed it (to end the right one) */
+    int64_t fault_end_ns;    /* when its last fault ended (restart, join, end of slowness);
+                                INT64_MIN: never (node_fault_since) */
     int64_t half_rtt_ns;
     struct store store;
     struct fifo queue;
@@ -101,11 +103,14 @@ void node_crash(struct sim *s, struct node *n);
 void node_restart(struct sim *s, struct node *n);
 void node_set_address(struct node *n, const char *address);
 void node_set_weight(struct node *n, double weight);
-void node_slow(struct node *n, double factor, int64_t latency_ns, uint32_t event);
+void node_slow(struct sim *s, struct node *n, double factor, int64_t latency_ns, uint32_t event);
 /* Ends the slowness started by scenario event `event`; false if another
  * event has slowed the node since (or it is not slow). */
-bool node_slow_end(struct node *n, uint32_t event);
+bool node_slow_end(struct sim *s, struct node *n, uint32_t event);
+/* An injected fault now: not up (crashed, removed, absent), or slow. */
 bool node_has_fault(const struct node *n);
+/* An injected fault now, or at any time since t_ns. */
+bool node_fault_since(const struct node *n, int64_t t_ns);
 /* absent, removed, crashed, slow, gutter or up (ejection is health's to say). */
 const char *node_state_name(const struct node *n);
 

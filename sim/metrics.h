@@ -74,7 +74,7 @@
     X(expirations,      I, "items found expired in the tick") \
     X(sets,             I, "fills and write-throughs the node received") \
     X(rejects,          I, "requests refused because its queue was full") \
-    X(ejected_by,       I, "client instances that have the node ejected (central mode: all, when ejected)")
+    X(ejected_by,       I, "client instances that route around it: that ejected it (client mode), or whose ring epoch has it ejected (central mode)")
 
 #define VIEW_TICK_FIELDS(X) \
     X(view,             T, "the view: its ring epoch and the nodes it routes around, e.g. \"epoch 2 without n3\"") \
@@ -111,7 +111,7 @@
     X(peak_db_util,      R, "highest tick db_util after warmup") \
     X(db_overload_s,     R, "seconds of ticks after warmup whose offered database load exceeded its capacity (db_demand > 1)") \
     X(ejections,         I, "times a node went from ejected nowhere to ejected somewhere") \
-    X(cascade_removals,  I, "those ejections of a node with no injected fault (not slow, not crashed)") \
+    X(cascade_removals,  I, "those ejections of a node with no injected fault (not slow, crashed or removed) then, nor within clients.timeout before") \
     X(max_ejected,       I, "most nodes ejected at once") \
     X(stale_reads,       I, "stale reads over the run") \
     X(stale_overwrites,  I, "stale overwrites over the run") \

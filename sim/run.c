@@ -75,8 +75,7 @@ static void on_probe_result(struct sim *s, uint32_t a, uint32_t b)
 
 static void on_probe_arrive(struct sim *s, uint32_t a, uint32_t b)
 {
-    (void)b;
-    health_probe_arrive(s, a);
+    health_probe_arrive(s, a, b);
 }
 
 static void on_adopt(struct sim *s, uint32_t a, uint32_t b)

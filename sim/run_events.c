@@ -38,11 +38,30 @@ static void membership_changed(struct sim *s, const char *what, const struct nod
     membership_change(s, why);
 }
 
+/* A node back after leaving is a fresh node: an instance frozen on an
+ * epoch that still held it may have ejected it after it left (its requests
+ * there were never answered); that ejection goes, and the instance's view
+ * is re-derived at once (on its own epoch; the one the return publishes
+ * follows as usual). */
+static void node_returns(struct sim *s, uint32_t node)
+{
+    uint8_t *had = xcalloc(s->n_inst + 1, 1);
+    for (uint32_t j = 0; j < s->n_inst; j++)
+        had[j] = health_inst_ejected(s, j, node);
+    health_node_left(s, node);
+    for (uint32_t j = 0; j < s->n_inst; j++)
+        if (had[j] && client_refresh_view(s, &s->inst[j]))
+            break; /* out of memory: the run fails */
+    free(had);
+}
+
 static void add_node(struct sim *s, const struct event_cfg *e, uint32_t idx)
 {
     struct node *n = event_node(s, e);
     if (n->state == NODE_UP)
         transfer_cancel(s, n->index); /* removed with a drain still running: it stays */
+    else
+        node_returns(s, n->index);
     if (node_join(s, n, e->address, e->weight, e->zone, &e->cache)) {
         sim_fail(s, "out of memory for the queue of node %s", n->id);
         return;
@@ -81,7 +100,7 @@ static void remove_node(struct sim *s, const struct event_cfg *e, uint32_t idx)
 static void slow_node(struct sim *s, const struct event_cfg *e, uint32_t idx)
 {
     struct node *n = event_node(s, e);
-    node_slow(n, e->factor, e->latency_ns, idx);
+    node_slow(s, n, e->factor, e->latency_ns, idx);
     char lat[32], dur[32];
     format_duration(e->latency_ns, lat, sizeof lat);
     if (e->for_ns)
@@ -307,7 +326,7 @@ void run_scenario_event_end(struct sim *s, uint32_t idx)
     switch (e->kind) {
     case EV_SLOW_NODE: {
         struct node *n = event_node(s, e);
-        if (node_slow_end(n, idx))
+        if (node_slow_end(s, n, idx))
             sim_event(s, "slow_node_end", n->id, "back to normal speed");
         break;
     }

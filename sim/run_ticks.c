@@ -152,7 +152,10 @@ static void ejected_by(struct sim *s, uint32_t *by)
 
 /* ---- closing a tick ------------------------------------------------------------------ */
 
-/* The node rows; returns how many nodes are ejected somewhere. */
+/* The node rows; returns how many nodes are ejected (by an instance or the
+ * coordinator: health's count, which the summary's ejections and max_ejected
+ * follow — not the instances whose epoch still has a node readmitted since
+ * out, which its row's state and ejected_by show). */
 static int64_t record_nodes(struct sim *s, double t_s, int64_t len)
 {
     uint32_t *by = xcalloc(s->n_nodes + 1, sizeof(*by));
@@ -163,7 +166,7 @@ static int64_t record_nodes(struct sim *s, double t_s, int64_t len)
         struct node_tick_row nr;
         node_tick_close(s, n, s->tick_index, len, &nr);
         bool out = by[i] > 0 || membership_is_ejected(s, i);
-        ejected += out;
+        ejected += health_ejectors(s, i) > 0;
         if (!n->ever_present || !s->sink.node_tick)
             continue;
         nr.t_s = t_s;

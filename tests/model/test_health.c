@@ -479,6 +479,173 @@ static void test_removed_node_leaves_no_ejection(void **state)
     mem_run_free(&m);
 }
 
+/* A node removed under load: the GETs it held when it left time out after,
+ * at instances that have already adopted the epoch without it. Those
+ * failures once counted: both instances ejected the removed node (ejected
+ * stayed 1), and the id added back a second later inherited the ejections
+ * — no GET from either instance for retry_after. */
+static void test_removal_under_load_ejects_nothing(void **state)
+{
+    (void)state;
+    const char *yaml = "name: gone\nduration: 12s\ntick: 1s\n"
+                       "workload: {keys: 2000, qps: 4000}\n"
+                       "nodes: [{id: A}, {id: B}, {id: C}]\n"
+                       "cache: {rtt: 40ms}\n"
+                       "clients: {instances: 2, timeout: 50ms}\n"
+                       "health: {mode: client, failure_limit: 3, retry_after: 30s}\n"
+                       "events:\n"
+                       "  - {at: 5s, remove_node: {id: A}}\n"
+                       "  - {at: 6s, add_node: {id: A}}\n";
+    struct mem_run m;
+    mem_run_yaml(&m, yaml, NULL);
+    assert_true(MEM_SUM(&m, timeouts, 5, 6) > 5); /* they did time out */
+    assert_int_equal(mem_count_events(&m, "eject"), 0);
+    assert_int_equal(m.summary.ejections, 0);
+    for (size_t i = 0; i < m.n_ticks; i++)
+        assert_int_equal(m.ticks[i].ejected, 0);
+    /* the new A takes a third of the GETs at once */
+    CHECK_RANGE((double)node_requests_between(&m, "A", 7, 12), 0.22 * 5 * 4000, 0.42 * 5 * 4000,
+                "the new A's GETs");
+    mem_run_free(&m);
+}
+
+/* An instance frozen on the old ring keeps sending to a removed node and
+ * ejects it (as documented). That ejection once outlived the split: it
+ * counted in `ejected` while the node was out of every ring, and the id
+ * added back stayed ejected by that instance until retry_after — whether
+ * added after the split or during it. */
+static void test_frozen_instance_ejection_of_removed_node_goes(void **state)
+{
+    (void)state;
+    const char *fmt = "name: frozen\nduration: 20s\ntick: 1s\n"
+                      "workload: {keys: 2000, qps: 1000}\n"
+                      "nodes: [{id: A}, {id: B}, {id: C}]\n"
+                      "clients: {instances: 2, timeout: 50ms}\n"
+                      "health: {mode: client, failure_limit: 2, retry_after: 20s}\n"
+                      "events:\n"
+                      "  - {at: 5s, split_brain: {instances: [0], for: %s}}\n"
+                      "  - {at: 6s, remove_node: {id: A}}\n"
+                      "  - {at: %s, add_node: {id: A}}\n";
+    char yaml[1024];
+    struct mem_run m;
+    /* the split ends at 8 s (instance 0 adopts the ring without A), A is back at 10 s */
+    snprintf(yaml, sizeof yaml, fmt, "3s", "10s");
+    mem_run_yaml(&m, yaml, NULL);
+    assert_int_equal(count_events_with(&m, "eject", "instance 0"), 1);
+    assert_true(first_event_time(&m, "eject", "A") > 6);
+    for (size_t i = 0; i < m.n_ticks; i++)
+        if (m.ticks[i].t_s >= 8)
+            assert_int_equal(m.ticks[i].ejected, 0);
+    CHECK_RANGE((double)node_requests_between(&m, "A", 11, 20), 0.25 * 9 * 1000, 0.42 * 9 * 1000,
+                "the new A's GETs, from both instances");
+    mem_run_free(&m);
+    /* A is back at 9 s, while instance 0 is still frozen on the ring that holds it */
+    snprintf(yaml, sizeof yaml, fmt, "10s", "9s");
+    mem_run_yaml(&m, yaml, NULL);
+    assert_int_equal(count_events_with(&m, "eject", "instance 0"), 1);
+    for (size_t i = 0; i < m.n_ticks; i++)
+        if (m.ticks[i].t_s >= 9)
+            assert_int_equal(m.ticks[i].ejected, 0);
+    for (size_t i = 0; i < m.n_nodes; i++)
+        if (!strcmp(m.nodes[i].node, "A") && m.nodes[i].t_s >= 9)
+            assert_string_equal(m.nodes[i].state, "up");
+    CHECK_RANGE((double)node_requests_between(&m, "A", 10, 15), 0.25 * 5 * 1000, 0.42 * 5 * 1000,
+                "the new A's GETs, frozen instance's included");
+    mem_run_free(&m);
+}
+
+/* Timeouts of requests a fault lost or delayed arrive up to clients.timeout
+ * after the fault ends: an ejection they cause is not a cascade removal.
+ * A crash followed by a restart 20 ms later, and a 20 ms slowness, were
+ * each counted as one (the node had no fault "at that moment"). */
+static void test_ejection_just_after_a_fault_is_no_cascade(void **state)
+{
+    (void)state;
+    const char *yaml = "name: after\nduration: 12s\ntick: 1s\n"
+                       "workload: {keys: 2000, qps: 4000}\n"
+                       "nodes: [{id: A}, {id: B}, {id: C}]\n"
+                       "clients: {instances: 2, timeout: 50ms}\n"
+                       "health: {mode: client, failure_limit: 3, retry_after: 2s}\n"
+                       "events:\n"
+                       "  - {at: 5s, crash_node: {id: A}}\n"
+                       "  - {at: 5.02s, restart_node: {id: A}}\n"
+                       "  - {at: 8s, slow_node: {id: B, latency: 100ms, for: 20ms}}\n";
+    struct mem_run m;
+    mem_run_yaml(&m, yaml, NULL);
+    /* each is ejected after its fault ended, within the timeout */
+    double a = first_event_time(&m, "eject", "A"), b = first_event_time(&m, "eject", "B");
+    assert_true(a > 5.02 && a <= 5.07);
+    assert_true(b > 8.02 && b <= 8.07);
+    assert_int_equal(m.summary.ejections, 2);
+    assert_int_equal(m.summary.cascade_removals, 0);
+    assert_int_equal(mem_count_events(&m, "cascade_removal"), 0);
+    mem_run_free(&m);
+}
+
+/* Central mode with arrival events (fencing: forward): a probe arrives
+ * after the next rounds are sent (probe_interval 1 ms, 5 ms each way). Each
+ * probe's timeout once ran from the latest round's send time: 4 ms late, so
+ * that a node 4 ms slow (every client GET timing out) passed every probe
+ * and was never ejected. */
+static void test_central_probe_overtaken_by_next_rounds(void **state)
+{
+    (void)state;
+    const char *yaml = "name: probes\nduration: 4s\ntick: 1s\n"
+                       "workload: {keys: 2000, qps: 1000}\n"
+                       "nodes: [{id: A}, {id: B}, {id: C}]\n"
+                       "routing: {fencing: forward}\n"
+                       "cache: {rtt: 10ms}\n"
+                       "clients: {instances: 2, timeout: 12ms}\n"
+                       "health: {mode: central, failure_limit: 3, retry_after: 60s, "
+                       "probe_interval: 1ms}\n"
+                       "events: [{at: 2s, slow_node: {id: A, latency: 4ms}}]\n";
+    struct mem_run m;
+    mem_run_yaml(&m, yaml, NULL);
+    double ej = first_event_time(&m, "eject", "A");
+    assert_true(ej > 2.0 && ej < 2.02);
+    assert_int_equal(m.summary.ejections, 1);
+    /* the healthy nodes' probes (a 10 ms round trip) pass */
+    assert_int_equal(mem_count_events(&m, "eject"), 1);
+    mem_run_free(&m);
+}
+
+/* Central mode: the tick's `ejected` counts the coordinator's ejections,
+ * like the summary's max_ejected. A readmission is not yet adopted by the
+ * instances (propagation_delay 4 s) when the next node is ejected: the
+ * column once said 2 (counting the instances' stale views) against a
+ * max_ejected of 1. The readmitted node's own row still says `ejected`
+ * while instances route around it. */
+static void test_central_ejected_column_is_the_coordinators(void **state)
+{
+    (void)state;
+    const char *yaml = "name: column\nduration: 15s\ntick: 1s\n"
+                       "workload: {keys: 2000, qps: 1000}\n"
+                       "nodes: [{id: A}, {id: B}, {id: C}, {id: D}]\n"
+                       "clients: {instances: 3, timeout: 50ms}\n"
+                       "health: {mode: central, failure_limit: 1, retry_after: 2s, "
+                       "probe_interval: 1s, propagation_delay: 4s}\n"
+                       "events:\n"
+                       "  - {at: 2.5s, crash_node: {id: A}}\n"
+                       "  - {at: 5.5s, restart_node: {id: A}}\n"
+                       "  - {at: 6.5s, crash_node: {id: B}}\n";
+    struct mem_run m;
+    mem_run_yaml(&m, yaml, NULL);
+    double re = first_event_time(&m, "readmit", "A"), ej = first_event_time(&m, "eject", "B");
+    assert_true(re > 6 && re < 6.1);
+    assert_true(ej > 7 && ej < 7.1);
+    assert_int_equal(m.summary.max_ejected, 1);
+    int64_t most = 0;
+    for (size_t i = 0; i < m.n_ticks; i++)
+        most = MAX(most, m.ticks[i].ejected);
+    assert_int_equal(most, 1);
+    size_t stale = 0; /* A's rows after its readmission that say instances still avoid it */
+    for (size_t i = 0; i < m.n_nodes; i++)
+        stale += !strcmp(m.nodes[i].node, "A") && m.nodes[i].t_s >= 6 && m.nodes[i].t_s < 10
+                 && !strcmp(m.nodes[i].state, "ejected") && m.nodes[i].ejected_by > 0;
+    assert_true(stale >= 1);
+    mem_run_free(&m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -495,6 +662,11 @@ int main(void)
         cmocka_unit_test(test_removed_node_leaves_no_ejection),
         cmocka_unit_test(test_on_timeout_db_or_error),
         cmocka_unit_test(test_retry_after_and_restart),
+        cmocka_unit_test(test_removal_under_load_ejects_nothing),
+        cmocka_unit_test(test_frozen_instance_ejection_of_removed_node_goes),
+        cmocka_unit_test(test_ejection_just_after_a_fault_is_no_cascade),
+        cmocka_unit_test(test_central_probe_overtaken_by_next_rounds),
+        cmocka_unit_test(test_central_ejected_column_is_the_coordinators),
     };
     return cmocka_run_group_tests(tests, load_cascade, free_cascade);
 }
