@@ -310,8 +310,9 @@ void node_crash(struct sim *s, struct node *n)
 
 void node_restart(struct sim *s, struct node *n)
 {
+    if (n->ever_present)
+        n->fault_end_ns = s->eng.now_ns; /* its absence (removed) was a fault */
     n->state = NODE_UP;
-    n->fault_end_ns = s->eng.now_ns;
     n->incarnation++;
     forget_inflight(s, n);
 }
@@ -355,8 +356,9 @@ int node_join(struct sim *s, struct node *n, const char *address, double weight,
     }
     if (n->ever_present && node_renew(s, n, address, weight, zone, cfg))
         return -1;
+    if (n->ever_present)
+        n->fault_end_ns = s->eng.now_ns; /* its absence (removed) was a fault */
     n->state = NODE_UP;
-    n->fault_end_ns = s->eng.now_ns;
     n->incarnation++;
     forget_inflight(s, n);
     n->ever_present = true;

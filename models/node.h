@@ -40,7 +40,7 @@ struct node {
     double slow_factor;      /* 1 = healthy */
     int64_t slow_latency_ns; /* added to every reply */
     uint32_t slow_event;     /* scenario event that slowed it (to end the right one) */
-    int64_t fault_end_ns;    /* when its last fault ended (restart, join, end of slowness);
+    int64_t fault_end_ns;    /* when its last fault ended (restart, return, end of slowness);
                                 INT64_MIN: never (node_fault_since) */
     int64_t half_rtt_ns;
     struct store store;
