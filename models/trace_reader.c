@@ -9,8 +9,11 @@
  *     fraction is dropped), key any text of 1 to 250 bytes (without commas,
  *     newlines or NUL), op get, set or delete (any case), size in bytes and
  *     ttl in seconds, each optional (empty or 0: none). Spaces and tabs
- *     around a field are dropped; blank lines, lines starting with `#` and a
- *     first line whose first field is `time` (a header) are skipped.
+ *     around a field are dropped; blank lines, lines starting with `#`, a
+ *     UTF-8 byte order mark opening the file and the first other line when
+ *     its first field is `time` (a header, any case) are skipped. A message
+ *     about a line names it and the column (in bytes, from 1) of the field
+ *     at fault: `FILE:LINE:COL: op: expected ...`.
  *   Either way the requests must be in time order.
  *
  * The first pass: each record's key is looked up in an open-addressing
@@ -89,13 +92,17 @@ struct pass {
     uint64_t sec, first_sec;
     uint32_t sec_count;
     uint64_t at;              /* the record (from 0) or line (from 1) being read */
+    size_t col;               /* csv: the column (from 1, in bytes) of its time field */
+    bool before_requests;     /* csv: no line but blank lines and comments read yet (the
+                                 next other line may be a header) */
 };
 
-/* Where the pass is, for messages: "FILE: record N (byte B)" or "FILE:LINE". */
+/* Where the pass is, for messages: "FILE: record N (byte B)", or
+ * "FILE:LINE:COL" with the column of the time field. */
 static const char *where(const struct pass *p, char *buf, size_t n)
 {
     if (p->cfg->format == TRACE_CSV)
-        snprintf(buf, n, "%s:%llu", p->t->file, (unsigned long long)p->at);
+        snprintf(buf, n, "%s:%llu:%zu", p->t->file, (unsigned long long)p->at, p->col);
     else
         snprintf(buf, n, "%s: record %llu (byte %llu)", p->t->file,
                  (unsigned long long)p->at + 1,
@@ -364,11 +371,23 @@ static int csv_id(struct pass *p, const struct field *f, uint64_t h, uint32_t si
     return 0;
 }
 
-/* One line (without its newline). Returns 0, or -1 with the message. */
-static int csv_line(struct pass *p, const char *line, size_t len, bool *first)
+/* The column (from 1, in bytes) where field f of the line starts. */
+static size_t column(const char *line, const struct field *f)
+{
+    return (size_t)(f->p - line) + 1;
+}
+
+/* One line (without its newline). Returns 0, or -1 with the message, which
+ * names the line and the column of the field at fault. A UTF-8 byte order
+ * mark opening the file is dropped (columns count from after it). */
+static int csv_line(struct pass *p, const char *line, size_t len)
 {
     char where[4200], got[128];
     snprintf(where, sizeof where, "%s:%llu", p->t->file, (unsigned long long)p->at);
+    if (p->at == 1 && len >= 3 && !memcmp(line, "\xef\xbb\xbf", 3)) {
+        line += 3;
+        len -= 3;
+    }
     if (len && line[len - 1] == '\r')
         len--;
     struct field f[6];
@@ -385,31 +404,34 @@ static int csv_line(struct pass *p, const char *line, size_t len, bool *first)
     }
     for (size_t i = 0; i < MIN(nf, ARRAY_LEN(f)); i++)
         trim(&f[i]);
-    bool was_first = *first;
-    *first = false;
-    if (nf == 1 && (!f[0].len || f[0].p[0] == '#'))
-        return 0; /* a blank line or a comment */
+    if (nf == 1 && !f[0].len)
+        return 0; /* a blank line */
     if (f[0].len && f[0].p[0] == '#')
-        return 0;
+        return 0; /* a comment */
+    bool was_first = p->before_requests;
+    p->before_requests = false;
     if (was_first && field_is(&f[0], "time"))
-        return 0; /* a header */
-    if (memchr(line, '\0', len))
-        return fail(p, "%s: a NUL byte in the line (a csv trace is text; is it an "
-                       "oracle_general trace?)", where);
+        return 0; /* a header: the first line that is not blank or a comment */
+    const char *nul = memchr(line, '\0', len);
+    if (nul)
+        return fail(p, "%s:%zu: a NUL byte in the line (a csv trace is text; is it an "
+                       "oracle_general trace?)", where, (size_t)(nul - line) + 1);
     if (nf < 3 || nf > 5)
-        return fail(p, "%s: expected time,key,op[,size[,ttl]] (3 to 5 fields), got %zu field%s",
-                    where, nf, nf == 1 ? "" : "s");
+        return fail(p, "%s:%zu: expected time,key,op[,size[,ttl]] (3 to 5 fields), got %zu "
+                       "field%s", where, nf > 5 ? column(line, &f[5]) : len + 1, nf,
+                    nf == 1 ? "" : "s");
     uint64_t sec, size = 0, ttl_whole;
     double ttl_s = 0;
+    p->col = column(line, &f[0]);
     if (!parse_seconds(&f[0], UINT32_MAX, &sec, NULL)) {
         quote(f[0].p, f[0].len, got, sizeof got);
-        return fail(p, "%s: time: expected seconds from 0 to 4294967295 (such as 12 or 12.5), "
-                       "got %s", where, got);
+        return fail(p, "%s:%zu: time: expected seconds from 0 to 4294967295 (such as 12 or "
+                       "12.5), got %s", where, p->col, got);
     }
     if (!f[1].len || f[1].len > TRACE_KEY_MAX_BYTES) {
         quote(f[1].p, f[1].len, got, sizeof got);
-        return fail(p, "%s: key: expected 1 to %d bytes, got %s (%zu bytes)", where,
-                    TRACE_KEY_MAX_BYTES, got, f[1].len);
+        return fail(p, "%s:%zu: key: expected 1 to %d bytes, got %s (%zu bytes)", where,
+                    column(line, &f[1]), TRACE_KEY_MAX_BYTES, got, f[1].len);
     }
     enum trace_op op;
     if (field_is(&f[2], "get")) {
@@ -420,7 +442,8 @@ static int csv_line(struct pass *p, const char *line, size_t len, bool *first)
         op = TRACE_DELETE;
     } else {
         quote(f[2].p, f[2].len, got, sizeof got);
-        return fail(p, "%s: op: expected get, set or delete, got %s", where, got);
+        return fail(p, "%s:%zu: op: expected get, set or delete, got %s", where,
+                    column(line, &f[2]), got);
     }
     if (nf > 3 && f[3].len) {
         struct field g = f[3];
@@ -430,14 +453,15 @@ static int csv_line(struct pass *p, const char *line, size_t len, bool *first)
                  <= UINT32_MAX;
         if (!ok) {
             quote(g.p, g.len, got, sizeof got);
-            return fail(p, "%s: size: expected bytes from 0 to 4294967295, got %s", where, got);
+            return fail(p, "%s:%zu: size: expected bytes from 0 to 4294967295, got %s", where,
+                        column(line, &g), got);
         }
     }
     if (nf > 4 && f[4].len
         && !parse_seconds(&f[4], (uint64_t)1080000000, &ttl_whole, &ttl_s)) {
         quote(f[4].p, f[4].len, got, sizeof got);
-        return fail(p, "%s: ttl: expected seconds from 0 to 1080000000 (300000 h), got %s",
-                    where, got);
+        return fail(p, "%s:%zu: ttl: expected seconds from 0 to 1080000000 (300000 h), got %s",
+                    where, column(line, &f[4]), got);
     }
     uint32_t id;
     if (csv_id(p, &f[1], XXH64(f[1].p, f[1].len, 0), (uint32_t)size, &id))
@@ -461,7 +485,7 @@ static int read_csv(struct pass *p, int fd)
     char *buf = malloc(READ_BYTES);
     size_t have = 0, at = 0;
     uint64_t lineno = 0;
-    bool eof = false, first = true;
+    bool eof = false;
     int rc = -1;
     if (!buf)
         return fail(p, "out of memory reading the trace");
@@ -469,8 +493,9 @@ static int read_csv(struct pass *p, int fd)
         char *nl = memchr(buf + at, '\n', have - at);
         if (!nl && !eof) {
             if (have - at > TRACE_LINE_MAX_BYTES) {
-                fail(p, "%s:%llu: a line longer than %d bytes", p->t->file,
-                     (unsigned long long)lineno + 1, TRACE_LINE_MAX_BYTES);
+                fail(p, "%s:%llu:%d: a line longer than %d bytes", p->t->file,
+                     (unsigned long long)lineno + 1, TRACE_LINE_MAX_BYTES + 1,
+                     TRACE_LINE_MAX_BYTES);
                 goto out;
             }
             memmove(buf, buf + at, have - at);
@@ -490,11 +515,11 @@ static int read_csv(struct pass *p, int fd)
             break;
         p->at = ++lineno;
         if (len > TRACE_LINE_MAX_BYTES) {
-            fail(p, "%s:%llu: a line longer than %d bytes", p->t->file,
-                 (unsigned long long)lineno, TRACE_LINE_MAX_BYTES);
+            fail(p, "%s:%llu:%d: a line longer than %d bytes", p->t->file,
+                 (unsigned long long)lineno, TRACE_LINE_MAX_BYTES + 1, TRACE_LINE_MAX_BYTES);
             goto out;
         }
-        if (csv_line(p, buf + at, len, &first))
+        if (csv_line(p, buf + at, len))
             goto out;
         if (UNLIKELY((lineno & (STOP_EVERY - 1)) == 0 && p->stop && *p->stop)) {
             fail(p, "interrupted while reading the trace (%llu lines read)",
@@ -608,7 +633,8 @@ struct trace_reader *trace_reader_open(const struct trace_cfg *cfg,
                                        size_t errlen)
 {
     struct trace_reader *t = xcalloc(1, sizeof(*t));
-    struct pass p = {.t = t, .cfg = cfg, .stop = stop, .err = err, .errlen = errlen, .fd = -1};
+    struct pass p = {.t = t, .cfg = cfg, .stop = stop, .err = err, .errlen = errlen, .fd = -1,
+                     .before_requests = true};
     u64map_init(&p.wraps);
     t->file = xstrdup(cfg->path);
     t->scale_ns = 1e9 * cfg->time_scale;

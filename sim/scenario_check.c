@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -343,12 +344,15 @@ static char *trace_resolve(const char *scenario_file, const char *path)
 #define CSV_LOOK_BYTES 65536 /* how much of a csv trace check reads for a request */
 
 /* Whether the first len bytes of a csv trace (all of it when whole) hold a
- * request line: not blank, not a `#` comment, not the first line's header
- * (first field `time`), as models/trace_reader.c skips them. */
+ * request line: not blank, not a `#` comment, not the header (the first
+ * other line, when its first field is `time` in any case), as
+ * models/trace_reader.c skips them, after a UTF-8 byte order mark. */
 static bool csv_has_request(const char *buf, size_t len, bool whole)
 {
     const char *p = buf, *end = buf + len;
-    for (bool first = true; p < end; first = false) {
+    if (len >= 3 && !memcmp(p, "\xef\xbb\xbf", 3))
+        p += 3;
+    for (bool first = true; p < end;) {
         const char *nl = memchr(p, '\n', (size_t)(end - p));
         if (!nl && !whole)
             return true; /* a line cut by the look's end: not judged */
@@ -362,9 +366,11 @@ static bool csv_has_request(const char *buf, size_t len, bool whole)
         while (fe > p && (fe[-1] == ' ' || fe[-1] == '\t' || fe[-1] == '\r'))
             fe--;
         bool blank = p == e || (fe == p && f == e);
-        bool header = first && fe - p == 4 && !memcmp(p, "time", 4);
-        if (!blank && *p != '#' && !header)
-            return true;
+        if (!blank && *p != '#') {
+            if (!first || fe - p != 4 || strncasecmp(p, "time", 4))
+                return true;
+            first = false; /* the header */
+        }
         p = e + 1;
     }
     return false;

@@ -71,7 +71,7 @@ expect_exit 0 "check does not read the whole trace" "$RINGSIM" check "$T/sc/bad.
 expect_exit 1 "a bad line: the run fails before it starts" "$RINGSIM" run "$T/sc/bad.yaml" \
     -o "$T/bad.db" --quiet
 expect_eq "$(cat "$T/err")" \
-    "ringsim run: replay: $T/sc/traces/bad.csv:2: op: expected get, set or delete, got \"fetch\"" \
+    "ringsim run: replay: $T/sc/traces/bad.csv:2:5: op: expected get, set or delete, got \"fetch\"" \
     "a bad line: the trace file, the line and what was expected"
 expect_eq "$(sqlite3 "$T/bad.db" 'SELECT status FROM runs')" failed "recorded as failed"
 

@@ -440,14 +440,24 @@ static void test_trace_errors(void **state)
     (void)state;
     const char bad_op[] = "time,key,op\n1,a,get\n\n# a comment\n2,b,put\n";
     expect_build_error("op.csv", bad_op, strlen(bad_op), "csv",
-                       ":5: op: expected get, set or delete, got \"put\"");
+                       ":5:5: op: expected get, set or delete, got \"put\"");
     const char back[] = "1,a,get\n3,b,get\n2,c,get\n";
     expect_build_error("back.csv", back, strlen(back), "csv",
-                       ":3: time 2 s is before the previous request's (3 s); the requests must "
+                       ":3:1: time 2 s is before the previous request's (3 s); the requests must "
                        "be in time order");
     const char fields[] = "1,a\n";
     expect_build_error("fields.csv", fields, strlen(fields), "csv",
-                       ":1: expected time,key,op[,size[,ttl]] (3 to 5 fields), got 2 fields");
+                       ":1:4: expected time,key,op[,size[,ttl]] (3 to 5 fields), got 2 fields");
+    /* the column is the field's, after the spaces around it */
+    const char *wide = "1, a , get,  12x\n";
+    expect_build_error("size.csv", wide, strlen(wide), "csv",
+                       ":1:14: size: expected bytes from 0 to 4294967295, got \"12x\"");
+    /* a byte order mark is dropped, a header may follow comments (and is
+     * only the first other line: a second one is an error) */
+    const char bom[] = "\xef\xbb\xbf# made by a tool\n\nTime,Key,Op\n1,a,get\ntime,key,op\n";
+    expect_build_error("bom.csv", bom, strlen(bom), "csv",
+                       ":5:1: time: expected seconds from 0 to 4294967295 (such as 12 or 12.5), "
+                       "got \"time\"");
     /* a header and comments only: refused at load when check reads it all
      * (tests/unit/test_scenario.c); past the 64 KiB check reads, the reader
      * finds it */
