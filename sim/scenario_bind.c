@@ -209,6 +209,37 @@ static const char *expect_form(const struct key *k, char *buf, size_t n)
     }
 }
 
+/* What a value of the right form but too large for its type (past what
+ * the parser holds) should have been: the key's range when it has an upper
+ * bound, else the type's limit. */
+static const char *too_large(const struct key *k, char *buf, size_t n)
+{
+    struct key tmp;
+    k = bounded(k, &tmp);
+    if (k->has_hi)
+        return expect_range(k, buf, n);
+    char lo[32];
+    format_bound(k, k->lo, lo, sizeof lo);
+    if (k->type == KT_SIZE)
+        snprintf(buf, n, "a size %s %s and below 8388608TiB (2^63 bytes)",
+                 k->lo_open ? ">" : ">=", lo);
+    else
+        snprintf(buf, n, "%s from %s to 18446744073709551615", type_noun(k->type), lo);
+    return buf;
+}
+
+/* What a value that the parser refused should have been (rc a PARSE_ code). */
+static const char *refused(const struct key *k, int rc, char *buf, size_t n)
+{
+    if (rc == PARSE_TOO_LARGE)
+        return too_large(k, buf, n);
+    if (rc == PARSE_NOT_WHOLE && k->type == KT_DURATION)
+        return "a whole number of nanoseconds (such as 1.5us, not 1.5ns)";
+    if (rc == PARSE_NOT_WHOLE && k->type == KT_SIZE)
+        return "a whole number of bytes (such as 1.5KiB, not 1.5B)";
+    return expect_form(k, buf, n);
+}
+
 static const char *unquoted(const char *what, char *buf, size_t n)
 {
     if (what != buf) {
@@ -234,12 +265,17 @@ static bool in_range(const struct key *k, double v)
 typedef const char *(*setter_fn)(const struct key *k, const struct ynode *v, void *field,
                                  char *what, size_t n);
 
+/* A YAML null (`~`, `null`, or nothing after the colon) is the empty
+ * string, never the text "null": `description: ~` is no description, and
+ * `name: null` or `path: ~` are refused as empty, as `name:` is. A quoted
+ * "null" is that text (the emitter quotes such strings). */
 static const char *set_string(const struct key *k, const struct ynode *v, void *field,
                               char *what, size_t n)
 {
     if (v->type != YNODE_SCALAR)
         return "a string";
-    if ((k->flags & K_NONEMPTY) && !v->len)
+    bool null = ynode_is_null(v);
+    if ((k->flags & K_NONEMPTY) && (!v->len || null))
         return "a non-empty string";
     if (k->has_hi && (double)v->len > k->hi) {
         snprintf(what, n, "a %s of at most %.0f bytes (this one has %zu)",
@@ -248,7 +284,7 @@ static const char *set_string(const struct key *k, const struct ynode *v, void *
     }
     char **p = field;
     free(*p);
-    *p = xstrdup(v->text);
+    *p = xstrdup(null ? "" : v->text);
     return NULL;
 }
 
@@ -256,7 +292,7 @@ static const char *set_id(const struct key *k, const struct ynode *v, void *fiel
                           size_t n)
 {
     static const char expect[] = "a node id (non-empty, without spaces or commas)";
-    if (v->type != YNODE_SCALAR || !v->len)
+    if (v->type != YNODE_SCALAR || !v->len || ynode_is_null(v))
         return expect;
     for (const unsigned char *p = (const unsigned char *)v->text; *p; p++)
         if (isspace(*p) || *p == ',' || *p < 0x20 || *p == 0x7f)
@@ -268,8 +304,18 @@ static const char *set_uint(const struct key *k, const struct ynode *v, void *fi
                             size_t n)
 {
     uint64_t x;
-    if (v->type != YNODE_SCALAR || parse_u64(v->text, &x))
+    if (v->type != YNODE_SCALAR)
         return expect_form(k, what, n);
+    int rc = parse_u64(v->text, &x);
+    if (rc == PARSE_TOO_LARGE && k->check && !k->has_hi) { /* its own limit says it best */
+        uint64_t big = 0;
+        put_uint(k, &big, UINT64_MAX);
+        const char *w = k->check(&big, what, n);
+        if (w)
+            return w;
+    }
+    if (rc)
+        return refused(k, rc, what, n);
     if (!v->plain)
         return unquoted(expect_form(k, what, n), what, n);
     if (!in_range(k, (double)x) || (k->size == 4 && x > UINT32_MAX))
@@ -298,8 +344,11 @@ static const char *set_duration(const struct key *k, const struct ynode *v, void
     struct key tmp;
     k = bounded(k, &tmp);
     int64_t ns;
-    if (v->type != YNODE_SCALAR || parse_duration(v->text, &ns))
+    if (v->type != YNODE_SCALAR)
         return expect_form(k, what, n);
+    int rc = parse_duration(v->text, &ns);
+    if (rc)
+        return refused(k, rc, what, n);
     if (ns > MAX_DURATION_NS || !in_range(k, (double)ns)) /* exact at the bound */
         return expect_range(k, what, n);
     *(int64_t *)field = ns;
@@ -310,8 +359,11 @@ static const char *set_size(const struct key *k, const struct ynode *v, void *fi
                             size_t n)
 {
     uint64_t b;
-    if (v->type != YNODE_SCALAR || parse_size(v->text, &b))
+    if (v->type != YNODE_SCALAR)
         return expect_form(k, what, n);
+    int rc = parse_size(v->text, &b);
+    if (rc)
+        return refused(k, rc, what, n);
     if (!in_range(k, (double)b))
         return expect_range(k, what, n);
     *(uint64_t *)field = b;

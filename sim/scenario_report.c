@@ -135,6 +135,10 @@ void describe(const struct ynode *v, char *buf, size_t n)
                                : v->n ? "a sequence" : "an empty sequence");
         return;
     }
+    if (v->len && ynode_is_null(v)) { /* ~ or null, unquoted */
+        snprintf(buf, n, "%s", v->text[0] == '~' ? "null (~)" : "null");
+        return;
+    }
     sb_init(&sb);
     sb_putc(&sb, '"');
     for (i = 0; i < v->len && (sb.len < 80 || ((unsigned char)v->text[i] & 0xc0) == 0x80); i++) {

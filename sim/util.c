@@ -314,18 +314,23 @@ void diag_print(const struct diag *d, FILE *f)
 
 /* Parses "<digits>[.<digits>]" into an exact value scaled by 10^9 (so that
  * fractions survive), stopping at the first other character. Returns the
- * number of characters used, or 0 if there were no digits or it overflows. */
-static size_t parse_decimal_e9(const char *s, unsigned __int128 *out)
+ * number of characters used, or 0 if there were no digits; *why is 0, or
+ * PARSE_TOO_LARGE (past 2^100) or PARSE_NOT_WHOLE (finer than 1e-9) when
+ * the digits are well formed but cannot be held (the count still covers
+ * them, so the caller can judge the rest of the text). */
+static size_t parse_decimal_e9(const char *s, unsigned __int128 *out, int *why)
 {
     unsigned __int128 v = 0;
     size_t i = 0;
     int digits = 0, frac = 0;
+    *why = 0;
     while (isdigit((unsigned char)s[i]) || (s[i] == '_' && digits)) {
         if (s[i] != '_') {
-            v = v * 10 + (unsigned)(s[i] - '0');
+            if (!*why)
+                v = v * 10 + (unsigned)(s[i] - '0');
             digits++;
             if (v > ((unsigned __int128)1 << 100))
-                return 0;
+                *why = PARSE_TOO_LARGE;
         }
         i++;
     }
@@ -335,8 +340,8 @@ static size_t parse_decimal_e9(const char *s, unsigned __int128 *out)
             if (frac < 9) {
                 v = v * 10 + (unsigned)(s[i] - '0');
                 frac++;
-            } else if (s[i] != '0') {
-                return 0; /* finer than 1e-9 of the unit: not representable */
+            } else if (s[i] != '0' && !*why) {
+                *why = PARSE_NOT_WHOLE; /* finer than 1e-9 of the unit: not representable */
             }
             digits++;
             i++;
@@ -360,30 +365,35 @@ static int parse_with_units(const char *s, const struct unit *units, size_t n_un
 {
     unsigned __int128 v;
     size_t used;
+    int why;
     if (!s || !*s)
-        return -1;
-    used = parse_decimal_e9(s, &v);
+        return PARSE_BAD;
+    used = parse_decimal_e9(s, &v, &why);
     if (!used)
-        return -1;
+        return PARSE_BAD;
     const char *u = s + used;
     uint64_t scale = 0;
     if (!*u) {
-        if (!bare_ok && v != 0)
-            return -1;
+        if (!bare_ok && (v != 0 || why))
+            return PARSE_BAD;
         scale = 1;
     } else {
         for (size_t i = 0; i < n_units; i++)
             if (strcmp(u, units[i].name) == 0)
                 scale = units[i].scale;
         if (!scale)
-            return -1;
+            return PARSE_BAD;
     }
+    if (why)
+        return why; /* the form is right; the number is not */
+    if (v > ~(unsigned __int128)0 / scale)
+        return PARSE_TOO_LARGE; /* the product would wrap (and might pass the checks below) */
     unsigned __int128 total = v * scale;
     if (total % 1000000000u)
-        return -1; /* not a whole number of the base unit */
+        return PARSE_NOT_WHOLE; /* not a whole number of the base unit */
     total /= 1000000000u;
     if (total > (unsigned __int128)INT64_MAX)
-        return -1;
+        return PARSE_TOO_LARGE;
     *out = (uint64_t)total;
     return 0;
 }
@@ -395,8 +405,9 @@ int parse_duration(const char *s, int64_t *ns)
         {"m", 60000000000ULL}, {"h", 3600000000000ULL},
     };
     uint64_t v;
-    if (parse_with_units(s, units, ARRAY_LEN(units), false, &v))
-        return -1;
+    int rc = parse_with_units(s, units, ARRAY_LEN(units), false, &v);
+    if (rc)
+        return rc;
     *ns = (int64_t)v;
     return 0;
 }
@@ -414,7 +425,7 @@ int parse_size(const char *s, uint64_t *bytes)
 int parse_u64(const char *s, uint64_t *v)
 {
     if (!s || !isdigit((unsigned char)*s))
-        return -1;
+        return PARSE_BAD;
     const char *e = strpbrk(s, "eE");
     if (e) {
         /* exact scientific form: <digits>[.<digits>]e<digits> */
@@ -422,39 +433,53 @@ int parse_u64(const char *s, uint64_t *v)
         size_t ml = (size_t)(e - s);
         uint64_t ex;
         if (ml == 0 || ml >= sizeof mant)
-            return -1;
+            return PARSE_BAD;
         memcpy(mant, s, ml);
         mant[ml] = '\0';
-        if (parse_u64(e + 1, &ex) || ex > 19)
-            return -1;
+        int rc = parse_u64(e + 1, &ex);
+        if (rc == PARSE_BAD)
+            return PARSE_BAD;
         unsigned __int128 m;
-        size_t used = parse_decimal_e9(mant, &m);
+        int why;
+        size_t used = parse_decimal_e9(mant, &m, &why);
         if (used != ml)
-            return -1;
+            return PARSE_BAD;
+        if (why)
+            return why;
+        if (rc || ex > 19)
+            return m ? PARSE_TOO_LARGE : PARSE_BAD; /* 0e99 is no integer we read */
+        /* past INT64_MAX x 10^9 the result is too large; stopping there
+         * also keeps m from wrapping (< 2^104 after one more step) */
+        const unsigned __int128 limit = (unsigned __int128)INT64_MAX * 1000000000u;
         for (uint64_t i = 0; i < ex; i++)
-            m *= 10;
+            if ((m *= 10) > limit)
+                return PARSE_TOO_LARGE;
         if (m % 1000000000u)
-            return -1;
+            return PARSE_NOT_WHOLE;
         m /= 1000000000u;
         if (m > (unsigned __int128)INT64_MAX)
-            return -1;
+            return PARSE_TOO_LARGE;
         *v = (uint64_t)m;
         return 0;
     }
     uint64_t acc = 0;
-    bool prev_digit = false;
+    bool prev_digit = false, over = false;
     for (const char *p = s; *p; p++) {
         if (*p == '_' && prev_digit && isdigit((unsigned char)p[1])) {
             prev_digit = false;
             continue;
         }
         if (!isdigit((unsigned char)*p))
-            return -1;
-        if (acc > (UINT64_MAX - 9) / 10)
-            return -1;
-        acc = acc * 10 + (uint64_t)(*p - '0');
+            return PARSE_BAD;
+        if (acc > UINT64_MAX / 10
+            || (acc == UINT64_MAX / 10 && (uint64_t)(*p - '0') > UINT64_MAX % 10))
+            over = true;
+        else
+            acc = acc * 10 + (uint64_t)(*p - '0');
         prev_digit = true;
     }
+    if (over)
+        return PARSE_TOO_LARGE;
     *v = acc;
     return 0;
 }

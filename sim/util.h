@@ -101,15 +101,23 @@ void diag_print(const struct diag *d, FILE *f);
  * and is not a folder" in err. */
 int make_dirs(const char *path, char *err, size_t errlen);
 
+/* Why a parse_duration, parse_size or parse_u64 failed (any is non-zero):
+ * the text is not of the form, or it is but its value is past what the
+ * type holds (2^63 - 1 ns or bytes, or as "<mantissa>e<exp>"; 2^64 - 1 for
+ * an integer written in digits), or
+ * finer than the unit (a fraction of a nanosecond or a byte, "2.5e0"). */
+enum { PARSE_BAD = -1, PARSE_TOO_LARGE = -2, PARSE_NOT_WHOLE = -3 };
+
 /* Durations: "<number><unit>", unit ns|us|ms|s|m|h; the number may have a
  * fraction ("1.5s") as long as the result is a whole number of nanoseconds;
- * "0" alone is allowed. Returns 0 and sets *ns, or -1. */
+ * "0" alone is allowed. Returns 0 and sets *ns, or a PARSE_ code. */
 int parse_duration(const char *s, int64_t *ns);
 /* Sizes: "<number><unit>", unit B|KB|MB|GB|TB (10^3) or KiB|MiB|GiB|TiB
- * (2^10); a bare integer is bytes. Returns 0 and sets *bytes, or -1. */
+ * (2^10); a bare integer is bytes. Returns 0 and sets *bytes, or a PARSE_
+ * code. */
 int parse_size(const char *s, uint64_t *bytes);
 /* Integers: decimal digits, optional '_' separators, or an exact
- * "<mantissa>e<exp>" such as 1e6. Returns 0 or -1 (bad form or overflow). */
+ * "<mantissa>e<exp>" such as 1e6. Returns 0 or a PARSE_ code. */
 int parse_u64(const char *s, uint64_t *v);
 int parse_i64(const char *s, int64_t *v);
 /* A finite floating-point number; returns 0 or -1. */

@@ -213,12 +213,18 @@ static void fail_syntax(struct yparser *P)
         fail(P, line, col, "YAML syntax error: %s", problem);
         return;
     }
-    char msg[200];
+    char msg[240];
     if (p->context)
         snprintf(msg, sizeof msg, "%s (%s at line %d, column %d)", problem, p->context,
                  mark_line(p->context_mark), mark_col(p->context_mark));
     else
         snprintf(msg, sizeof msg, "%s", problem);
+    /* libyaml's words for a tab where indentation goes say nothing of tabs */
+    size_t at = p->problem_mark.index;
+    if (at < P->len && P->text[at] == '\t' && !strstr(problem, "tab")) {
+        size_t used = strlen(msg);
+        snprintf(msg + used, sizeof msg - used, "; it is a tab: YAML indents with spaces only");
+    }
     fail_at(P, p->problem_mark, "YAML syntax error: %s", msg);
 }
 
@@ -463,6 +469,10 @@ void yemit_scalar(struct yemitter *y, const char *s, bool plain)
         for (const unsigned char *p = (const unsigned char *)s; *p; p++)
             if (*p < 0x20 || *p == 0x7f)
                 style = YAML_DOUBLE_QUOTED_SCALAR_STYLE; /* escapes read back exactly */
+    /* a string that plain would read back as a YAML null (ynode_is_null) */
+    if (!plain && *s
+        && (!strcmp(s, "~") || !strcmp(s, "null") || !strcmp(s, "Null") || !strcmp(s, "NULL")))
+        style = YAML_SINGLE_QUOTED_SCALAR_STYLE;
     if (!yaml_scalar_event_initialize(&ev, NULL, NULL, (yaml_char_t *)s, (int)strlen(s), 1, 1,
                                       style)) {
         y->failed = true;

@@ -76,7 +76,7 @@ struct ynode *ynode_map_get_key(const struct ynode *m, const char *key);
 /* What went wrong while parsing; line/col are 1-based. */
 struct ytree_error {
     int line, col;
-    char msg[256];
+    char msg[320];
 };
 
 /* Parses text (len bytes; need not be NUL-terminated) as one YAML document.

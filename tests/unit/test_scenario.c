@@ -433,6 +433,34 @@ static void test_null_sections(void **state)
     scenario_destroy(s);
 }
 
+/* A YAML null given to a string is the empty string, never the text "null":
+ * refused where a value must not be empty; a quoted "null" is that text, and
+ * the effective scenario keeps it quoted so that it loads back the same. */
+static void test_null_strings(void **state)
+{
+    (void)state;
+    expect_error("nodes: [{id: null}]\n",
+                 "x.yaml:1:14: nodes.0.id: expected a node id (non-empty, without spaces or "
+                 "commas), got null");
+    expect_error("name: ~\n" NODES,
+                 "x.yaml:1:7: name: expected a non-empty name without '/' or control "
+                 "characters, got null (~)");
+    expect_error("workload: {hot_keys: [{key: NULL, share: 0.1}]}\n" NODES,
+                 "x.yaml:1:29: workload.hot_keys.0.key: expected a non-empty string, got null");
+    struct scenario *s = load_ok("description: ~\n" NODES);
+    assert_string_equal(s->description, "");
+    scenario_destroy(s);
+    s = load_ok("name: \"null\"\nworkload: {hot_keys: [{key: \"~\", share: 0.1}]}\n" NODES);
+    assert_string_equal(s->name, "null");
+    assert_non_null(strstr(s->effective_yaml, "name: 'null'\n"));
+    assert_non_null(strstr(s->effective_yaml, "- key: '~'\n"));
+    struct scenario *again = load_ok(s->effective_yaml);
+    assert_string_equal(again->name, "null");
+    assert_string_equal(again->workload.hot_keys[0].key, "~");
+    scenario_destroy(again);
+    scenario_destroy(s);
+}
+
 static void test_key_formats(void **state)
 {
     (void)state;
@@ -641,6 +669,38 @@ static void test_error_keys(void **state)
                  "x.yaml:2:23: workload.hot_keys.0.share: required key is missing");
 }
 
+/* A value of the right form but too large for its type is out of range,
+ * not of the wrong form; one finer than its unit says so. (Such values once
+ * also wrapped past 2^128 and could be taken as small ones.) */
+static void test_error_too_large(void **state)
+{
+    (void)state;
+    expect_error("routing: {vnodes: 99999999999999999999}\n" NODES,
+                 "x.yaml:1:19: routing.vnodes: expected an integer from 1 to 1000000, got "
+                 "\"99999999999999999999\"");
+    expect_error("routing: {vnodes: 640089741370226238596.828289878e19}\n" NODES,
+                 "x.yaml:1:19: routing.vnodes: expected an integer from 1 to 1000000, got "
+                 "\"640089741370226238596.828289878e19\"");
+    expect_error("seed: 18446744073709551616\n" NODES,
+                 "x.yaml:1:7: seed: expected an integer from 0 to 9223372036854775807, got "
+                 "\"18446744073709551616\"");
+    expect_error("duration: 99999999999999h\n" NODES,
+                 "x.yaml:1:11: duration: expected a duration > 0 and <= 300000h, got "
+                 "\"99999999999999h\"");
+    expect_error("cache: {capacity: 316912650057057350374.177754469GiB}\n" NODES,
+                 "x.yaml:1:19: cache.capacity: expected a size >= 1 and below 8388608TiB "
+                 "(2^63 bytes), got \"316912650057057350374.177754469GiB\"");
+    expect_error("cache: {capacity: 1.5B}\n" NODES,
+                 "x.yaml:1:19: cache.capacity: expected a whole number of bytes (such as "
+                 "1.5KiB, not 1.5B), got \"1.5B\"");
+    expect_error("cache: {rtt: 0.5ns}\n" NODES,
+                 "x.yaml:1:14: cache.rtt: expected a whole number of nanoseconds (such as "
+                 "1.5us, not 1.5ns), got \"0.5ns\"");
+    expect_error("duration: 10 s\n" NODES,
+                 "x.yaml:1:11: duration: expected a duration such as 20us, 1.5s or 2m, got "
+                 "\"10 s\"");
+}
+
 static void test_error_yaml(void **state)
 {
     (void)state;
@@ -649,6 +709,11 @@ static void test_error_yaml(void **state)
                  "parsing a flow sequence at line 1, column 8)");
     expect_error("a: b: c\n",
                  "x.yaml:1:5: YAML syntax error: mapping values are not allowed in this context");
+    /* a tab where indentation goes: libyaml's words do not say so, the message does */
+    expect_error(NODES "routing:\n\tvnodes: 5\n",
+                 "x.yaml:3:1: YAML syntax error: found character that cannot start any token "
+                 "(while scanning for the next token at line 3, column 1); it is a tab: YAML "
+                 "indents with spaces only");
     expect_error("", "x.yaml:1:1: the scenario is empty (expected a mapping with at least "
                      "nodes:)");
     expect_error("# only a comment\n\n", "x.yaml:1:1: the scenario is empty (expected a "
@@ -2046,6 +2111,7 @@ int main(void)
         cmocka_unit_test(test_strings_and_enums),
         cmocka_unit_test(test_string_bounds),
         cmocka_unit_test(test_null_sections),
+        cmocka_unit_test(test_null_strings),
         cmocka_unit_test(test_key_formats),
         cmocka_unit_test(test_error_type_and_range),
         cmocka_unit_test(test_error_units),
@@ -2053,6 +2119,7 @@ int main(void)
         cmocka_unit_test(test_error_quoted_numbers),
         cmocka_unit_test(test_error_collections),
         cmocka_unit_test(test_error_keys),
+        cmocka_unit_test(test_error_too_large),
         cmocka_unit_test(test_error_yaml),
         cmocka_unit_test(test_all_errors_sorted),
         cmocka_unit_test(test_error_limit),

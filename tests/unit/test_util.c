@@ -33,10 +33,21 @@ static void test_duration_errors(void **state)
 {
     (void)state;
     int64_t ns;
-    const char *bad[] = {"", "5", "s", "1.5", "1.5ns", "-1s", "10 s", "1x", "1e3s",
-                         "99999999999999999999h", "0.5.5s"};
+    const char *bad[] = {"", "5", "s", "1.5", "-1s", "10 s", "1x", "1e3s", "0.5.5s",
+                         "99999999999999999999999999999999x"};
     for (size_t i = 0; i < ARRAY_LEN(bad); i++)
-        assert_int_equal(parse_duration(bad[i], &ns), -1);
+        assert_int_equal(parse_duration(bad[i], &ns), PARSE_BAD);
+    /* the form is right, the value is not: told apart, for the messages */
+    const char *large[] = {"99999999999999999999h", "2562048h", "9223372036854775808ns",
+                           "99999999999999999999999999999999999s"};
+    for (size_t i = 0; i < ARRAY_LEN(large); i++)
+        assert_int_equal(parse_duration(large[i], &ns), PARSE_TOO_LARGE);
+    assert_int_equal(parse_duration("9223372036854775807ns", &ns), 0);
+    assert_int_equal(ns, INT64_MAX);
+    assert_int_equal(parse_duration("1.5ns", &ns), PARSE_NOT_WHOLE);
+    /* the products of these wrapped past 2^128 and were once taken as small values */
+    assert_int_equal(parse_duration("1267650600228229401496.703205376h", &ns), PARSE_TOO_LARGE);
+    assert_int_equal(parse_duration("0.0000000001s", &ns), PARSE_NOT_WHOLE);
 }
 
 static void test_sizes(void **state)
@@ -53,10 +64,17 @@ static void test_sizes(void **state)
     assert_int_equal(b, 1024);
     assert_int_equal(parse_size("10B", &b), 0);
     assert_int_equal(b, 10);
-    assert_int_equal(parse_size("1.5B", &b), -1);
-    assert_int_equal(parse_size("1 GiB", &b), -1);
-    assert_int_equal(parse_size("1gib", &b), -1);
-    assert_int_equal(parse_size("GiB", &b), -1);
+    assert_int_equal(parse_size("1.5B", &b), PARSE_NOT_WHOLE);
+    assert_int_equal(parse_size("1 GiB", &b), PARSE_BAD);
+    assert_int_equal(parse_size("1gib", &b), PARSE_BAD);
+    assert_int_equal(parse_size("GiB", &b), PARSE_BAD);
+    assert_int_equal(parse_size("8388608TiB", &b), PARSE_TOO_LARGE);
+    /* (2^88 + 5^9) x 2^40 wraps past 2^128 to 5^9 x 2^40, a whole number of
+     * bytes: once read as 2GiB; likewise (2^98 + 5^9) GiB */
+    assert_int_equal(parse_size("309485009821345068.726734181TiB", &b), PARSE_TOO_LARGE);
+    assert_int_equal(parse_size("316912650057057350374.177754469GiB", &b), PARSE_TOO_LARGE);
+    assert_int_equal(parse_size("8388607TiB", &b), 0);
+    assert_int_equal(b, 8388607ULL << 40);
 }
 
 static void test_integers(void **state)
@@ -72,11 +90,20 @@ static void test_integers(void **state)
     assert_int_equal(v, 1000000);
     assert_int_equal(parse_u64("2.5e3", &v), 0);
     assert_int_equal(v, 2500);
-    assert_int_equal(parse_u64("2.5e0", &v), -1);
-    assert_int_equal(parse_u64("many", &v), -1);
-    assert_int_equal(parse_u64("-1", &v), -1);
-    assert_int_equal(parse_u64("1.0", &v), -1);
-    assert_int_equal(parse_u64("99999999999999999999", &v), -1);
+    assert_int_equal(parse_u64("2.5e0", &v), PARSE_NOT_WHOLE);
+    assert_int_equal(parse_u64("many", &v), PARSE_BAD);
+    assert_int_equal(parse_u64("-1", &v), PARSE_BAD);
+    assert_int_equal(parse_u64("1.0", &v), PARSE_BAD);
+    assert_int_equal(parse_u64("1e", &v), PARSE_BAD);
+    assert_int_equal(parse_u64("99999999999999999999", &v), PARSE_TOO_LARGE);
+    assert_int_equal(parse_u64("18446744073709551616", &v), PARSE_TOO_LARGE);
+    assert_int_equal(parse_u64("1e20", &v), PARSE_TOO_LARGE);
+    /* m x 10^19 wrapped past 2^128 to a multiple of 10^9: once read as 9859827712 */
+    assert_int_equal(parse_u64("66461399789245793.645190354e19", &v), PARSE_TOO_LARGE);
+    assert_int_equal(parse_u64("18446744073709551615", &v), 0); /* every digit counts */
+    assert_int_equal(v, UINT64_MAX);
+    assert_int_equal(parse_u64("18_446_744_073_709_551_610", &v), 0);
+    assert_int_equal(v, UINT64_MAX - 5);
     assert_int_equal(parse_i64("-42", &s), 0);
     assert_int_equal(s, -42);
 }
