@@ -507,15 +507,17 @@ int parse_double(const char *s, double *v)
     for (const char *p = s; *p; p++)
         if (!(isdigit((unsigned char)*p) || strchr("+-.eE_", *p)))
             return -1;
-    char buf[128];
+    char *buf = xmalloc(strlen(s) + 1); /* every digit: a long number is not cut short */
     size_t j = 0;
-    for (const char *p = s; *p && j + 1 < sizeof buf; p++)
+    for (const char *p = s; *p; p++)
         if (*p != '_')
             buf[j++] = *p;
     buf[j] = '\0';
     errno = 0;
     double d = strtod(buf, &end);
-    if (*end || errno == ERANGE || !isfinite(d))
+    bool bad = *end || errno == ERANGE || !isfinite(d);
+    free(buf);
+    if (bad)
         return -1;
     *v = d;
     return 0;

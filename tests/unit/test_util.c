@@ -121,6 +121,18 @@ static void test_doubles(void **state)
     assert_int_equal(parse_double("0x10", &d), -1);
     assert_int_equal(parse_double("1e999", &d), -1);
     assert_int_equal(parse_double("", &d), -1);
+    /* every digit of a long number counts (it was cut at 127 characters:
+     * 0.000...05 read as 0, 1000...0 as 1e126) */
+    char longer[300] = "0.";
+    memset(longer + 2, '0', 200);
+    strcpy(longer + 202, "5");
+    assert_int_equal(parse_double(longer, &d), 0);
+    assert_true(d > 4.9e-201 && d < 5.1e-201);
+    memset(longer, '0', 250);
+    longer[0] = '1';
+    longer[250] = '\0';
+    assert_int_equal(parse_double(longer, &d), 0);
+    assert_true(d == 1e249);
 }
 
 static void test_format_duration(void **state)
