@@ -59,7 +59,8 @@ static double extrapolate_keys(const uint64_t *h, size_t seen, double total)
     return fmin(total, (double)all * pow(total / (double)seen, b));
 }
 
-/* The time of the last complete line of a csv file (from its last 4 KiB). */
+/* The time of the last complete line of a csv file whose time parses
+ * (from its last 4 KiB: a trailing comment or blank line is passed over). */
 static bool csv_last_time(int fd, double bytes, uint64_t *sec)
 {
     char tail[TRACE_LINE_MAX_BYTES + 2];
@@ -70,15 +71,24 @@ static bool csv_last_time(int fd, double bytes, uint64_t *sec)
     if (got <= 0)
         return false;
     size_t end = (size_t)got;
-    while (end && (tail[end - 1] == '\n' || tail[end - 1] == '\r'))
-        end--;
-    size_t start = end;
-    while (start && tail[start - 1] != '\n')
-        start--;
-    const char *c = memchr(tail + start, ',', end - start);
-    struct field f = {tail + start, c ? (size_t)(c - (tail + start)) : 0};
-    trim(&f);
-    return parse_seconds(&f, UINT32_MAX, sec, NULL);
+    /* the first line of the tail may be cut, unless the tail is the file */
+    size_t lowest = 0;
+    if (from > 0) {
+        const char *nl = memchr(tail, '\n', end);
+        lowest = nl ? (size_t)(nl - tail) + 1 : end;
+    }
+    while (end > lowest) {
+        size_t start = end;
+        while (start > lowest && tail[start - 1] != '\n')
+            start--;
+        const char *c = memchr(tail + start, ',', end - start);
+        struct field f = {tail + start, c ? (size_t)(c - (tail + start)) : 0};
+        trim(&f);
+        if (c && parse_seconds(&f, UINT32_MAX, sec, NULL))
+            return true;
+        end = start ? start - 1 : 0; /* the line before */
+    }
+    return false;
 }
 
 /* The keys and times of the csv lines in buf[0, len) that parse; returns

@@ -277,6 +277,18 @@ static void test_trace_estimate(void **state)
     judge(yaml, NULL, false, msg, sizeof msg, &c);
     assert_true(c.requests == 3000);
     assert_true(c.key_bytes == 700 * 100.0);
+    /* a csv larger than the sample ends in a comment and a blank line: its span
+     * still comes from its last request (1,000 s; 100 s of it played: a tenth) */
+    f = fopen(path, "w");
+    fprintf(f, "time,key,op\n");
+    const int lines = 1000000; /* some 15 MB, past the 8 MiB sampled */
+    for (int i = 0; i < lines; i++)
+        fprintf(f, "%d,k%d,get\n", (int)((int64_t)i * 1000 / lines), i % 700);
+    fprintf(f, "# the end of the capture\n\n");
+    fclose(f);
+    judge(yaml, NULL, false, msg, sizeof msg, &c);
+    if (c.requests < 0.08 * lines || c.requests > 0.12 * lines)
+        fail_msg("%.0f requests estimated for a tenth of %d", c.requests, lines);
     unlink(small_f);
     unlink(fresh);
     unlink(skew);
