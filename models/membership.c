@@ -634,7 +634,7 @@ uint32_t membership_publish(struct sim *s)
 {
     struct membership *m = s->mb;
     m->publish_pending = false;
-    bool moves_only = !m->changed;
+    bool moves_only = m->moves_only = !m->changed;
     m->changed = false;
     uint32_t old_id = membership_latest(s)->id;
     struct epoch *e = new_epoch(s);
@@ -719,17 +719,15 @@ double membership_node_vnodes(const struct sim *s, uint32_t node)
     return v > 0 ? v : membership_routing(s)->vnodes;
 }
 
-struct placement *membership_future(struct sim *s, uint32_t node, bool member)
+struct placement *membership_future(struct sim *s, const uint8_t *member)
 {
     struct membership *m = s->mb;
-    uint8_t was = m->member[node];
-    m->member[node] = member;
-    /* a snapshot of the membership as it would be published now */
+    /* a snapshot of that membership as it would be published now */
     struct epoch e;
     memset(&e, 0, sizeof e);
     e.id = m->n_epochs + 1;
     e.gen = m->n_gens - 1;
-    e.member = m->member;
+    e.member = (uint8_t *)member; /* read only */
     e.ejected = m->ejected;
     e.weight = xcalloc(s->n_nodes + 1, sizeof(*e.weight));
     e.address = xcalloc(s->n_nodes + 1, sizeof(*e.address));
@@ -742,7 +740,6 @@ struct placement *membership_future(struct sim *s, uint32_t node, bool member)
     struct placement *pl = build_placement(s, &e, NULL, prev); /* slots: moves from now */
     free(e.weight);
     free(e.address);
-    m->member[node] = was;
     return pl;
 }
 

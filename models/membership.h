@@ -56,6 +56,7 @@ struct membership {
     struct strbuf pending_why; /* changes waiting for the publication (EVK_PUBLISH) */
     bool publish_pending;
     bool changed;            /* a change other than slot moves waits for the publication */
+    bool moves_only;         /* the latest publication was made of slot moves only */
     uint8_t *join_empty;     /* per node: joins at the next publication without slots */
     bool any_join_empty;
     struct place_slot_move *moves; /* slot moves waiting for the publication (migrations) */
@@ -113,10 +114,11 @@ double membership_node_vnodes(const struct sim *s, uint32_t node);
 /* A key's position under a view's routing. */
 static inline uint64_t view_position(const struct sim *s, const struct view *v, uint32_t key);
 
-/* The placement the current membership would have with node in (member
- * true) or out, under the current routing (staged joins and drains).
- * Caller destroys; NULL if it cannot be built (the run has failed). */
-struct placement *membership_future(struct sim *s, uint32_t node, bool member);
+/* The placement a membership (per node: 1 = in the ring) would have if it
+ * were published now: today's weights, addresses, central ejections and
+ * routing (staged joins and drains). Caller destroys; NULL if it cannot be
+ * built (the run has failed). */
+struct placement *membership_future(struct sim *s, const uint8_t *member);
 
 /* Fencing: the epoch the nodes know at time t (published at least
  * fence_delay before t), and a key's owner in an epoch (its base view). */

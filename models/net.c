@@ -7,6 +7,7 @@
 
 #include "models/membership.h"
 #include "models/node.h"
+#include "models/trace.h"
 
 int net_create(struct sim *s)
 {
@@ -134,6 +135,8 @@ static void get_arrives(struct sim *s, uint32_t r, uint32_t nid, int64_t t_arriv
         /* forward (arrival mode only): the node passes it on to the owner */
         s->net->redirects++;
         q->node = owner;
+        if (q->flags & RQF_SAMPLED)
+            trace_asked(s, r, owner); /* the nodes asked, forwarding included */
         req_schedule_b(&s->eng, r, t_arrive + one_way(s, &s->nodes[owner]), EVK_GET_ARRIVE,
                        net_get_tag(q->attempt, owner, 0));
         return;

@@ -22,6 +22,20 @@
  * destination's, so at a high rate the last copies land well after the
  * last one started: the node stays a member, serving, until they have.
  *
+ * A transfer plans for the change as it would be published: the members
+ * then are today's, with its node in (join) or out (drain), and without
+ * every node being drained (they are leaving too: a drain copies nothing
+ * to another node being drained) — but for a drain of the ring's last
+ * node, which copies to the nodes warming to join. Whenever an epoch is published meanwhile
+ * (another node joins or leaves, a weight, vnodes, an address or the
+ * routing changes, a central ejection; not a slot migration's steps) — or
+ * a warming node's own weight, vnodes or address change, or another drain
+ * starts — every transfer under way plans again: the placement,
+ * the key positions, the share to reach and the list, from which the keys
+ * already at their destination (at the source's version or newer) are left
+ * out. The rate holds across plans: each list entry and refused attempt
+ * takes its turn, from the first plan's start.
+ *
  * A write committed meanwhile to a key being moved also invalidates it at
  * the key's destination (transfers_on_write), so a copy made before the
  * write does not outlive it — except one still in flight, which lands
@@ -103,18 +117,33 @@ static struct transfer *new_transfer(struct sim *s, uint32_t node, uint32_t even
     return t;
 }
 
-/* Appends the keys on node src that this transfer moves, MRU first. */
+/* Appends the keys on node src that this transfer moves, MRU first: for a
+ * join, those src holds as their owner now (not a former owner's leftover
+ * copy, which may be stale); on a new plan (again), not those the
+ * destination already holds at the version a copy would bring, or newer. */
 struct key_list {
     uint32_t *keys, n, cap;
 };
 
-static void collect(struct sim *s, const struct transfer *t, uint32_t src, struct key_list *l)
+static void collect(struct sim *s, const struct transfer *t, uint32_t src, bool again,
+                    struct key_list *l)
 {
     const struct item *items = s->pool->items;
+    uint32_t epoch = membership_latest(s)->id;
+    bool db = t->join && t->source == WARM_DB;
+    int64_t now = s->eng.now_ns;
     for (uint32_t it = s->nodes[src].store.head; it != STORE_NIL; it = items[it].next) {
         uint32_t k = items[it].key;
-        if (destination(s, t, k) == PLACE_NONE)
+        uint32_t dest = destination(s, t, k);
+        if (dest == PLACE_NONE)
             continue;
+        if (t->join && membership_owner(s, epoch, k) != src)
+            continue;
+        if (again) {
+            const struct item *there = store_get(&s->nodes[dest].store, k, now, false);
+            if (there && there->version >= (db ? db_version(s->db, k) : items[it].version))
+                continue;
+        }
         if (l->n == l->cap) {
             l->cap = l->cap ? l->cap * 2 : 256;
             l->keys = xrealloc(l->keys, l->cap * sizeof(*l->keys));
@@ -124,14 +153,14 @@ static void collect(struct sim *s, const struct transfer *t, uint32_t src, struc
 }
 
 /* The copy list: each source's keys MRU first, merged one from each in turn. */
-static void build_list(struct sim *s, struct transfer *t)
+static void build_list(struct sim *s, struct transfer *t, bool again)
 {
     struct key_list *per = xcalloc(s->n_nodes + 1, sizeof(*per));
     size_t total = 0;
     for (uint32_t i = 0; i < s->n_nodes; i++) {
         bool source = t->join ? i != t->node && membership_is_member(s, i) : i == t->node;
         if (source && s->nodes[i].state == NODE_UP && !s->nodes[i].gutter) {
-            collect(s, t, i, &per[i]);
+            collect(s, t, i, again, &per[i]);
             total += per[i].n;
         }
     }
@@ -158,7 +187,9 @@ static double future_mass(struct sim *s, const struct transfer *t)
     return m;
 }
 
-/* The share of the joining node's future GETs that would hit now. */
+/* The share of the joining node's future GETs that would hit now. Until a
+ * new plan every item it holds is a copy of a key it will own; after one,
+ * only those it will own under the new plan count. */
 static double hit_share(struct sim *s, const struct transfer *t)
 {
     if (t->future_mass <= 0)
@@ -166,10 +197,46 @@ static double hit_share(struct sim *s, const struct transfer *t)
     const struct item *items = s->pool->items;
     double held = 0;
     int64_t now = s->eng.now_ns;
-    for (uint32_t it = s->nodes[t->node].store.head; it != STORE_NIL; it = items[it].next)
-        if (!items[it].expire_ns || items[it].expire_ns > now)
-            held += workload_key_prob(s->wl, items[it].key);
+    for (uint32_t it = s->nodes[t->node].store.head; it != STORE_NIL; it = items[it].next) {
+        uint32_t k = items[it].key;
+        if (items[it].expire_ns && items[it].expire_ns <= now)
+            continue;
+        if (t->plan && placement_lookup(t->future, pos_of(s, t, k)) != t->node)
+            continue;
+        held += workload_key_prob(s->wl, k);
+    }
     return held / t->future_mass;
+}
+
+/* Plans the transfer for the change as it would be published now: the
+ * placement (today's members, the node in for a join and out for a drain,
+ * every node being drained out), the key positions, the share to reach,
+ * the list. again: a new plan of a transfer under way. Returns 0, or -1
+ * if the placement cannot be built (the run has failed). */
+static int plan(struct sim *s, struct transfer *t, bool again)
+{
+    uint8_t *member = xmalloc(s->n_nodes + 1);
+    memcpy(member, s->mb->member, s->n_nodes);
+    for (uint32_t i = 0; i < s->tr->n; i++)
+        if (s->tr->t[i].active && !s->tr->t[i].join)
+            member[s->tr->t[i].node] = 0;
+    member[t->node] = t->join;
+    bool none = true;
+    for (uint32_t i = 0; i < s->n_nodes && none; i++)
+        none = !member[i] || s->nodes[i].gutter;
+    if (none) /* a drain of the ring's last node: to the nodes warming to join it */
+        for (uint32_t i = 0; i < s->tr->n; i++)
+            if (s->tr->t[i].active && s->tr->t[i].join)
+                member[s->tr->t[i].node] = 1;
+    t->future = membership_future(s, member);
+    free(member);
+    if (!t->future)
+        return -1;
+    t->pos = membership_current_positions(s);
+    build_list(s, t, again);
+    if (t->join)
+        t->future_mass = future_mass(s, t);
+    return 0;
 }
 
 static void start(struct sim *s, struct transfer *t, const char *what, int64_t max_wait_ns)
@@ -181,9 +248,12 @@ static void start(struct sim *s, struct transfer *t, const char *what, int64_t m
     sim_event(s, what, s->nodes[t->node].id, "%u keys to copy %s at %g a second; at most %s",
               t->n, t->join && t->source == WARM_DB ? "from the database" : "from the caches",
               t->rate, wait);
-    sim_schedule(s, s->eng.now_ns, EVK_TRANSFER_STEP, id, 0);
+    sim_schedule(s, s->eng.now_ns, EVK_TRANSFER_STEP, id, t->plan);
     sim_schedule(s, s->eng.now_ns + max_wait_ns, EVK_TRANSFER_END, id, 0);
 }
+
+static int replan(struct sim *s, uint32_t i);
+static void finish(struct sim *s, struct transfer *t, const char *why);
 
 void transfer_start_join(struct sim *s, uint32_t node, uint32_t event)
 {
@@ -192,11 +262,8 @@ void transfer_start_join(struct sim *s, uint32_t node, uint32_t event)
     t->rate = w->rate;
     t->source = w->source;
     t->until_hit_rate = w->until_hit_rate;
-    t->future = membership_future(s, node, true);
-    if (!t->future)
+    if (plan(s, t, false))
         return;
-    build_list(s, t);
-    t->future_mass = future_mass(s, t);
     start(s, t, "warm_start", w->max_wait_ns);
 }
 
@@ -206,11 +273,55 @@ void transfer_start_drain(struct sim *s, uint32_t node, uint32_t event)
     struct transfer *t = new_transfer(s, node, event, false);
     t->rate = d->rate;
     t->source = WARM_OWNERS;
-    t->future = membership_future(s, node, false);
-    if (!t->future)
+    if (plan(s, t, false))
         return;
-    build_list(s, t);
     start(s, t, "drain_start", d->max_wait_ns);
+    /* the other transfers send nothing to a node leaving now */
+    uint32_t id = (uint32_t)(t - s->tr->t);
+    for (uint32_t i = 0; i < s->tr->n; i++)
+        if (i != id && s->tr->t[i].active && replan(s, i))
+            return; /* the run has failed */
+}
+
+/* When the k-th turn of the transfer's list (from its first plan) is due. */
+static int64_t turn_at(const struct sim *s, const struct transfer *t)
+{
+    int64_t k = t->turns + t->next + t->refused;
+    return MAX(t->start_ns + (int64_t)ceil((double)k * 1e9 / t->rate), s->eng.now_ns);
+}
+
+/* Plans transfer i again; -1 if the run has failed. */
+static int replan(struct sim *s, uint32_t i)
+{
+    struct transfer *t = &s->tr->t[i];
+    t->turns += t->next + t->refused;
+    placement_destroy(t->future);
+    free(t->keys);
+    free(t->from);
+    t->future = NULL;
+    t->keys = t->from = NULL;
+    t->n = t->next = 0;
+    t->refused = 0;
+    t->listed = false; /* the copies of the earlier plans still land; they finish nothing */
+    t->plan++;
+    if (plan(s, t, true)) {
+        t->active = false;
+        return -1;
+    }
+    if (t->join && hit_share(s, t) >= t->until_hit_rate) { /* say, its weight fell */
+        finish(s, t, "reached until_hit_rate");
+        return 0;
+    }
+    /* the earlier plan's next step is dropped: this one takes the turn */
+    sim_schedule(s, turn_at(s, t), EVK_TRANSFER_STEP, i, t->plan);
+    return 0;
+}
+
+void transfers_replan(struct sim *s)
+{
+    for (uint32_t i = 0; i < s->tr->n; i++)
+        if (s->tr->t[i].active && replan(s, i))
+            return; /* the run has failed */
 }
 
 bool transfer_active(const struct sim *s, uint32_t node)
@@ -234,19 +345,26 @@ static void finish(struct sim *s, struct transfer *t, const char *why)
                  (long long)t->lost);
     if (t->lost && !strcmp(why, "every key copied"))
         why = "every key tried";
+    if (n->state != NODE_UP) /* a crash: nothing more to copy from or to it */
+        why = "the node is down";
+    char plans[64] = ""; /* said only when the ring changed meanwhile */
+    if (t->plan)
+        snprintf(plans, sizeof plans, "; planned again %u time%s as the ring changed", t->plan,
+                 t->plan == 1 ? "" : "s");
     if (t->join) {
         snprintf(detail, sizeof detail, "add_node %s (warmed: %lld copies, %.1f%% of its GETs "
                  "would hit; %s)", n->id, (long long)t->copies, 100 * share, why);
         membership_set_member(s, t->node, true);
-        sim_event(s, "warm_done", n->id, "%lld copies%s, %.1f%% of its GETs would hit; %s",
-                  (long long)t->copies, lost, 100 * share, why);
+        sim_event(s, "warm_done", n->id, "%lld copies%s, %.1f%% of its GETs would hit; %s%s",
+                  (long long)t->copies, lost, 100 * share, why, plans);
     } else {
         snprintf(detail, sizeof detail, "remove_node %s (drained: %lld copies; %s)", n->id,
                  (long long)t->copies, why);
         node_leave(s, n);
         membership_set_member(s, t->node, false);
         health_node_left(s, t->node);
-        sim_event(s, "drain_done", n->id, "%lld copies%s; %s", (long long)t->copies, lost, why);
+        sim_event(s, "drain_done", n->id, "%lld copies%s; %s%s", (long long)t->copies, lost, why,
+                  plans);
     }
     membership_change(s, detail);
     /* its placement stays until the run ends: copies in flight still land */
@@ -315,11 +433,11 @@ static void copy_over(struct sim *s, struct transfer *t)
         finish(s, t, "every key copied");
 }
 
-void transfer_step(struct sim *s, uint32_t id)
+void transfer_step(struct sim *s, uint32_t id, uint32_t plan_no)
 {
     struct transfer *t = &s->tr->t[id];
-    if (!t->active)
-        return;
+    if (!t->active || plan_no != t->plan)
+        return; /* over, or a step of an earlier plan */
     enum copy_result c = COPY_NOTHING;
     while (t->next < t->n && (c = copy_one(s, t, t->next)) == COPY_NOTHING)
         t->next++;
@@ -338,8 +456,7 @@ void transfer_step(struct sim *s, uint32_t id)
         return;
     }
     /* the k-th attempt starts k / rate after the start (refused ones count) */
-    int64_t at = t->start_ns + (int64_t)ceil((double)(t->next + t->refused) * 1e9 / t->rate);
-    sim_schedule(s, MAX(at, s->eng.now_ns), EVK_TRANSFER_STEP, id, 0);
+    sim_schedule(s, turn_at(s, t), EVK_TRANSFER_STEP, id, t->plan);
 }
 
 void transfer_end(struct sim *s, uint32_t id)
@@ -357,15 +474,17 @@ void transfer_copy_read(struct sim *s, uint32_t r)
         transfer_copy_lost(s, r);
         return;
     }
+    if (q->fill_node == PLACE_NONE) { /* from the database: read, whatever comes of it */
+        db_read_done(s, q->t_db_ns);
+        t->db_reads++;
+        s->tr->db_reads_tick++;
+    }
     uint32_t dest = destination(s, t, q->key);
     if (dest == PLACE_NONE || s->nodes[dest].state != NODE_UP) {
         copy_over(s, t);
         return; /* it does not move any more */
     }
-    if (q->fill_node == PLACE_NONE) { /* from the database: fresh */
-        db_read_done(s, q->t_db_ns);
-        t->db_reads++;
-        s->tr->db_reads_tick++;
+    if (q->fill_node == PLACE_NONE) { /* fresh */
         q->version = db_version(s->db, q->key);
     } else {
         struct node *n = &s->nodes[q->fill_node];

@@ -31,6 +31,8 @@ struct transfer {
     uint32_t in_flight;      /* copies started and not yet landed or lost */
     bool listed;             /* every key of the list started: done when in_flight is 0 */
     double future_mass;      /* join: request probability of the keys it will own */
+    uint32_t plan;           /* plans made so far (a step of an earlier one is dropped) */
+    int64_t turns;           /* list entries and refused attempts of the earlier plans */
     int64_t copies, db_reads;
     int64_t refused;         /* attempts the full database refused (tried again) */
     int64_t lost;            /* copies a full queue refused or a node going down lost */
@@ -55,8 +57,15 @@ void transfer_cancel(struct sim *s, uint32_t node);
 /* Whether a transfer is under way for the node. */
 bool transfer_active(const struct sim *s, uint32_t node);
 
-/* EVK_TRANSFER_STEP, EVK_TRANSFER_END, EVK_COPY_READ. */
-void transfer_step(struct sim *s, uint32_t id);
+/* The ring changed under the transfers: an epoch was published (but one
+ * of slot moves only), or a warming node's weight, vnodes or address
+ * changed. Every transfer under way plans its copies again for the change
+ * as it would be published now (a drain starting does so for the others
+ * itself). */
+void transfers_replan(struct sim *s);
+
+/* EVK_TRANSFER_STEP (b: the plan it belongs to), EVK_TRANSFER_END, EVK_COPY_READ. */
+void transfer_step(struct sim *s, uint32_t id, uint32_t plan);
 void transfer_end(struct sim *s, uint32_t id);
 void transfer_copy_read(struct sim *s, uint32_t r);
 /* A copy landed at its destination (stored or not). */

@@ -852,8 +852,12 @@ void results_schema_markdown(FILE *f)
                "`trace_end` (a replayed trace has no more requests), `epoch` "
                "(a ring epoch published), `adopt` (an instance adopts one late), `eject`, "
                "`eject_held` (a guard held an ejection back), `readmit`, "
-               "`cascade_removal`, and the first 100 `stale_overwrite`s with key and "
-               "versions. `t_s` is the event's own time.\n\n");
+               "`cascade_removal`, `hot_key_detected` and `hot_key_cooled`, the stages of "
+               "staged joins and drains (`warm_start`, `warm_done`, `warm_cancel`, "
+               "`drain_start`, `drain_done`, `drain_cancel`) and of slot migrations "
+               "(`migrate_start`, `migrate_done`, `migrate_cancel`), and the first 100 "
+               "`stale_overwrite`s with key and versions. `t_s` is the event's own "
+               "time.\n\n");
     md_table(f, "summary", "One row per finished or interrupted run: `(run_id, ...)`.",
              results_sum_cols, ARRAY_LEN(results_sum_cols));
     md_table(f, "requests", "With `output.sample_requests: F`, one row per recorded client "

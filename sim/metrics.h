@@ -91,7 +91,7 @@
     X(key,              T, "the key") \
     X(op,               T, "get or set (a write)") \
     X(epoch,            I, "the ring epoch the instance held when it started") \
-    X(owner,            T, "the key's owner in the instance's view then (the node it routed to)") \
+    X(owner,            T, "the key's owner in the instance's view then (the node it routes to, unless a gutter node, a bounded-load cap or replica reads send it elsewhere: `node` says where)") \
     X(previous_owner,   T, "the key's owner in the instance's previous epoch, when it differs; NULL otherwise") \
     X(node,             T, "the nodes actually asked, in order, comma-separated (redirects, fallback and forwarding add to it); NULL if none") \
     X(source,           T, "where the answer came from: node, previous_owner, local (the instance's local cache), db, or none (the operation failed)") \

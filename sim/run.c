@@ -42,6 +42,10 @@ static void on_publish(struct sim *s, uint32_t a, uint32_t b)
     if (!epoch)
         return; /* the run has failed, with the reason */
     clients_epoch_published(s, epoch);
+    /* copies go where the new epoch sends them; a slot migration's steps
+     * (an epoch a slot) leave the plans as they are */
+    if (UNLIKELY(s->tr->n) && !s->mb->moves_only)
+        transfers_replan(s);
     membership_trim(s);
 }
 
@@ -90,8 +94,7 @@ static void on_scenario_step(struct sim *s, uint32_t a, uint32_t b)
 
 static void on_transfer_step(struct sim *s, uint32_t a, uint32_t b)
 {
-    (void)b;
-    transfer_step(s, a);
+    transfer_step(s, a, b);
 }
 
 static void on_transfer_end(struct sim *s, uint32_t a, uint32_t b)
@@ -264,6 +267,7 @@ void sim_destroy(struct sim *s)
     workload_destroy(s->wl);
     free(s->series);
     free(s->step_from);
+    free(s->gradual);
     engine_deinit(&s->eng);
     free(s);
 }

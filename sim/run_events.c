@@ -55,13 +55,30 @@ static void node_returns(struct sim *s, uint32_t node)
     free(had);
 }
 
+/* The gradual change a node's weight (vnodes: its vnodes) follows: the
+ * latest set_weight (set_vnodes) of it; 0, none. */
+static uint32_t *gradual_of(struct sim *s, uint32_t node, bool vnodes)
+{
+    if (!s->gradual)
+        s->gradual = xcalloc(2 * (size_t)s->n_nodes + 1, sizeof(*s->gradual));
+    return &s->gradual[2 * (size_t)node + vnodes];
+}
+
 static void add_node(struct sim *s, const struct event_cfg *e, uint32_t idx)
 {
     struct node *n = event_node(s, e);
-    if (n->state == NODE_UP)
-        transfer_cancel(s, n->index); /* removed with a drain still running: it stays */
+    bool stays = n->state == NODE_UP; /* removed with a drain still running: it stays */
+    if (stays)
+        transfer_cancel(s, n->index);
     else
         node_returns(s, n->index);
+    /* the weight is this event's from now: steps left of a set_weight are
+     * dropped; a node that comes back new has the routing's vnodes too */
+    *gradual_of(s, n->index, false) = 0;
+    if (!stays) {
+        *gradual_of(s, n->index, true) = 0;
+        membership_set_vnodes(s, n->index, 0);
+    }
     if (node_join(s, n, e->address, e->weight, e->zone, &e->cache)) {
         sim_fail(s, "out of memory for the queue of node %s", n->id);
         return;
@@ -85,7 +102,8 @@ static void remove_node(struct sim *s, const struct event_cfg *e, uint32_t idx)
 {
     struct node *n = event_node(s, e);
     transfer_cancel(s, n->index); /* a join still warming ends here */
-    if (e->drain.rate > 0 && membership_is_member(s, n->index)) {
+    bool member = membership_is_member(s, n->index);
+    if (e->drain.rate > 0 && member) {
         sim_event(s, event_kind_name(e->kind), n->id, "draining before it leaves");
         transfer_start_drain(s, n->index, idx);
         return;
@@ -93,8 +111,10 @@ static void remove_node(struct sim *s, const struct event_cfg *e, uint32_t idx)
     node_leave(s, n);
     membership_set_member(s, n->index, false);
     health_node_left(s, n->index);
-    sim_event(s, event_kind_name(e->kind), n->id, "%s", "");
-    membership_changed(s, "remove_node", n);
+    sim_event(s, event_kind_name(e->kind), n->id, "%s",
+              member ? "" : "it was warming, not yet in the ring: no epoch");
+    if (member) /* one still warming was never in the ring: nothing to publish */
+        membership_changed(s, "remove_node", n);
 }
 
 static void slow_node(struct sim *s, const struct event_cfg *e, uint32_t idx)
@@ -130,8 +150,12 @@ static void set_address(struct sim *s, const struct event_cfg *e)
     struct node *n = event_node(s, e);
     node_set_address(n, e->address);
     sim_event(s, event_kind_name(e->kind), n->id, "%s", n->address);
-    if (s->pp.node_key_address && membership_is_member(s, n->index))
+    if (!membership_routing(s)->node_key_address)
+        return;
+    if (membership_is_member(s, n->index))
         membership_changed(s, "set_address", n);
+    else if (transfer_active(s, n->index))
+        transfers_replan(s); /* warming: where it will be in the ring moved */
 }
 
 /* ---- gradual and protocol changes ------------------------------------------------- */
@@ -165,11 +189,17 @@ static void gradual_step(struct sim *s, const struct event_cfg *e, uint32_t idx,
     sim_event(s, event_kind_name(e->kind), n->id, "%s", why + strlen(event_kind_name(e->kind)) + 1);
     if (membership_is_member(s, n->index))
         membership_change(s, why);
+    else if (transfer_active(s, n->index))
+        transfers_replan(s); /* warming: the share it will own changed */
 }
 
+/* A set_weight (set_vnodes) replaces the steps left of an earlier one of the
+ * same node: from now on the node's weight (vnodes) follows the latest. */
 static void gradual_start(struct sim *s, const struct event_cfg *e, uint32_t idx)
 {
     struct node *n = event_node(s, e);
+    uint32_t *follows = gradual_of(s, n->index, e->kind == EV_SET_VNODES);
+    *follows = idx + 1;
     *step_from(s, idx) = e->kind == EV_SET_WEIGHT ? n->weight : membership_node_vnodes(s, n->index);
     gradual_step(s, e, idx, 1);
     for (uint32_t i = 2; i <= e->steps; i++)
@@ -178,7 +208,10 @@ static void gradual_start(struct sim *s, const struct event_cfg *e, uint32_t idx
 
 void run_scenario_step(struct sim *s, uint32_t idx, uint32_t step)
 {
-    gradual_step(s, &s->sc->events[idx], idx, step);
+    const struct event_cfg *e = &s->sc->events[idx];
+    if (*gradual_of(s, event_node(s, e)->index, e->kind == EV_SET_VNODES) != idx + 1)
+        return; /* a later set_weight (set_vnodes) of the node, or its add_node, replaced it */
+    gradual_step(s, e, idx, step);
 }
 
 /* A change of the routing protocol for every node at once: a new routing

@@ -491,8 +491,11 @@ static const struct key warm_keys[] = {
 static const struct section warm_section = {
     SECTION("events.N.add_node.warm", warm_keys, struct warm_cfg),
     .doc = "A staged join: before the node enters the ring (a new epoch), a copier loads the "
-           "keys it will own, most recently used first, at `rate` keys a second. Writes "
-           "meanwhile invalidate the copies too."};
+           "keys it will own, held at their owners, most recently used first, at `rate` keys "
+           "a second. Writes meanwhile invalidate the copies too. If the ring changes "
+           "meanwhile (another node joins or leaves, a weight, vnodes, an address or the "
+           "routing changes, its own weight included), the copier plans again for the ring "
+           "it will then join."};
 #define DR struct drain_cfg
 static const struct key drain_keys[] = {
     {"rate", KT_NUMBER, F(DR, rate), .flags = K_REQUIRED, ABOVE_UPTO(0, 1e9),
@@ -508,14 +511,18 @@ static const struct key drain_keys[] = {
 static const struct section drain_section = {
     SECTION("events.N.remove_node.drain", drain_keys, struct drain_cfg),
     .doc = "A drain: before the node leaves, its items are copied to their next owners, most "
-           "recently used first, at `rate` keys a second; then it leaves (a new epoch)."};
+           "recently used first, at `rate` keys a second; then it leaves (a new epoch). The "
+           "next owners are those of the ring without it and without any other node being "
+           "drained (when that ring has no node, the nodes warming to join); if the ring "
+           "changes meanwhile, the copier plans again."};
 
 static const struct key add_node_keys[] = {
     {"id", KT_ID, F(EC, node), .flags = K_REQUIRED, MAX_BYTES(MAX_ID_BYTES),
      .doc = "The new node; must not be in the cluster at that time (a removed id may return, "
-            "as a new, empty node with this event's address, weight, zone and cache keys; one "
-            "whose drain still runs never left: its drain is cancelled, and it keeps its "
-            "items and settings but for address and weight)."},
+            "as a new, empty node with this event's address, weight, zone and cache keys and "
+            "the routing's vnodes; one whose drain still runs never left: its drain is "
+            "cancelled, and it keeps its items and settings but for address and weight). "
+            "Steps left of an earlier `set_weight` of the id are dropped."},
     {"address", KT_STRING, F(EC, address), .def_doc = "the id", MAX_BYTES(MAX_ID_BYTES),
      .doc = "Its address."},
     {"weight", KT_NUMBER, F(EC, weight), .def = "1", ABOVE_UPTO(0, PLACE_MAX_WEIGHT),
@@ -674,11 +681,13 @@ static const struct section crash_zone_section = {
 static const struct section set_weight_section = {
     SECTION("events.N.set_weight", set_weight_keys, struct event_cfg), .post = gradual_post,
     .doc = "A node's weight changes, at once or in `steps` epochs `every` apart (the practice "
-           "of taking a node's load away in halves)."};
+           "of taking a node's load away in halves). A later `set_weight` of the node replaces "
+           "this one's steps left."};
 static const struct section set_vnodes_section = {
     SECTION("events.N.set_vnodes", set_vnodes_keys, struct event_cfg), .post = gradual_post,
     .doc = "A node's own number of ring points per unit of weight changes (`ring` and "
-           "`bounded`), at once or in `steps` epochs `every` apart."};
+           "`bounded`), at once or in `steps` epochs `every` apart. A later `set_vnodes` of "
+           "the node replaces this one's steps left."};
 static const struct section set_routing_section = {
     SECTION("events.N.set_routing", set_routing_keys, struct event_cfg),
     .post = set_routing_post,

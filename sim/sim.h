@@ -158,6 +158,8 @@ struct sim {
     size_t n_series, cap_series;
     struct tick_sums sums;   /* over the recorded ticks */
     double *step_from;       /* run_events.c: per event, the value a gradual change starts from */
+    uint32_t *gradual;       /* run_events.c: per node, the set_weight and the set_vnodes whose
+                                steps it takes (event + 1; 0: none), [2 node] and [2 node + 1] */
 };
 
 /* Shorthands for the models' most common engine calls. */

@@ -9,11 +9,15 @@
  *  - a drain: the hit rate stays up where an instant removal drops it;
  *  - a weight halved in four steps: the same keys move, in smaller waves;
  *  - a hash change: about 1 - 1/N of the keys move (N equal nodes);
- *  - an address change moves keys under node_key: address only;
+ *  - an address change moves keys under node_key: address only, the
+ *    routing's of the moment (a set_routing to it included);
+ *  - a later set_weight (set_vnodes) of a node replaces an earlier one's
+ *    steps left, and an id added back has the routing's vnodes again;
  *  - backfill_mode wait: fewer failed reads than fail, at a latency cost;
  *  - network jitter: fills and write-throughs overtake each other (clobbers);
  *  - sampled request traces: about the fraction asked, and they change
- *    nothing else (the tick rows are identical).
+ *    nothing else (the tick rows are identical); a redirected operation
+ *    lists every node it reached, MOVED (reject) or passed on (forward).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -159,6 +163,67 @@ static void test_gradual_weight(void **state)
     mem_run_free(&steps);
 }
 
+/* The keys moved by the n-th epoch event, from 0 (the epoch of time 0 has
+ * none): from its detail. */
+static long long epoch_moved(const struct mem_run *m, int nth)
+{
+    int seen = 0;
+    for (size_t i = 0; i < m->n_events; i++) {
+        if (strcmp(m->events[i].kind, "epoch") || seen++ < nth)
+            continue;
+        const char *p = strstr(m->events[i].detail, "in the ring, ");
+        assert_non_null(p);
+        return atoll(p + strlen("in the ring, "));
+    }
+    fail_msg("no epoch number %d", nth);
+    return -1;
+}
+
+/* The detail of the last event of a kind ("" when none), and their count. */
+static const char *last_detail(const struct mem_run *m, const char *kind, int *count)
+{
+    const char *d = "";
+    *count = 0;
+    for (size_t i = 0; i < m->n_events; i++)
+        if (!strcmp(m->events[i].kind, kind)) {
+            d = m->events[i].detail;
+            ++*count;
+        }
+    return d;
+}
+
+/* Two gradual changes of one node overlapping: the later one replaces the
+ * earlier one's steps left, and the node ends at the later target. (The
+ * steps once interleaved: A went 1.5, 1, 2, 0.5, 2.5, 3 and ended at the
+ * earlier event's 3; B's set_vnodes 256 at once was undone by the earlier
+ * event's last step, 1.) An id removed and added back is a new node, with
+ * the routing's vnodes: it takes a fresh node's share (it once kept its
+ * set_vnodes 1, and took 0.2% of the keys). */
+static void test_gradual_latest_wins(void **state)
+{
+    (void)state;
+    struct mem_run m, back;
+    run_four(&m, "{at: 30s, set_weight: {id: A, weight: 3, steps: 4, every: 10s}}, "
+                 "{at: 35s, set_weight: {id: A, weight: 0.5, steps: 2, every: 10s}}, "
+                 "{at: 36s, set_vnodes: {id: B, vnodes: 1, steps: 2, every: 10s}}, "
+                 "{at: 40s, set_vnodes: {id: B, vnodes: 512}}", NULL);
+    int n;
+    const char *d = last_detail(&m, "set_weight", &n);
+    assert_int_equal(n, 3); /* 30 s and 35 s (step 1 of each), 45 s (the later's step 2) */
+    assert_string_equal(d, "A 0.5 (step 2 of 2)");
+    d = last_detail(&m, "set_vnodes", &n);
+    assert_int_equal(n, 2);
+    assert_string_equal(d, "B 512 (step 1 of 1)");
+    assert_int_equal(mem_count_events(&m, "epoch"), 5);
+    mem_run_free(&m);
+
+    run_four(&back, "{at: 30s, set_vnodes: {id: C, vnodes: 1}}, "
+                    "{at: 50s, remove_node: {id: C}}, {at: 60s, add_node: {id: C}}", NULL);
+    /* a fresh node of four takes about a quarter of the 50,000 keys */
+    CHECK_RANGE(epoch_moved(&back, 2), 0.2 * 50000, 0.3 * 50000, "C back: keys moved");
+    mem_run_free(&back);
+}
+
 static void test_protocol_changes(void **state)
 {
     (void)state;
@@ -174,9 +239,20 @@ static void test_protocol_changes(void **state)
     /* the node's points move: what it held leaves, what it now takes comes */
     double moved = (double)by_address.summary.keys_moved / 50000;
     assert_true(moved > 0.15 && moved < 0.45);
+    /* node_key: address from a set_routing: the address change is an epoch
+     * of its own (it once waited, unpublished, for the next epoch: a
+     * set_weight to the same weight that moved 30% of the keys) */
+    struct mem_run later;
+    run_four(&later, "{at: 20s, set_routing: {node_key: address}}, "
+                     "{at: 30s, set_address: {id: A, address: \"10.0.0.9:1\"}}, "
+                     "{at: 40s, set_weight: {id: B, weight: 1}}", NULL);
+    assert_int_equal(mem_count_events(&later, "epoch"), 3);
+    CHECK_RANGE(epoch_moved(&later, 1), 0.15 * 50000, 0.45 * 50000, "set_address: moved");
+    assert_int_equal(epoch_moved(&later, 2), 0); /* the weight did not change */
     mem_run_free(&hash);
     mem_run_free(&by_id);
     mem_run_free(&by_address);
+    mem_run_free(&later);
 }
 
 static void test_backfill_wait(void **state)
@@ -232,6 +308,36 @@ static int on_request(void *ctx, const struct request_row *r)
     return 0;
 }
 
+/* Runs the split with fencing `how`, sampling a fraction; counts its rows
+ * (on_request) into n, its requests into *requests. */
+static void sample_split(const char *how, const char *fraction, long long *n,
+                         long long *requests)
+{
+    char fence[64], sample[64];
+    snprintf(fence, sizeof fence, "routing.fencing=%s", how);
+    snprintf(sample, sizeof sample, "output.sample_requests=%s", fraction);
+    struct diag d;
+    diag_init(&d);
+    struct override o[2];
+    assert_int_equal(override_parse(fence, &o[0], &d), 0);
+    assert_int_equal(override_parse(sample, &o[1], &d), 0);
+    struct scenario *sc = scenario_load_string("t.yaml", split, strlen(split), o, 2, &d);
+    assert_non_null(sc);
+    struct sink sink = {.ctx = n, .request = on_request};
+    char err[256];
+    struct sim *s = sim_create(sc, &sink, NULL, err, sizeof err);
+    assert_non_null(s);
+    assert_int_equal(sim_run(s), RUN_COMPLETE);
+    struct summary_row sum;
+    sim_summary(s, &sum);
+    *requests = sum.requests;
+    sim_destroy(s);
+    scenario_destroy(sc);
+    override_deinit(&o[0]);
+    override_deinit(&o[1]);
+    diag_deinit(&d);
+}
+
 static void test_request_traces(void **state)
 {
     (void)state;
@@ -246,6 +352,15 @@ static void test_request_traces(void **state)
         assert_memory_equal(&plain.ticks[i], &sampled.ticks[i], sizeof(struct tick_row));
     mem_run_free(&plain);
     mem_run_free(&sampled);
+
+    /* forwarding: the node that passes a GET on and the owner it passes it
+     * to are both listed (the owner once was not: 0 rows with two nodes) */
+    long long fw[4] = {0}, fw_requests;
+    sample_split("forward", "0.01", fw, &fw_requests);
+    double fw_want = 0.01 * (double)fw_requests;
+    assert_true(fabs((double)fw[0] - fw_want) < 4 * sqrt(fw_want));
+    assert_true(fw[2] > 10);
+    assert_int_equal(fw[3], 0);
 
     /* the rows, through a sink of its own */
     struct diag d;
@@ -311,6 +426,7 @@ int main(void)
         cmocka_unit_test(test_staged_join),
         cmocka_unit_test(test_drain),
         cmocka_unit_test(test_gradual_weight),
+        cmocka_unit_test(test_gradual_latest_wins),
         cmocka_unit_test(test_protocol_changes),
         cmocka_unit_test(test_backfill_wait),
         cmocka_unit_test(test_jitter_reorders),
