@@ -26,15 +26,15 @@
  * then are today's, with its node in (join) or out (drain), and without
  * every node being drained (they are leaving too: a drain copies nothing
  * to another node being drained) — but for a drain of the ring's last
- * node, which copies to the nodes warming to join. Whenever an epoch is published meanwhile
- * (another node joins or leaves, a weight, vnodes, an address or the
- * routing changes, a central ejection; not a slot migration's steps) — or
- * a warming node's own weight, vnodes or address change, or another drain
- * starts — every transfer under way plans again: the placement,
- * the key positions, the share to reach and the list, from which the keys
- * already at their destination (at the source's version or newer) are left
- * out. The rate holds across plans: each list entry and refused attempt
- * takes its turn, from the first plan's start.
+ * node, which copies to the nodes warming to join. Whenever an epoch is
+ * published meanwhile (another node joins or leaves, a weight, vnodes, an
+ * address or the routing changes, a central ejection; not a slot
+ * migration's steps) — or a warming node's own weight, vnodes or address
+ * change, or another drain starts — every transfer under way plans again:
+ * the placement, the key positions, the share to reach and the list, from
+ * which the keys already at their destination (at the source's version or
+ * newer) are left out. The rate holds across plans: each list entry and
+ * refused attempt takes its turn, from the first plan's start.
  *
  * A write committed meanwhile to a key being moved also invalidates it at
  * the key's destination (transfers_on_write), so a copy made before the
