@@ -239,8 +239,9 @@ static void answered_by_db(struct sim *s, uint32_t r, uint32_t v)
     if (UNLIKELY(cures_local_on(s)))
         cures_local_put(s, q->inst, q->key, v);
     if (q->flags & RQF_SAMPLED)
-        trace_answer(s, r, SRC_DB, q->flags & RQF_FAILED ? OUT_TIMEOUT : OUT_MISS, v,
-                     s->eng.now_ns - q->t0_ns);
+        trace_answer(s, r, SRC_DB,
+                     !(q->flags & RQF_FAILED) ? OUT_MISS : q->rejected ? OUT_ERROR : OUT_TIMEOUT,
+                     v, s->eng.now_ns - q->t0_ns);
 }
 
 /* ---- leases (fill: lease) -------------------------------------------------------- */
@@ -784,6 +785,7 @@ void client_get_resp(struct sim *s, uint32_t r, uint32_t b)
 static void get_failed(struct sim *s, uint32_t r, bool rejected)
 {
     struct req *q = R(s, r);
+    q->rejected = rejected; /* its outcome in the request trace, if the database answers */
     if (rejected)
         TK(s)->cache_errors++;
     else

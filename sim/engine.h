@@ -74,6 +74,7 @@ struct req {
     uint32_t redirect;   /* MOVED, ASK: the node named; a copy: the transfer */
     uint32_t redirect_epoch; /* MOVED: the node's epoch */
     uint8_t attempt;     /* the current GET (replies about older ones are ignored) */
+    uint8_t rejected;    /* RQF_FAILED: the last failure was an error reply, not a timeout */
     uint16_t tried;      /* replicas: how many nodes the read has asked */
     uint8_t kind;        /* enum req_kind */
     uint8_t flags;       /* RQF_* */

@@ -372,6 +372,73 @@ static void test_request_traces(void **state)
     assert_int_equal(n[3], 0);      /* nobody sees a version the database has not */
 }
 
+/* Counts a run's sampled reads by outcome and source. */
+struct outcomes {
+    long long error_db, timeout_db, error_none, rows, cache_errors;
+};
+
+static int sum_cache_errors(void *ctx, const struct tick_row *t)
+{
+    ((struct outcomes *)ctx)->cache_errors += t->cache_errors;
+    return 0;
+}
+
+static int count_outcome(void *ctx, const struct request_row *r)
+{
+    struct outcomes *o = ctx;
+    o->rows++;
+    bool db = !strcmp(r->source, "db");
+    o->error_db += db && !strcmp(r->outcome, "error");
+    o->timeout_db += db && !strcmp(r->outcome, "timeout");
+    o->error_none += !strcmp(r->source, "none") && !strcmp(r->outcome, "error");
+    return 0;
+}
+
+/* A node whose queue overflows answers error replies, never a timeout (its
+ * longest wait, 8 x 100 us, is far inside the timeout): every read it
+ * refused and the database then answered is an `error` read from `db` in the
+ * request trace, one per error reply but those whose database answer comes
+ * after the run's end — none is a `timeout` (they all were). With
+ * on_timeout: error the same reads fail: `error` from `none`. */
+static void test_request_trace_error_replies(void **state)
+{
+    (void)state;
+    static const char *yaml =
+        "name: full\nduration: 5s\ntick: 1s\n"
+        "workload: {keys: 2000, qps: 20000, write_ratio: 0}\n"
+        "cache: {service_time: 100us, max_queue: 8}\n"
+        "nodes: [{id: A}, {id: B}]\n"
+        "health: {mode: off}\noutput: {sample_requests: 1}\n";
+    for (int fail = 0; fail < 2; fail++) {
+        struct diag d;
+        diag_init(&d);
+        struct override o;
+        assert_int_equal(override_parse(fail ? "clients.on_timeout=error"
+                                             : "clients.on_timeout=db", &o, &d), 0);
+        struct scenario *sc = scenario_load_string("t.yaml", yaml, strlen(yaml), &o, 1, &d);
+        assert_non_null(sc);
+        struct outcomes n = {0};
+        struct sink sink = {.ctx = &n, .tick = sum_cache_errors, .request = count_outcome};
+        char err[256];
+        struct sim *s = sim_create(sc, &sink, NULL, err, sizeof err);
+        assert_non_null(s);
+        assert_int_equal(sim_run(s), RUN_COMPLETE);
+        struct summary_row sum;
+        sim_summary(s, &sum);
+        long long rejected = n.cache_errors;
+        assert_true(rejected > 1000); /* the queues do overflow */
+        assert_int_equal(sum.timeouts, 0);
+        assert_int_equal(n.timeout_db, 0);
+        long long got = fail ? n.error_none : n.error_db;
+        if (got > rejected || got < rejected - 100)
+            fail_msg("%lld error reads for %lld error replies", got, rejected);
+        sim_destroy(s);
+        scenario_destroy(sc);
+        override_deinit(&o);
+        diag_deinit(&d);
+    }
+}
+
 /* An event at exactly `duration` comes after the last tick: it is applied
  * all the same — in events, with the epoch it publishes, its keys moved in
  * the summary (2,474 of 10,000 keys to a fourth node at 160 vnodes: the
@@ -413,6 +480,7 @@ int main(void)
         cmocka_unit_test(test_backfill_wait),
         cmocka_unit_test(test_jitter_reorders),
         cmocka_unit_test(test_request_traces),
+        cmocka_unit_test(test_request_trace_error_replies),
         cmocka_unit_test(test_event_at_the_end),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
