@@ -316,26 +316,11 @@ static void sample_split(const char *how, const char *fraction, long long *n,
     char fence[64], sample[64];
     snprintf(fence, sizeof fence, "routing.fencing=%s", how);
     snprintf(sample, sizeof sample, "output.sample_requests=%s", fraction);
-    struct diag d;
-    diag_init(&d);
-    struct override o[2];
-    assert_int_equal(override_parse(fence, &o[0], &d), 0);
-    assert_int_equal(override_parse(sample, &o[1], &d), 0);
-    struct scenario *sc = scenario_load_string("t.yaml", split, strlen(split), o, 2, &d);
-    assert_non_null(sc);
+    const char *sets[] = {fence, sample, NULL};
     struct sink sink = {.ctx = n, .request = on_request};
-    char err[256];
-    struct sim *s = sim_create(sc, &sink, NULL, err, sizeof err);
-    assert_non_null(s);
-    assert_int_equal(sim_run(s), RUN_COMPLETE);
     struct summary_row sum;
-    sim_summary(s, &sum);
+    assert_int_equal(sink_run_yaml(split, sets, &sink, false, &sum, NULL, 0), RUN_COMPLETE);
     *requests = sum.requests;
-    sim_destroy(s);
-    scenario_destroy(sc);
-    override_deinit(&o[0]);
-    override_deinit(&o[1]);
-    diag_deinit(&d);
 }
 
 static void test_request_traces(void **state)
@@ -410,21 +395,11 @@ static void test_request_trace_error_replies(void **state)
         "nodes: [{id: A}, {id: B}]\n"
         "health: {mode: off}\noutput: {sample_requests: 1}\n";
     for (int fail = 0; fail < 2; fail++) {
-        struct diag d;
-        diag_init(&d);
-        struct override o;
-        assert_int_equal(override_parse(fail ? "clients.on_timeout=error"
-                                             : "clients.on_timeout=db", &o, &d), 0);
-        struct scenario *sc = scenario_load_string("t.yaml", yaml, strlen(yaml), &o, 1, &d);
-        assert_non_null(sc);
+        const char *sets[] = {fail ? "clients.on_timeout=error" : "clients.on_timeout=db", NULL};
         struct outcomes n = {0};
         struct sink sink = {.ctx = &n, .tick = sum_cache_errors, .request = count_outcome};
-        char err[256];
-        struct sim *s = sim_create(sc, &sink, NULL, err, sizeof err);
-        assert_non_null(s);
-        assert_int_equal(sim_run(s), RUN_COMPLETE);
         struct summary_row sum;
-        sim_summary(s, &sum);
+        assert_int_equal(sink_run_yaml(yaml, sets, &sink, false, &sum, NULL, 0), RUN_COMPLETE);
         long long rejected = n.cache_errors;
         assert_true(rejected > 1000); /* the queues do overflow */
         assert_int_equal(sum.timeouts, 0);
@@ -432,10 +407,6 @@ static void test_request_trace_error_replies(void **state)
         long long got = fail ? n.error_none : n.error_db;
         if (got > rejected || got < rejected - 100)
             fail_msg("%lld error reads for %lld error replies", got, rejected);
-        sim_destroy(s);
-        scenario_destroy(sc);
-        override_deinit(&o);
-        diag_deinit(&d);
     }
 }
 

@@ -68,10 +68,9 @@ void mem_run_yaml(struct mem_run *m, const char *yaml, const char *const *sets)
     mem_run_yaml_helper(m, yaml, sets, false);
 }
 
-void mem_run_yaml_helper(struct mem_run *m, const char *yaml, const char *const *sets,
-                         bool helper)
+enum run_status sink_run_yaml(const char *yaml, const char *const *sets, const struct sink *sink,
+                              bool helper, struct summary_row *sum, char *error, size_t errlen)
 {
-    memset(m, 0, sizeof(*m));
     struct diag d;
     diag_init(&d);
     struct override ov[32];
@@ -83,20 +82,30 @@ void mem_run_yaml_helper(struct mem_run *m, const char *yaml, const char *const 
         diag_print(&d, stderr);
         fail_msg("scenario did not load");
     }
-    struct sink sink = {m, on_tick, on_node, on_view, on_event, NULL, NULL};
     struct run_options opt = {NULL, NULL, NULL, true, helper};
     char err[256];
-    struct sim *s = sim_create(sc, &sink, &opt, err, sizeof err);
+    struct sim *s = sim_create(sc, sink, &opt, err, sizeof err);
     if (!s)
         fail_msg("sim_create: %s", err);
-    m->status = sim_run(s);
-    snprintf(m->error, sizeof m->error, "%s", sim_error(s));
-    sim_summary(s, &m->summary);
+    enum run_status status = sim_run(s);
+    if (error)
+        snprintf(error, errlen, "%s", sim_error(s));
+    if (sum)
+        sim_summary(s, sum);
     sim_destroy(s);
     scenario_destroy(sc);
     for (size_t i = 0; i < n; i++)
         override_deinit(&ov[i]);
     diag_deinit(&d);
+    return status;
+}
+
+void mem_run_yaml_helper(struct mem_run *m, const char *yaml, const char *const *sets,
+                         bool helper)
+{
+    memset(m, 0, sizeof(*m));
+    struct sink sink = {m, on_tick, on_node, on_view, on_event, NULL, NULL};
+    m->status = sink_run_yaml(yaml, sets, &sink, helper, &m->summary, m->error, sizeof m->error);
     if (m->status == RUN_FAILED)
         fail_msg("run failed: %s", m->error);
 }

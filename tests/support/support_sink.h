@@ -69,6 +69,12 @@ void mem_run_yaml(struct mem_run *m, const char *yaml, const char *const *sets);
 void mem_run_yaml_helper(struct mem_run *m, const char *yaml, const char *const *sets,
                          bool helper);
 void mem_run_free(struct mem_run *m);
+/* Loads yaml (overrides as for mem_run_yaml) and runs it into the caller's
+ * sink, the helper thread drawing ahead or not; the summary into *sum and
+ * the run's error text into error (either may be NULL). Returns the run's
+ * status; fails the current test on any load error. */
+enum run_status sink_run_yaml(const char *yaml, const char *const *sets, const struct sink *sink,
+                              bool helper, struct summary_row *sum, char *error, size_t errlen);
 /* Total of a node's GETs (node_ticks.requests) over the run. */
 long long mem_node_requests(const struct mem_run *m, const char *node);
 /* Sum of an integer tick column over the ticks starting in [from, to) seconds. */
