@@ -33,8 +33,10 @@
  * change, or another drain starts — every transfer under way plans again:
  * the placement, the key positions, the share to reach and the list, from
  * which the keys already at their destination (at the source's version or
- * newer) are left out. The rate holds across plans: each list entry and
- * refused attempt takes its turn, from the first plan's start.
+ * newer) are left out. The rate holds across plans: each copy started and
+ * each attempt the full database refused takes its turn, from the first
+ * plan's start; an entry with nothing to copy (the source no longer holds
+ * the key, or it no longer moves) is passed over without one.
  *
  * A write committed meanwhile to a key being moved also invalidates it at
  * the key's destination (transfers_on_write), so a copy made before the
@@ -286,7 +288,7 @@ void transfer_start_drain(struct sim *s, uint32_t node, uint32_t event)
 /* When the k-th turn of the transfer's list (from its first plan) is due. */
 static int64_t turn_at(const struct sim *s, const struct transfer *t)
 {
-    int64_t k = t->turns + t->next + t->refused;
+    int64_t k = t->turns;
     return MAX(t->start_ns + (int64_t)ceil((double)k * 1e9 / t->rate), s->eng.now_ns);
 }
 
@@ -294,14 +296,12 @@ static int64_t turn_at(const struct sim *s, const struct transfer *t)
 static int replan(struct sim *s, uint32_t i)
 {
     struct transfer *t = &s->tr->t[i];
-    t->turns += t->next + t->refused;
     placement_destroy(t->future);
     free(t->keys);
     free(t->from);
     t->future = NULL;
     t->keys = t->from = NULL;
     t->n = t->next = 0;
-    t->refused = 0;
     t->listed = false; /* the copies of the earlier plans still land; they finish nothing */
     t->plan++;
     if (plan(s, t, true)) {
@@ -441,11 +441,13 @@ void transfer_step(struct sim *s, uint32_t id, uint32_t plan_no)
     enum copy_result c = COPY_NOTHING;
     while (t->next < t->n && (c = copy_one(s, t, t->next)) == COPY_NOTHING)
         t->next++;
-    if (t->next < t->n && c == COPY_STARTED)
+    if (t->next < t->n && c == COPY_STARTED) {
         t->next++;
-    else if (c == COPY_REFUSED)
-        t->refused++;
-    if (t->join && t->next % PROGRESS_EVERY == 0 && hit_share(s, t) >= t->until_hit_rate) {
+        t->turns++;
+    } else if (c == COPY_REFUSED) {
+        t->turns++;
+    }
+    if (t->join && t->turns % PROGRESS_EVERY == 0 && hit_share(s, t) >= t->until_hit_rate) {
         finish(s, t, "reached until_hit_rate");
         return;
     }

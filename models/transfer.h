@@ -32,9 +32,8 @@ struct transfer {
     bool listed;             /* every key of the list started: done when in_flight is 0 */
     double future_mass;      /* join: request probability of the keys it will own */
     uint32_t plan;           /* plans made so far (a step of an earlier one is dropped) */
-    int64_t turns;           /* list entries and refused attempts of the earlier plans */
+    int64_t turns;           /* copies started and refused attempts, over every plan */
     int64_t copies, db_reads;
-    int64_t refused;         /* attempts the full database refused (tried again) */
     int64_t lost;            /* copies a full queue refused or a node going down lost */
 };
 

@@ -211,6 +211,39 @@ static void test_fast_transfers_wait_for_their_copies(void **state)
     mem_run_free(&w);
 }
 
+/* ---- what is gone from the source takes no turn --------------------------------------- */
+
+/* The rate is copies a second: a list entry the source no longer holds is
+ * passed over at once. Under churn (1,000,000 uniform keys through caches
+ * of 10,000 refilled 20,000 times a second each) the drain's list of A's
+ * 10,000 items, most recent first, outlives its head only: from about its
+ * 900th entry on, the rest was evicted before its turn. The drain ends when
+ * its last copy lands, at copies / rate after its start plus a copy's read
+ * and set (well under 0.1 s here). (Every entry once took its turn: the
+ * node stayed draining for the whole list's 5 s, 1,177 copies.) */
+static void test_drain_passes_over_evicted_keys(void **state)
+{
+    (void)state;
+    const char *yaml =
+        "name: drain-churn\nduration: 12s\ntick: 1s\n"
+        "workload: {keys: 1000000, qps: 60000}\n"
+        "routing: {vnodes: 512}\n"
+        "nodes: [{id: A}, {id: B}, {id: C}]\n"
+        "cache: {capacity_items: 10000, service_time: 5us}\n"
+        "database: {workers: 400, service_time: 2ms}\n"
+        "events: [{at: 5s, remove_node: {id: A, drain: {rate: 2000}}}]\n";
+    struct mem_run m;
+    mem_run_yaml(&m, yaml, NULL);
+    long long listed = event_number(&m, "drain_start", 0, "");
+    long long copied = event_number(&m, "drain_done", 0, "");
+    CHECK_RANGE(listed, 9990, 10000, "listed"); /* A's full cache */
+    CHECK_RANGE(copied, 500, 3000, "copied");   /* the head of the list */
+    double last = 5 + copied / 2000.0;
+    CHECK_RANGE(event_time(&m, "drain_done"), last - 0.001, last + 0.1, "drain_done");
+    assert_int_equal(m.summary.cascade_removals, 0);
+    mem_run_free(&m);
+}
+
 /* ---- transfers plan for the ring they will publish ------------------------------------- */
 
 static double tick_hit_rate(const struct mem_run *m, double t_s)
@@ -816,6 +849,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_warm_from_db_keeps_its_rate),
         cmocka_unit_test(test_fast_transfers_wait_for_their_copies),
+        cmocka_unit_test(test_drain_passes_over_evicted_keys),
         cmocka_unit_test(test_overlapping_drains),
         cmocka_unit_test(test_warming_node_weight_changes),
         cmocka_unit_test(test_warm_copies_from_owners),
