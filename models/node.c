@@ -232,7 +232,6 @@ int node_get(struct sim *s, struct node *n, int64_t t_ns, int64_t *done_ns, int6
     if (rc == 1)
         return 1; /* down: never answers */
     n->tk.requests++;
-    n->gets_total++;
     if (rc < 0)
         return -1;
     *reply_ns = *done_ns + n->slow_latency_ns;
@@ -444,6 +443,7 @@ void node_tick_close(struct sim *s, struct node *n, int64_t tick, int64_t len_ns
     nr->node = n->id;
     nr->state = node_state_name(n);
     nr->requests = n->tk.requests;
+    n->gets_total += n->tk.requests;
     nr->hits = n->tk.hits;
     nr->items = n->store.n_items;
     nr->bytes = (int64_t)n->store.bytes;

@@ -49,7 +49,8 @@ struct node {
     struct busy_meter busy;
     struct node_tick tk;
     struct u64map leases;    /* fill: lease — key -> issued_ms << 32 | token (client.c's) */
-    int64_t gets_total;
+    int64_t gets_total;      /* GETs received in the ticks closed so far (the summary's
+                                max_node_share covers the recorded ticks only) */
     bool ever_present;
 };
 

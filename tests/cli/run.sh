@@ -117,6 +117,11 @@ expect_eq "$(sqlite3 "$T/long.db" 'SELECT status FROM runs')" interrupted "its s
 n=$(sqlite3 "$T/long.db" 'SELECT count(*) FROM ticks')
 [ "$n" -gt 2 ] && [ "$n" -lt 3000 ]; ok $? "the ticks recorded before the interruption are kept ($n)"
 expect_eq "$(sqlite3 "$T/long.db" 'SELECT count(*) FROM summary')" 1 "and summarised"
+# the summary covers the recorded ticks: its busiest node's share is that of
+# node_ticks (a signal lands within a tick, whose GETs are not recorded)
+expect_eq "$(sqlite3 "$T/long.db" "SELECT abs(s.max_node_share - n.top) < 1e-12 FROM summary s,
+      (SELECT max(g) * 1.0 / sum(g) AS top FROM (SELECT sum(requests) AS g FROM node_ticks
+       GROUP BY node)) n")" 1 "an interrupted run's max_node_share is that of the recorded node_ticks"
 
 # sweep: results do not depend on -j; shards merge to the same thing
 expect_exit 0 "sweep runs" "$RINGSIM" sweep "$S" --vary routing.vnodes=8,64 --vary routing.algorithm=ring,maglev --seeds 2 -o "$T/s1.db"
