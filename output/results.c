@@ -878,9 +878,14 @@ static void pct(FILE *f, const char *label, double v)
 }
 
 void summary_print(FILE *f, const char *name, uint64_t seed, const struct summary_row *s,
-                   double duration_s)
+                   double covered_s, double duration_s)
 {
-    fprintf(f, "%s (seed %llu, %.0f s simulated)\n", name, (unsigned long long)seed, duration_s);
+    if (covered_s < duration_s)
+        fprintf(f, "%s (seed %llu, %.10g of %.10g s simulated)\n", name,
+                (unsigned long long)seed, covered_s, duration_s);
+    else
+        fprintf(f, "%s (seed %llu, %.10g s simulated)\n", name, (unsigned long long)seed,
+                duration_s);
     fprintf(f, "  %-22s %lld\n", "requests", (long long)s->requests);
     pct(f, "hit rate", s->hit_rate);
     pct(f, "baseline hit rate", s->baseline_hit_rate);

@@ -86,8 +86,9 @@ int summary_value(const struct summary_row *s, const char *name, double *out);
 /* The metric reference (Markdown tables) for output/README.md. */
 void results_schema_markdown(FILE *f);
 
-/* The summary as a short human table. */
+/* The summary as a short human table; covered_s is the simulated time its
+ * ticks cover, less than duration_s when the run stopped early. */
 void summary_print(FILE *f, const char *name, uint64_t seed, const struct summary_row *s,
-                   double duration_s);
+                   double covered_s, double duration_s);
 
 #endif

@@ -139,7 +139,10 @@ static void report(const struct scenario *sc, const struct sim *s, enum run_stat
 {
     if (!cli->quiet) {
         fflush(stderr);
-        summary_print(stdout, sc->name, sc->seed, sum, (double)sc->duration_ns / 1e9);
+        /* the ticks recorded: all of them, or those closed before a stop */
+        int64_t covered = MIN((int64_t)s->n_series * sc->tick_ns, sc->duration_ns);
+        summary_print(stdout, sc->name, sc->seed, sum, (double)covered / 1e9,
+                      (double)sc->duration_ns / 1e9);
         printf("  %-22s %s (run %lld)\n", "recorded in", path, (long long)run_id);
         fflush(stdout);
         struct rusage ru;

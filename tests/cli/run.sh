@@ -122,6 +122,21 @@ expect_eq "$(sqlite3 "$T/long.db" 'SELECT count(*) FROM summary')" 1 "and summar
 expect_eq "$(sqlite3 "$T/long.db" "SELECT abs(s.max_node_share - n.top) < 1e-12 FROM summary s,
       (SELECT max(g) * 1.0 / sum(g) AS top FROM (SELECT sum(requests) AS g FROM node_ticks
        GROUP BY node)) n")" 1 "an interrupted run's max_node_share is that of the recorded node_ticks"
+# the printed summary says how much of the run it covers
+"$RINGSIM" run "$T/long.yaml" -o "$T/long2.db" --no-progress >"$T/long2.out" 2>/dev/null &
+pid=$!
+i=0
+while [ $i -lt 100 ]; do
+    n=$(sqlite3 "$T/long2.db" "SELECT count(*) FROM ticks" 2>/dev/null || echo 0)
+    [ "${n:-0}" -gt 2 ] && break
+    sleep 0.2
+    i=$((i + 1))
+done
+kill -INT $pid
+wait $pid
+n=$(sqlite3 "$T/long2.db" 'SELECT count(*) FROM ticks')
+expect_match "^long \(seed 1, $n of 3000 s simulated\)$" "$T/long2.out" \
+    "an interrupted run's summary says how many simulated seconds it covers ($n of 3000)"
 
 # sweep: results do not depend on -j; shards merge to the same thing
 expect_exit 0 "sweep runs" "$RINGSIM" sweep "$S" --vary routing.vnodes=8,64 --vary routing.algorithm=ring,maglev --seeds 2 -o "$T/s1.db"
