@@ -30,7 +30,7 @@ int db_create(struct sim *s)
         return -1;
     exp_stream_init(&d->service, s->sc->seed, "service/database",
                     d->cfg.service_ns && d->cfg.service_dist != DIST_FIXED ? s->ahead : NULL);
-    busy_init(&d->busy, s->tick_ns);
+    busy_init(&d->busy, s->tick_ns, s->sc->duration_ns);
     return 0;
 }
 

@@ -71,7 +71,7 @@ static int node_init(struct sim *s, struct node *n, uint32_t index, const char *
     bool ahead = cfg->service_ns && cfg->service_dist != DIST_FIXED
                  && index < AHEAD_MAX_NODE_CHANNELS;
     exp_stream_init(&n->service, s->sc->seed, name, ahead ? s->ahead : NULL);
-    busy_init(&n->busy, s->tick_ns);
+    busy_init(&n->busy, s->tick_ns, s->sc->duration_ns);
     u64map_init(&n->leases);
     return 0;
 }

@@ -38,22 +38,27 @@ double lhist_quantile(const struct lhist *h, double q)
     return 0.0;
 }
 
-void busy_init(struct busy_meter *m, int64_t tick_ns)
+/* A tick's end: (tick + 1) * tick_ns, at most the run's end (so never
+ * past INT64_MAX). */
+static int64_t tick_end(const struct busy_meter *m, int64_t tick)
+{
+    return tick + 1 > m->end_ns / m->tick_ns ? m->end_ns : (tick + 1) * m->tick_ns;
+}
+
+void busy_init(struct busy_meter *m, int64_t tick_ns, int64_t end_ns)
 {
     memset(m, 0, sizeof(*m));
     m->tick_ns = tick_ns;
-    m->base_end_ns = tick_ns;
+    m->end_ns = end_ns;
+    m->base_end_ns = tick_end(m, 0);
 }
 
-/* A tick's end, saturating where (tick + 1) * tick_ns would overflow. */
-static int64_t tick_end(const struct busy_meter *m, int64_t tick)
-{
-    return tick + 1 > INT64_MAX / m->tick_ns ? INT64_MAX : (tick + 1) * m->tick_ns;
-}
-
-/* busy_add's general case: the interval split over the ticks it spans. */
+/* busy_add's general case: the interval split over the ticks it spans, up
+ * to the run's end (a backlog served after it is no tick's). */
 void busy_add_split_(struct busy_meter *m, int64_t start_ns, int64_t done_ns)
 {
+    if (done_ns > m->end_ns)
+        done_ns = m->end_ns;
     int64_t t = start_ns;
     while (t < done_ns) {
         int64_t tick = t / m->tick_ns;

@@ -66,15 +66,20 @@ void lhist_bucket_range(unsigned b, uint64_t *lo, uint64_t *width);
 
 struct busy_meter {
     int64_t tick_ns;
+    int64_t end_ns;             /* the run's end: busy time after it is no tick's */
     int64_t base_tick;          /* tick index held in slot base_tick % BUSY_RING */
-    int64_t base_end_ns;        /* where tick base_tick ends: (base_tick + 1) * tick_ns */
+    int64_t base_end_ns;        /* where tick base_tick ends: (base_tick + 1) * tick_ns, or
+                                   end_ns for a last tick cut short by it */
     int64_t slot[BUSY_RING];    /* busy ns per tick */
 };
 
-void busy_init(struct busy_meter *m, int64_t tick_ns);
+/* Ticks of tick_ns from 0; the last one ends at end_ns (the run's duration),
+ * which need not be a whole number of ticks. */
+void busy_init(struct busy_meter *m, int64_t tick_ns, int64_t end_ns);
 void busy_add_split_(struct busy_meter *m, int64_t start_ns, int64_t done_ns);
 /* Adds [start, done) (done >= start, start in the current tick or later;
- * an earlier start counts from the current tick). O(1) without a division
+ * an earlier start counts from the current tick; what lies past end_ns is
+ * dropped). O(1) without a division
  * when the interval ends within the current tick, as almost every service
  * does; O(ticks crossed) otherwise. */
 static inline void busy_add(struct busy_meter *m, int64_t start_ns, int64_t done_ns)

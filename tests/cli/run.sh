@@ -77,6 +77,29 @@ expect_exit 0 "the stored scenario runs" "$RINGSIM" run "$T/replay.yaml" -o "$T/
 expect_eq "$(sqlite3 "$T/r.db" 'SELECT group_concat(hits) FROM ticks')" \
     "$(sqlite3 "$T/a.db" 'SELECT group_concat(hits) FROM ticks WHERE run_id=2')" "replay gives the same ticks"
 
+# a duration that is not a whole number of ticks: the last tick is shorter,
+# and its rates and shares are of its own length — a saturated database and
+# node, whose backlog runs past the end, are busy at most 100% of it
+cat >"$T/short.yaml" <<'Y'
+name: short-tick
+duration: 10500ms
+tick: 2s
+workload: {keys: 1000, qps: 3000}
+nodes: [{id: A}]
+cache: {prewarm: false, service_time: 500us, max_queue: 100000}
+clients: {fill: none, timeout: 1h}
+database: {workers: 1, service_time: 1ms, max_queue: 100000}
+Y
+"$RINGSIM" run "$T/short.yaml" -o "$T/short.db" --quiet
+expect_eq "$(sqlite3 "$T/short.db" "SELECT group_concat(t_s, ' ') FROM ticks")" "0.0 2.0 4.0 6.0 8.0 10.0" \
+    "ticks of 2 s over 10.5 s: six, the last one 0.5 s"
+expect_eq "$(sqlite3 "$T/short.db" "SELECT round(db_util, 6), round(backend_qps) = round((db_reads + db_writes) / 0.5)
+      FROM ticks WHERE t_s = 10")" "1.0|1" "the saturated database's last, shorter tick: util 100%, backend_qps per second of it"
+expect_eq "$(sqlite3 "$T/short.db" "SELECT round(max(util), 6) FROM node_ticks")" "1.0" \
+    "the saturated node's util is at most 100%"
+expect_eq "$(sqlite3 "$T/short.db" "SELECT round(peak_db_util, 6) FROM summary")" "1.0" \
+    "and so is the summary's peak_db_util"
+
 # bad input: exit 2, nothing written
 printf 'name: x\nnodes: [{id: A}]\nrouting: {vnodes: many}\n' >"$T/bad.yaml"
 expect_exit 2 "invalid scenario exits 2" "$RINGSIM" run "$T/bad.yaml" -o "$T/bad.db"

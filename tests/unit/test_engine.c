@@ -348,7 +348,7 @@ static void test_busy_meter(void **state)
 {
     (void)state;
     struct busy_meter m;
-    busy_init(&m, 100);
+    busy_init(&m, 100, INT64_MAX);
     busy_add(&m, 50, 250); /* 50 in tick 0, 100 in tick 1, 50 in tick 2 */
     busy_add(&m, 90, 95);
     assert_int_equal(busy_take(&m, 0), 55);
@@ -364,6 +364,30 @@ static void test_busy_meter(void **state)
     assert_int_equal(total, 100LL * (BUSY_RING + 10));
 }
 
+/* A run whose duration is not a whole number of ticks ends within its last
+ * tick: service past the end (a backlog still queued) is not that tick's,
+ * whose share busy is then at most 1, as every other tick's. */
+static void test_busy_meter_run_end(void **state)
+{
+    (void)state;
+    struct busy_meter m;
+    busy_init(&m, 100, 250); /* ticks [0,100), [100,200), [200,250) */
+    busy_add(&m, 0, 100);
+    busy_add(&m, 90, 95);
+    assert_int_equal(busy_take(&m, 0), 105);
+    busy_add(&m, 150, 400);  /* 50 in tick 1, 50 in tick 2, the rest after the end */
+    busy_add(&m, 240, 245);  /* within the last tick: the fast path */
+    busy_add(&m, 260, 300);  /* after the end */
+    assert_int_equal(busy_take(&m, 1), 50);
+    assert_int_equal(busy_take(&m, 2), 55);
+    busy_init(&m, 100, 250);
+    busy_add(&m, 10, 100LL * (BUSY_RING + 10)); /* past the ring and the end */
+    int64_t total = 0;
+    for (int64_t t = 0; t < 3; t++)
+        total += busy_take(&m, t);
+    assert_int_equal(total, 240);
+}
+
 /* The meter against a reference that splits every interval by overlap:
  * intervals inside the current tick (the fast path), across ticks, and
  * starting before the current tick (counted from it), with skipped ticks. */
@@ -373,7 +397,7 @@ static void test_busy_meter_reference(void **state)
     enum { TICKS = 400 };
     const int64_t T = 1000;
     struct busy_meter m;
-    busy_init(&m, T);
+    busy_init(&m, T, INT64_MAX);
     int64_t *ref = calloc(TICKS + 64, sizeof *ref);
     assert_non_null(ref);
     uint64_t x = 88172645463325252ull;
@@ -576,6 +600,7 @@ int main(void)
         cmocka_unit_test(test_lhist),
         cmocka_unit_test(test_busy_meter),
         cmocka_unit_test(test_busy_meter_reference),
+        cmocka_unit_test(test_busy_meter_run_end),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
