@@ -116,6 +116,18 @@ expect_match "text.db" "$T/err" "and says which file"
 expect_exit 0 "run --help" "$RINGSIM" run --help
 expect_match "usage: ringsim run" "$T/out" "run --help shows usage"
 
+# wait_ticks DB N STEP — waits (up to 100 steps of STEP seconds) until a run
+# being recorded into DB has more than N ticks
+wait_ticks() {
+    i=0
+    while [ $i -lt 100 ]; do
+        n=$(sqlite3 "$1" "SELECT count(*) FROM ticks" 2>/dev/null || echo 0)
+        [ "${n:-0}" -gt "$2" ] && return
+        sleep "$3"
+        i=$((i + 1))
+    done
+}
+
 # interruption: what was recorded is kept, status interrupted, exit 1
 cat >"$T/long.yaml" <<'Y'
 name: long
@@ -126,13 +138,7 @@ cache: {service_time: 2us}
 Y
 "$RINGSIM" run "$T/long.yaml" -o "$T/long.db" --quiet &
 pid=$!
-i=0
-while [ $i -lt 100 ]; do
-    n=$(sqlite3 "$T/long.db" "SELECT count(*) FROM ticks" 2>/dev/null || echo 0)
-    [ "${n:-0}" -gt 2 ] && break
-    sleep 0.2
-    i=$((i + 1))
-done
+wait_ticks "$T/long.db" 2 0.2
 kill -INT $pid
 wait $pid
 ok $([ $? = 1 ] && echo 0 || echo 1) "an interrupted run exits 1"
@@ -148,13 +154,7 @@ expect_eq "$(sqlite3 "$T/long.db" "SELECT abs(s.max_node_share - n.top) < 1e-12 
 # the printed summary says how much of the run it covers
 "$RINGSIM" run "$T/long.yaml" -o "$T/long2.db" --no-progress >"$T/long2.out" 2>/dev/null &
 pid=$!
-i=0
-while [ $i -lt 100 ]; do
-    n=$(sqlite3 "$T/long2.db" "SELECT count(*) FROM ticks" 2>/dev/null || echo 0)
-    [ "${n:-0}" -gt 2 ] && break
-    sleep 0.2
-    i=$((i + 1))
-done
+wait_ticks "$T/long2.db" 2 0.2
 kill -INT $pid
 wait $pid
 n=$(sqlite3 "$T/long2.db" 'SELECT count(*) FROM ticks')
@@ -268,13 +268,7 @@ for k in $kids; do kill -KILL $k 2>/dev/null; done
 # (a run ten times as long as long.yaml's, so that it is still going however
 # long the wait for its first ticks took)
 "$RINGSIM" run "$T/long.yaml" --set duration=30000s -o "$T/held.db" --quiet 2>"$T/held.err" & pid=$!
-i=0
-while [ $i -lt 100 ]; do
-    n=$(sqlite3 "$T/held.db" "SELECT count(*) FROM ticks" 2>/dev/null || echo 0)
-    [ "${n:-0}" -gt 2 ] && break
-    sleep 0.2
-    i=$((i + 1))
-done
+wait_ticks "$T/held.db" 2 0.2
 (echo "BEGIN; SELECT count(*) FROM ticks;"; sleep 12; echo "COMMIT;") | sqlite3 "$T/held.db" >/dev/null
 expect_eq "$(sqlite3 "$T/held.db" 'SELECT status FROM runs')" running "meanwhile the run is 'running'"
 kill -INT $pid
@@ -284,26 +278,14 @@ if grep -q 'cannot' "$T/held.err"; then sed 's/^/#   /' "$T/held.err"; fi
 
 # a run killed outright never reads as complete
 "$RINGSIM" run "$T/long.yaml" -o "$T/k9.db" --quiet & pid=$!
-i=0
-while [ $i -lt 100 ]; do
-    n=$(sqlite3 "$T/k9.db" "SELECT count(*) FROM ticks" 2>/dev/null || echo 0)
-    [ "${n:-0}" -gt 0 ] && break
-    sleep 0.1
-    i=$((i + 1))
-done
+wait_ticks "$T/k9.db" 0 0.1
 kill -KILL $pid
 wait $pid 2>/dev/null
 expect_eq "$(sqlite3 "$T/k9.db" 'SELECT status FROM runs')" running "a run killed with -9 stays 'running'"
 
 # SIGHUP (the terminal closed) interrupts a run like Ctrl-C
 "$RINGSIM" run "$T/long.yaml" -o "$T/hup.db" --quiet 2>/dev/null & pid=$!
-i=0
-while [ $i -lt 100 ]; do
-    n=$(sqlite3 "$T/hup.db" "SELECT count(*) FROM ticks" 2>/dev/null || echo 0)
-    [ "${n:-0}" -gt 0 ] && break
-    sleep 0.1
-    i=$((i + 1))
-done
+wait_ticks "$T/hup.db" 0 0.1
 kill -HUP $pid
 wait $pid
 expect_eq "$(sqlite3 "$T/hup.db" 'SELECT status FROM runs')" interrupted "SIGHUP: status interrupted"
