@@ -79,9 +79,8 @@ void busy_init(struct busy_meter *m, int64_t tick_ns, int64_t end_ns);
 void busy_add_split_(struct busy_meter *m, int64_t start_ns, int64_t done_ns);
 /* Adds [start, done) (done >= start, start in the current tick or later;
  * an earlier start counts from the current tick; what lies past end_ns is
- * dropped). O(1) without a division
- * when the interval ends within the current tick, as almost every service
- * does; O(ticks crossed) otherwise. */
+ * dropped). O(1) without a division when the interval ends within the
+ * current tick, as almost every service does; O(ticks crossed) otherwise. */
 static inline void busy_add(struct busy_meter *m, int64_t start_ns, int64_t done_ns)
 {
     if (__builtin_expect(done_ns <= m->base_end_ns, 1)) {
