@@ -475,23 +475,10 @@ static void fill(struct sim *s, uint32_t r, uint32_t version)
         client_send_op(s, r, R(s, r)->fill_node, RQ_FILL, version);
 }
 
-/* In the fallback window, a write also invalidates the key at its owner in
- * the writer's previous epoch. */
-static void send_copy_op(struct sim *s, const struct req *w, uint32_t node, enum req_kind kind,
-                         uint32_t version);
-
-static void invalidate_previous_owner(struct sim *s, const struct req *w, uint32_t current)
-{
-    const struct instance *in = &s->inst[w->inst];
-    uint32_t p = client_previous_owner(s, in, w->key, current);
-    if (p != PLACE_NONE)
-        send_copy_op(s, w, p, RQ_INVALIDATE, 0);
-}
-
 /* The same cache operation as record w's, for key, to another node (a
- * record of its own). */
+ * record of its own; flags: RQF_GUTTER or 0). */
 static void send_key_op(struct sim *s, const struct req *w, uint32_t key, uint32_t node,
-                        enum req_kind kind, uint32_t version)
+                        enum req_kind kind, uint32_t version, uint8_t flags)
 {
     uint32_t inst = w->inst; /* read before req_alloc, which may move the records */
     int64_t t0 = w->t0_ns;
@@ -500,6 +487,7 @@ static void send_key_op(struct sim *s, const struct req *w, uint32_t key, uint32
     req_clear(q);
     q->key = key;
     q->inst = inst;
+    q->flags = flags;
     q->node = q->fill_node = PLACE_NONE;
     q->next_waiter = NO_WAITER;
     q->t0_ns = t0;
@@ -507,16 +495,53 @@ static void send_key_op(struct sim *s, const struct req *w, uint32_t key, uint32
     req_put(&s->eng, r);
 }
 
-static void send_copy_op(struct sim *s, const struct req *w, uint32_t node, enum req_kind kind,
-                         uint32_t version)
+/* The nodes a write's cache operation for key goes to in the instance's
+ * view: its owner, or every owner with replicas (cures_replicas) — and,
+ * with a gutter pool, the key's gutter node where the instance's reads go
+ * instead: for the owner when it is ejected (client_route), for replicas
+ * when every one is ejected (as client_start_read). *flags: RQF_GUTTER
+ * then, else 0. Returns how many (0: no node). */
+static uint32_t write_targets(struct sim *s, struct instance *in, uint32_t key, uint32_t *out,
+                              uint8_t *flags)
 {
+    uint32_t replicas = cures_replicas(s, key);
+    *flags = 0;
+    if (LIKELY(replicas <= 1)) {
+        out[0] = client_route(s, in, key, flags);
+        return out[0] != PLACE_NONE;
+    }
+    uint32_t n = cures_owners(s, in->view, in->index, key, replicas, out);
+    if (!n && s->n_gutter) { /* every replica ejected: the gutter, where its reads go */
+        out[0] = placement_lookup(membership_gutter(s), s->wl->ks.rec[key].pos);
+        *flags = RQF_GUTTER;
+        n = out[0] != PLACE_NONE;
+    }
+    return n;
+}
+
+/* In the fallback window, a write also invalidates key at its owner in the
+ * writer's previous view — the node the instance's fallback reads ask
+ * (client_get_resp) — unless the write's own operations already go there
+ * (one of the n nodes at). A cache operation of its own (cache_write_ops). */
+static void invalidate_previous_owner(struct sim *s, const struct req *w, uint32_t key,
+                                      const uint32_t *at, uint32_t n)
+{
+    if (!s->sc->clients.fallback_to_previous_owner || !s->sc->clients.invalidate_previous_owner)
+        return;
+    uint32_t p = client_previous_owner(s, &s->inst[w->inst], key, n ? at[0] : PLACE_NONE);
+    for (uint32_t i = 1; i < n && p != PLACE_NONE; i++)
+        if (at[i] == p)
+            return;
+    if (p == PLACE_NONE)
+        return;
     TK(s)->cache_write_ops++;
-    send_key_op(s, w, w->key, node, kind, version);
+    send_key_op(s, w, key, p, RQ_INVALIDATE, 0, 0);
 }
 
 /* A write of a split key (key splitting): every copy takes the key's new
  * version and gets the write's cache operation at its owner (at each of its
- * owners, with routing.replicas); the record itself carries the last one. */
+ * owners, with routing.replicas; at its previous owner too, in the fallback
+ * window); the record itself carries the last one. */
 static void write_split(struct sim *s, uint32_t r, enum req_kind kind, uint32_t v,
                         uint32_t first, uint32_t n)
 {
@@ -533,23 +558,18 @@ static void write_split(struct sim *s, uint32_t r, enum req_kind kind, uint32_t 
             transfers_on_write(s, copy);
         if (UNLIKELY(cures_local_on(s)))
             cures_local_drop(s, inst, copy);
-        uint32_t owners[PLACE_MAX_REPLICAS], m;
-        uint8_t flags = 0;
-        uint32_t replicas = cures_replicas(s, copy);
-        if (replicas > 1) {
-            m = cures_owners(s, in->view, inst, copy, replicas, owners);
-        } else {
-            owners[0] = client_route(s, in, copy, &flags);
-            m = owners[0] != PLACE_NONE;
-        }
+        uint32_t owners[PLACE_MAX_REPLICAS];
+        uint8_t flags;
+        uint32_t m = write_targets(s, in, copy, owners, &flags);
         for (uint32_t j = 0; j < m; j++) {
             TK(s)->cache_write_ops++;
             if (last_node != PLACE_NONE)
-                send_key_op(s, R(s, r), last_key, last_node, kind, v);
+                send_key_op(s, R(s, r), last_key, last_node, kind, v, last_flags);
             last_key = copy;
             last_node = owners[j];
-            last_flags = replicas > 1 ? 0 : flags;
+            last_flags = flags;
         }
+        invalidate_previous_owner(s, R(s, r), copy, owners, m);
     }
     if (last_node == PLACE_NONE)
         return;
@@ -577,28 +597,20 @@ static void write_committed(struct sim *s, uint32_t r)
         write_split(s, r, kind, v, first, copies);
         return;
     }
-    uint32_t replicas = cures_replicas(s, q->key);
-    if (UNLIKELY(replicas > 1)) { /* every replica; the record goes to the first */
-        uint32_t owners[PLACE_MAX_REPLICAS];
-        uint32_t n = cures_owners(s, in->view, q->inst, q->key, replicas, owners);
-        q->flags &= RQF_SAMPLED;
-        for (uint32_t i = 1; i < n; i++)
-            send_copy_op(s, R(s, r), owners[i], kind, v); /* R: the records may move */
-        if (n) {
-            TK(s)->cache_write_ops++;
-            client_send_op(s, r, owners[0], kind, v);
-        }
-        return;
-    }
-    uint8_t flags = 0;
-    uint32_t n = client_route(s, in, q->key, &flags);
-    if (n == PLACE_NONE)
+    /* every replica (the record goes to the first), or the owner */
+    uint32_t owners[PLACE_MAX_REPLICAS];
+    uint8_t flags;
+    uint32_t key = q->key, n = write_targets(s, in, key, owners, &flags);
+    if (!n)
         return;
     q->flags = (uint8_t)(flags | (q->flags & RQF_SAMPLED));
+    for (uint32_t i = 1; i < n; i++) {
+        TK(s)->cache_write_ops++;
+        send_key_op(s, R(s, r), key, owners[i], kind, v, flags); /* R: the records may move */
+    }
     TK(s)->cache_write_ops++;
-    client_send_op(s, r, n, kind, v);
-    if (s->sc->clients.fallback_to_previous_owner && s->sc->clients.invalidate_previous_owner)
-        invalidate_previous_owner(s, R(s, r), n);
+    client_send_op(s, r, owners[0], kind, v);
+    invalidate_previous_owner(s, R(s, r), key, owners, n);
 }
 
 void client_db_done(struct sim *s, uint32_t r, uint32_t b)
@@ -752,7 +764,7 @@ void client_get_done(struct sim *s, uint32_t r, uint32_t b)
         }
         return;
     }
-    if (lease_mode(s) && !(q->flags & RQF_FALLBACK))
+    if (lease_mode(s) && !(q->flags & RQF_FILL)) /* its first miss (client_get_resp) */
         q->lease = lease_grant(s, n, q->key);
     req_schedule_attempt(&s->eng, r, q->t_resp_ns, EVK_GET_RESP);
 }
@@ -764,8 +776,14 @@ void client_get_resp(struct sim *s, uint32_t r, uint32_t b)
         return;
     struct instance *in = &s->inst[q->inst];
     client_report_success(s, in, q->node);
+    /* the read's first miss reply names the node it fills (and its lease);
+     * a later one — its fallback ask's, or that of the GET a fenced
+     * fallback ask was sent on to (client_moved, net.c) — does not, and
+     * never falls back again */
+    bool first_miss = !(q->flags & RQF_FILL);
     q->flags |= RQF_FILL;
-    if (!(q->flags & RQF_FALLBACK)) {
+    q->flags &= (uint8_t)~RQF_FAILED; /* a replica's timeout before it is not the outcome */
+    if (first_miss) {
         q->fill_node = q->node;
         if (s->sc->clients.fallback_to_previous_owner) {
             uint32_t p = client_previous_owner(s, in, q->key, q->node);
@@ -791,10 +809,11 @@ static void get_failed(struct sim *s, uint32_t r, bool rejected)
     else
         TK(s)->timeouts++;
     client_report_failure(s, &s->inst[q->inst], q->node, rejected ? "queue full" : "timeout");
-    if (q->flags & RQF_FALLBACK) {
-        /* the owner answered: a miss. Its previous owner did not answer, so
-         * the read is the owner's miss — the database, then a fill of the
-         * owner (fill_node, set before the fallback) — whatever on_timeout */
+    if (q->flags & RQF_FILL) {
+        /* the owner answered: a miss. Its previous owner (or the owner a
+         * fenced fallback ask was sent on to) did not answer, so the read
+         * is the owner's miss — the database, then a fill of the owner
+         * (fill_node, set at the miss) — whatever on_timeout */
         outcome(s, q, false);
         read_db(s, r);
         return;
@@ -832,10 +851,15 @@ void client_moved(struct sim *s, uint32_t r, uint32_t b)
     if (q->kind == RQ_READ && !current(q, b))
         return;
     client_adopt(s, q->inst, q->redirect_epoch);
-    if (q->kind == RQ_READ)
+    if (q->kind == RQ_READ) {
+        /* to the owner named; a fallback ask the previous owner refused
+         * goes there as an ordinary GET (a hit is the owner's, not a
+         * fallback read; a miss, the read's miss: client_get_resp) */
+        q->flags &= (uint8_t)~RQF_FALLBACK;
         client_send_get(s, r, q->redirect);
-    else
+    } else {
         client_send_op(s, r, q->redirect, (enum req_kind)q->kind, q->version);
+    }
 }
 
 /* ---- entry point ------------------------------------------------------------------------ */

@@ -316,6 +316,16 @@ uint32_t cures_next(struct sim *s, uint32_t r, const struct view *v, uint32_t re
         c->asked_cap = cap;
     }
     uint32_t *asked = &c->asked[(size_t)r * PLACE_MAX_REPLICAS];
+    if (q->node != PLACE_NONE) {
+        /* the node of its last GET, asked whatever sent it there (routing
+         * with one owner before a hot key's replicas began, a MOVED, an
+         * ASK, a node passing it on) */
+        uint32_t j = 0;
+        while (j < q->tried && asked[j] != q->node)
+            j++;
+        if (j == q->tried && q->tried < PLACE_MAX_REPLICAS)
+            asked[q->tried++] = q->node;
+    }
     uint32_t owners[PLACE_MAX_REPLICAS];
     uint32_t n = cures_owners(s, v, q->inst, q->key, replicas, owners);
     uint32_t i = pick(s, q->key, owners, n, asked, q->tried);

@@ -76,7 +76,8 @@ uint32_t cures_owners(struct sim *s, const struct view *v, uint32_t inst, uint32
 /* The next node read r asks among the key's `replicas` owners in its
  * instance's view, one it has not asked yet (by node: an ejection between
  * two asks reorders the owners, it does not make a node asked twice or
- * skipped): routing.read_from (random for a hot key with replicas of its
+ * skipped; the node of its last GET counts as asked, wherever that GET was
+ * sent from): routing.read_from (random for a hot key with replicas of its
  * own when read_from is primary). Records it as asked; PLACE_NONE when
  * none is left. */
 uint32_t cures_next(struct sim *s, uint32_t r, const struct view *v, uint32_t replicas);

@@ -5,6 +5,7 @@
 
 #include <stdlib.h>
 
+#include "models/cures.h"
 #include "models/membership.h"
 #include "models/node.h"
 #include "models/trace.h"
@@ -53,7 +54,7 @@ static uint32_t fence_slow(struct sim *s, const struct req *q, uint32_t nid, int
     if (known <= q->epoch)
         return PLACE_NONE;
     uint32_t owner;
-    uint32_t r = s->sc->routing.replicas;
+    uint32_t r = cures_replicas(s, q->key); /* a hot key's own replicas too */
     if (r <= 1) {
         owner = membership_owner(s, known, q->key);
         if (owner == nid || owner == PLACE_NONE)
@@ -67,6 +68,30 @@ static uint32_t fence_slow(struct sim *s, const struct req *q, uint32_t nid, int
         if (!n)
             return PLACE_NONE;
         owner = owners[0];
+        if (q->kind != RQ_READ) {
+            /* a write's invalidation or write-through (or a fill): the
+             * sender's epoch sent one to each of its owners; this one, for
+             * its k-th owner that the known epoch dropped, goes to the k-th
+             * owner the known epoch added — one its write missed — not to
+             * the first, which had its own */
+            uint32_t old[PLACE_MAX_REPLICAS], added[PLACE_MAX_REPLICAS], n_added = 0, k = 0;
+            uint32_t m = membership_owners(s, q->epoch, q->key, r, old);
+            for (uint32_t i = 0; i < n; i++) {
+                uint32_t j = 0;
+                while (j < m && old[j] != owners[i])
+                    j++;
+                if (j == m)
+                    added[n_added++] = owners[i];
+            }
+            for (uint32_t j = 0; j < m && old[j] != nid; j++) {
+                uint32_t i = 0;
+                while (i < n && owners[i] != old[j])
+                    i++;
+                k += i == n; /* dropped too */
+            }
+            if (k < n_added)
+                owner = added[k];
+        }
     }
     *epoch = known;
     return owner;
@@ -132,9 +157,12 @@ static void get_arrives(struct sim *s, uint32_t r, uint32_t nid, int64_t t_arriv
             moved(s, r, n, t_arrive, owner, membership_latest(s)->id); /* migrated away */
             return;
         }
-        /* forward (arrival mode only): the node passes it on to the owner */
+        /* forward (arrival mode only): the node passes it on to the owner;
+         * a fallback ask so passed on is an ordinary GET to the owner (as
+         * after a MOVED: client_moved) */
         s->net->redirects++;
         q->node = owner;
+        q->flags &= (uint8_t)~RQF_FALLBACK;
         if (q->flags & RQF_SAMPLED)
             trace_asked(s, r, owner); /* the nodes asked, forwarding included */
         req_schedule_b(&s->eng, r, t_arrive + one_way(s, &s->nodes[owner]), EVK_GET_ARRIVE,

@@ -54,7 +54,7 @@ enum {
     RQF_WAITER = 16,    /* waiting for another request's database read (coalesce) */
     RQF_OUTCOME = 32,   /* a read: its hit or miss has been counted */
     RQF_SAMPLED = 64,   /* recorded in the request trace */
-    RQF_FAILED = 128    /* a read: a timeout or an error reply came before its answer */
+    RQF_FAILED = 128    /* a read: its last GET timed out or got an error reply */
 };
 
 struct req {

@@ -639,7 +639,8 @@ static const struct key hot_key_event_keys[] = {
 };
 static const struct key crash_zone_keys[] = {
     {"zone", KT_STRING, F(EC, zone), .flags = K_REQUIRED | K_NONEMPTY, MAX_BYTES(MAX_ID_BYTES),
-     .doc = "A zone with at least one node in the cluster at that time."},
+     .doc = "A zone with at least one running node (in the cluster, not crashed) at that "
+            "time."},
 };
 
 static const struct key set_qps_keys[] = {

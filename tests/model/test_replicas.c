@@ -22,7 +22,14 @@
  *  - the hot-key cures incident (scenarios/incidents/hot_key_cures.yaml),
  *    seeds 1-3: each cure's busiest node, write amplification, stale reads;
  *  - the loader refuses what cannot work: more replicas than nodes,
- *    replicas under bounded loads, an unknown zone, splitting with leases.
+ *    replicas under bounded loads, an unknown zone, splitting with leases;
+ *  - next to the transition mechanisms: in the fallback window a write
+ *    invalidates the previous owner with replicas and split copies too; a
+ *    write whose replicas are all ejected reaches the gutter its reads go
+ *    to; fencing knows a hot key's own replicas and sends a fenced
+ *    invalidation on to the replica the write missed; a fenced fallback ask
+ *    is not a fallback read; a failover that ends in a miss is a miss in
+ *    the request trace, and never asks a node twice.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -538,6 +545,273 @@ static void test_hot_key_cures_incident(void **state)
     }
 }
 
+/* ---- replicas next to the transition mechanisms ----------------------------------------- */
+
+/* A join 4 -> 5 under mod (almost every key moves) with the fallback to
+ * previous owners, 5% writes. */
+static const char *mod_join =
+    "name: fallback\nduration: 30s\ntick: 1s\n"
+    "workload: {keys: 20000, qps: 20000, write_ratio: 0.05}\n"
+    "routing: {algorithm: mod}\nhealth: {mode: off}\n"
+    "clients: {instances: 8, fallback_to_previous_owner: true, fallback_window: 60s}\n"
+    "nodes: [{id: A}, {id: B}, {id: C}, {id: D}]\n"
+    "events: [{at: 5s, add_node: {id: E}}]\n";
+
+static long long stale_from(const struct mem_run *m, double t)
+{
+    return MEM_SUM(m, stale_reads, t, INFINITY);
+}
+
+/* A fallback read asks the key's previous owner, so in the window a write
+ * invalidates the key there too (invalidate_previous_owner) — with
+ * replicas, and for every copy of a split key, as for a key of one owner.
+ * It once did only for the latter: with routing.replicas 2 the join gave
+ * 115,585 stale reads (as many as without the invalidations), a split hot
+ * key 142,326. */
+static void test_fallback_invalidates_previous_owners(void **state)
+{
+    (void)state;
+    struct mem_run one, two, two_off;
+    mem_run_yaml(&one, mod_join, NULL);
+    const char *r2[] = {"routing.replicas=2", NULL};
+    mem_run_yaml(&two, mod_join, r2);
+    const char *r2_off[] = {"routing.replicas=2", "clients.invalidate_previous_owner=false", NULL};
+    mem_run_yaml(&two_off, mod_join, r2_off);
+    assert_true(MEM_SUM(&two, fallback_reads, 5, 30) > 5000); /* the fallback is used */
+    assert_true(stale_from(&one, 5) < 100);
+    assert_true(stale_from(&two, 5) < 100);
+    assert_true(stale_from(&two_off, 5) > 10000); /* what the invalidations are for */
+    /* one more cache operation per write while the previous owner is not a replica */
+    assert_true(MEM_SUM(&two, cache_write_ops, 5, 30) > 2.4 * MEM_SUM(&two, writes, 5, 30));
+    mem_run_free(&one);
+    mem_run_free(&two);
+    mem_run_free(&two_off);
+
+    /* a hot key split in 4: each copy's previous owner too */
+    const char *hot_join =
+        "name: fallback\nduration: 30s\ntick: 1s\n"
+        "workload: {keys: 20000, qps: 20000, write_ratio: 0.05,\n"
+        "  hot_keys: [{key: key-000001, share: 0.3}]}\n"
+        "routing: {algorithm: mod}\nhealth: {mode: off}\n"
+        "clients: {instances: 8, fallback_to_previous_owner: true, fallback_window: 60s}\n"
+        "nodes: [{id: A}, {id: B}, {id: C}, {id: D}]\n"
+        "events: [{at: 5s, add_node: {id: E}}]\n";
+    const char *split4[] = {"workload.hot_keys.0.split=4", NULL};
+    struct mem_run whole, split;
+    mem_run_yaml(&whole, hot_join, NULL);
+    mem_run_yaml(&split, hot_join, split4);
+    if (stale_from(&split, 5) > 2 * stale_from(&whole, 5) + 100)
+        fail_msg("split: %lld stale reads, against %lld unsplit", stale_from(&split, 5),
+                 stale_from(&whole, 5));
+    mem_run_free(&whole);
+    mem_run_free(&split);
+}
+
+/* With a gutter pool, a read whose replicas are all ejected goes to the
+ * key's gutter node, and so does a write's cache operation (as for a key
+ * of one owner): the gutter's copies are invalidated. They once were not:
+ * 33,912 stale reads after both replicas of a third of the keys crashed,
+ * against 12 with one owner. */
+static void test_gutter_with_replicas(void **state)
+{
+    (void)state;
+    const char *yaml =
+        "name: gutter\nduration: 30s\ntick: 1s\n"
+        "workload: {keys: 5000, qps: 20000, write_ratio: 0.05}\n"
+        "routing: {vnodes: 256, replicas: 2}\n"
+        "health: {mode: client, on_eject: gutter, gutter_nodes: 1, gutter_ttl: 10s,\n"
+        "  retry_after: 60s}\n"
+        "nodes: [{id: A}, {id: B}, {id: C}, {id: D}]\n"
+        "events: [{at: 5s, crash_node: {id: A}}, {at: 5s, crash_node: {id: B}}]\n";
+    for (int r = 1; r <= 2; r++) {
+        char set[40];
+        snprintf(set, sizeof set, "routing.replicas=%d", r);
+        const char *sets[] = {set, NULL};
+        struct mem_run m;
+        mem_run_yaml(&m, yaml, sets);
+        assert_true(mem_node_requests(&m, "gutter-0") > 50000); /* the gutter serves reads */
+        if (stale_from(&m, 8) > 100)
+            fail_msg("replicas %d: %lld stale reads from 8 s", r, stale_from(&m, 8));
+        mem_run_free(&m);
+    }
+}
+
+/* GETs per node over ticks in [from, to). */
+static long long node_gets(const struct mem_run *m, const char *node, double from, double to)
+{
+    long long n = 0;
+    for (size_t i = 0; i < m->n_nodes; i++)
+        if (!strcmp(m->nodes[i].node, node) && m->nodes[i].t_s >= from && m->nodes[i].t_s < to)
+            n += m->nodes[i].requests;
+    return n;
+}
+
+/* Fencing knows a hot key's own replicas: a lagging client's GET or write
+ * to one of them is served there, not passed on to the key's first owner.
+ * F joins at 5 s, the clients adopt it 1-3 s later; the hot key's owners
+ * are D, E, F after (C, D, E before). With forwarding they once took
+ * 15,697 GETs to F in [5 s, 8 s), 9,213 to D: the cure undone while the
+ * clients lag, and D and E stale (the write-throughs passed on to F). */
+static void test_fencing_knows_hot_key_replicas(void **state)
+{
+    (void)state;
+    const char *yaml =
+        "name: fence\nduration: 12s\ntick: 1s\n"
+        "workload: {keys: 20000, qps: 20000, write_ratio: 0.05,\n"
+        "  hot_keys: [{key: key-000001, share: 0.2, replicas: 3}]}\n"
+        "routing: {vnodes: 256, fencing: forward}\n"
+        "health: {mode: central, propagation_delay: 2s}\n"
+        "clients: {instances: 8, write: write_through}\n"
+        "nodes: [{id: A}, {id: B}, {id: C}, {id: D}, {id: E}]\n"
+        "events: [{at: 5s, add_node: {id: F}}]\n";
+    struct mem_run fw, rj;
+    mem_run_yaml(&fw, yaml, NULL);
+    const char *reject[] = {"routing.fencing=reject", NULL};
+    mem_run_yaml(&rj, yaml, reject);
+    /* forwarding serves what rejecting clients send once they adopt */
+    static const char *const owners[] = {"D", "E", "F"};
+    for (int i = 0; i < 3; i++)
+        CHECK_NEAR((double)node_gets(&fw, owners[i], 5, 8) / (double)node_gets(&rj, owners[i], 5, 8),
+                   1, 0.05, "GETs at %s in [5 s, 8 s), forward over reject", owners[i]);
+    assert_true(stale_from(&fw, 5) < 2 * stale_from(&rj, 5) + 100);
+    mem_run_free(&fw);
+    mem_run_free(&rj);
+}
+
+/* With replicas, a lagging client's invalidation fenced at a node that is
+ * no longer an owner goes to the owner its write missed (the one the newer
+ * epoch added), not to the first owner, which had its own. It once went to
+ * the first, and forwarding left 27-110 (ring) and 90-379 (mod) stale reads
+ * of a join, seeds 1-4 (110 and 363 with seed 2); now 1-7. */
+static void test_fencing_sends_on_to_the_missed_replica(void **state)
+{
+    (void)state;
+    const char *yaml =
+        "name: fence\nduration: 15s\ntick: 1s\nseed: 2\n"
+        "workload: {keys: 20000, qps: 20000, write_ratio: 0.2}\n"
+        "routing: {vnodes: 256, fencing: forward, replicas: 2, read_from: random}\n"
+        "health: {mode: central, propagation_delay: 4s}\n"
+        "clients: {instances: 8}\n"
+        "nodes: [{id: A}, {id: B}, {id: C}, {id: D}, {id: E}]\n"
+        "events: [{at: 5s, add_node: {id: F}}]\n";
+    static const char *const algos[] = {"routing.algorithm=ring", "routing.algorithm=mod"};
+    for (int a = 0; a < 2; a++) {
+        const char *sets[] = {algos[a], NULL};
+        struct mem_run m, none;
+        mem_run_yaml(&m, yaml, sets);
+        const char *off[] = {algos[a], "routing.fencing=none", NULL};
+        mem_run_yaml(&none, yaml, off);
+        assert_true(MEM_SUM(&m, redirects, 5, 15) > 10000);
+        assert_true(stale_from(&none, 5) > 100); /* the lagging clients' stale reads */
+        if (stale_from(&m, 5) > 20)
+            fail_msg("%s: %lld stale reads with forwarding", algos[a], stale_from(&m, 5));
+        mem_run_free(&m);
+        mem_run_free(&none);
+    }
+}
+
+/* A fallback ask fenced at the previous owner (a client lagging behind the
+ * epoch the node knows) goes on to the key's owner in the newer epoch as an
+ * ordinary GET: a hit there is the owner's, not a fallback read. The hot
+ * key moves from C to D at 4 s and stays at D when E joins at 4.5 s; the
+ * clients adopt each epoch 2-6 s after it. With forwarding, C passed 1,671
+ * fallback asks on to D that hit there, all once counted as fallback reads
+ * (1,696 in all); now 26. */
+static void test_fenced_fallback_is_not_a_fallback_read(void **state)
+{
+    (void)state;
+    const char *yaml =
+        "name: fallback\nduration: 12s\ntick: 1s\n"
+        "workload: {keys: 2000, qps: 20000, write_ratio: 0.1,\n"
+        "  hot_keys: [{key: key-000001, share: 0.5}]}\n"
+        "routing: {vnodes: 256, fencing: forward}\n"
+        "health: {mode: central, propagation_delay: 4s}\n"
+        "clients: {instances: 16, fallback_to_previous_owner: true}\n"
+        "nodes: [{id: A}, {id: B}, {id: C}]\n"
+        "events: [{at: 4s, add_node: {id: D}}, {at: 4500ms, add_node: {id: E}}]\n";
+    struct mem_run m;
+    mem_run_yaml(&m, yaml, NULL);
+    assert_true(MEM_SUM(&m, redirects, 4, 12) > 10000); /* the lagging clients */
+    if (MEM_SUM(&m, fallback_reads, 0, 12) > 200)
+        fail_msg("%lld fallback reads", MEM_SUM(&m, fallback_reads, 0, 12));
+    mem_run_free(&m);
+}
+
+/* Counts sampled reads that the database answered after a timeout. */
+static int timeout_then_db(void *ctx, const struct request_row *r)
+{
+    long long *n = ctx;
+    n[0] += !strcmp(r->op, "get");
+    n[1] += !strcmp(r->source, "db") && !strcmp(r->outcome, "timeout");
+    n[2] += !strcmp(r->op, "get") && r->node && !strncmp(r->node, "A,", 2);
+    return 0;
+}
+
+/* A read that timed out at a crashed replica and then missed at the next
+ * one is a miss in the request trace (its last GET's), as in the ticks;
+ * it once was a timeout (977 of them here). */
+static void test_request_trace_after_failover(void **state)
+{
+    (void)state;
+    const char *yaml = "name: failover\nduration: 10s\ntick: 1s\n"
+                       "workload: {keys: 20000, qps: 10000, write_ratio: 0.05}\n"
+                       "routing: {replicas: 2}\nhealth: {mode: off}\n"
+                       "output: {sample_requests: 1}\n"
+                       "nodes: [{id: A}, {id: B}, {id: C}]\n"
+                       "events: [{at: 5s, crash_node: {id: A}}]\n";
+    long long n[3] = {0};
+    struct sink sink = {.ctx = n, .request = timeout_then_db};
+    struct summary_row sum;
+    assert_int_equal(sink_run_yaml(yaml, NULL, &sink, false, &sum, NULL, 0), RUN_COMPLETE);
+    assert_true(n[2] > 5000); /* reads that failed over from A */
+    assert_int_equal(n[1], 0);
+}
+
+/* Counts sampled reads, and those that asked a node twice. */
+static int asked_twice(void *ctx, const struct request_row *r)
+{
+    long long *n = ctx;
+    if (strcmp(r->op, "get") || !r->node)
+        return 0;
+    n[0]++;
+    char list[256];
+    snprintf(list, sizeof list, "%s", r->node);
+    const char *name[PLACE_MAX_REPLICAS + 8];
+    int k = 0;
+    for (char *save, *t = strtok_r(list, ",", &save); t && k < (int)ARRAY_LEN(name);
+         t = strtok_r(NULL, ",", &save)) {
+        for (int i = 0; i < k; i++)
+            if (!strcmp(name[i], t)) {
+                n[1]++;
+                return 0;
+            }
+        name[k++] = t;
+    }
+    return 0;
+}
+
+/* A read fails over to a replica it has not asked, whatever sent its last
+ * GET where it went: here a hot key whose reads time out at its crashed
+ * owner C gets replica reads at 6 s, while GETs routed to C alone are out.
+ * Their failover once asked C again (C,C,A: 176 reads). */
+static void test_failover_never_asks_twice(void **state)
+{
+    (void)state;
+    const char *yaml =
+        "name: twice\nduration: 8s\ntick: 1s\n"
+        "workload: {keys: 1000, qps: 20000, hot_keys: [{key: key-000002, share: 0.3}]}\n"
+        "routing: {vnodes: 256}\nhealth: {mode: off}\noutput: {sample_requests: 1}\n"
+        "nodes: [{id: A}, {id: B}, {id: C}, {id: D}]\n"
+        "events: [{at: 5s, crash_node: {id: C}},\n"
+        "  {at: 6s, hot_key: {key: key-000002, share: 0.3, replicas: 3}}]\n";
+    long long n[2] = {0};
+    struct sink sink = {.ctx = n, .request = asked_twice};
+    struct summary_row sum;
+    assert_int_equal(sink_run_yaml(yaml, NULL, &sink, false, &sum, NULL, 0), RUN_COMPLETE);
+    assert_true(n[0] > 100000);
+    assert_int_equal(n[1], 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -551,6 +825,13 @@ int main(void)
         cmocka_unit_test(test_hot_key_replicas_over_routing_replicas),
         cmocka_unit_test(test_node_back_with_new_settings),
         cmocka_unit_test(test_refused),
+        cmocka_unit_test(test_fallback_invalidates_previous_owners),
+        cmocka_unit_test(test_gutter_with_replicas),
+        cmocka_unit_test(test_fencing_knows_hot_key_replicas),
+        cmocka_unit_test(test_fencing_sends_on_to_the_missed_replica),
+        cmocka_unit_test(test_fenced_fallback_is_not_a_fallback_read),
+        cmocka_unit_test(test_request_trace_after_failover),
+        cmocka_unit_test(test_failover_never_asks_twice),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
