@@ -15,6 +15,10 @@
  * request probability of the keys it will own — the share of its future
  * GETs that would hit — or when the list is done and every copy started
  * has landed (or was lost), or at `max_wait`.
+ * With routing.replicas above 1, "own" means hold as any of the key's
+ * replicas: a join copies every key the node will hold (from the key's
+ * first owner now), a drain each key it holds to the node the change makes
+ * an owner in its place.
  * Drain (remove_node drain): the leaving node's items, most recently used
  * first, go to their next owners the same way (from the leaving node's
  * cache); it leaves when every copy has landed, or at `max_wait`. A copy
@@ -92,14 +96,57 @@ static uint64_t pos_of(const struct sim *s, const struct transfer *t, uint32_t k
     return t->pos ? t->pos[key] : s->wl->ks.rec[key].pos;
 }
 
-/* The key's destination, or PLACE_NONE if this transfer does not move it. */
+/* The key's owners once the change is published: routing.replicas of them
+ * (the owner first). Returns how many. */
+static uint32_t future_owners(struct sim *s, const struct transfer *t, uint32_t key,
+                              uint32_t out[PLACE_MAX_REPLICAS])
+{
+    uint32_t r = s->sc->routing.replicas;
+    uint64_t pos = pos_of(s, t, key);
+    if (r <= 1) {
+        out[0] = placement_lookup(t->future, pos);
+        return out[0] != PLACE_NONE;
+    }
+    return (uint32_t)placement_replicas(t->future, pos, s->zones, out, r);
+}
+
+static bool among(const uint32_t *nodes, uint32_t n, uint32_t node)
+{
+    for (uint32_t i = 0; i < n; i++)
+        if (nodes[i] == node)
+            return true;
+    return false;
+}
+
+/* Whether the joining node will hold key (as its owner or one of its
+ * replicas). */
+static bool will_own(struct sim *s, const struct transfer *t, uint32_t key)
+{
+    uint32_t fut[PLACE_MAX_REPLICAS];
+    return among(fut, future_owners(s, t, key, fut), t->node);
+}
+
+/* The key's destination, or PLACE_NONE if this transfer does not move it.
+ * Join: the node, for a key it will hold. Drain: for a key the node holds
+ * now and will not, the node the change makes an owner in its place (with
+ * replicas, the first of the key's future owners that is not one now). */
 static uint32_t destination(struct sim *s, const struct transfer *t, uint32_t key)
 {
-    uint32_t future = placement_lookup(t->future, pos_of(s, t, key));
     if (t->join)
-        return future == t->node ? t->node : PLACE_NONE;
-    uint32_t now = membership_owner(s, membership_latest(s)->id, key);
-    return now == t->node && future != t->node ? future : PLACE_NONE;
+        return will_own(s, t, key) ? t->node : PLACE_NONE;
+    uint32_t r = s->sc->routing.replicas, epoch = membership_latest(s)->id;
+    uint32_t fut[PLACE_MAX_REPLICAS], nf = future_owners(s, t, key, fut);
+    if (r <= 1) {
+        uint32_t now = membership_owner(s, epoch, key);
+        return now == t->node && nf && fut[0] != t->node ? fut[0] : PLACE_NONE;
+    }
+    uint32_t now[PLACE_MAX_REPLICAS], nn = membership_owners(s, epoch, key, r, now);
+    if (!among(now, nn, t->node) || among(fut, nf, t->node))
+        return PLACE_NONE;
+    for (uint32_t i = 0; i < nf; i++)
+        if (!among(now, nn, fut[i]))
+            return fut[i];
+    return PLACE_NONE;
 }
 
 static struct transfer *new_transfer(struct sim *s, uint32_t node, uint32_t event, bool join)
@@ -184,7 +231,7 @@ static double future_mass(struct sim *s, const struct transfer *t)
 {
     double m = 0;
     for (uint32_t k = 0; k < s->wl->ks.n_total; k++)
-        if (placement_lookup(t->future, pos_of(s, t, k)) == t->node)
+        if (will_own(s, t, k))
             m += workload_key_prob(s->wl, k);
     return m;
 }
@@ -203,7 +250,7 @@ static double hit_share(struct sim *s, const struct transfer *t)
         uint32_t k = items[it].key;
         if (items[it].expire_ns && items[it].expire_ns <= now)
             continue;
-        if (t->plan && placement_lookup(t->future, pos_of(s, t, k)) != t->node)
+        if (t->plan && !will_own(s, t, k))
             continue;
         held += workload_key_prob(s->wl, k);
     }
