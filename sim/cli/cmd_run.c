@@ -260,6 +260,14 @@ int cmd_run(int argc, char **argv)
         diag_deinit(&d);
         return rc;
     }
+    if (cli.out && !strcmp(cli.out, "-")) {
+        fprintf(stderr, "ringsim run: -o -: a run writes a results database, not standard "
+                        "output; name a file, e.g. -o results/run.db (the summary goes to "
+                        "standard output anyway)\n");
+        diag_deinit(&d);
+        run_cli_deinit(&cli);
+        return EXIT_USAGE;
+    }
     struct scenario *sc = scenario_load(cli.scenario, cli.sets, cli.n_sets, &d);
     if (!sc || judge_run_cost(cli.scenario, sc, cli.force, cli.out, NULL)) {
         diag_print(&d, stderr);

@@ -108,6 +108,10 @@ expect_match "bad.yaml:3:[0-9]+: routing.vnodes: expected" "$T/err" "the error n
 expect_exit 2 "bad --set exits 2" "$RINGSIM" run "$S" -o "$T/bad2.db" --set health.cooldown=soon
 [ ! -e "$T/bad2.db" ]; ok $? "a bad --set writes no database"
 expect_exit 2 "unknown option" "$RINGSIM" run "$S" --frobnicate
+(cd "$T" && "$RINGSIM" run "$S" -o - >out 2>err); rc=$?
+expect_eq "$rc" "2" "-o - is refused (a database, not standard output)"
+[ ! -e "$T/-" ]; ok $? "and writes no file named -"
+expect_match "name a file" "$T/err" "the refusal says what to give"
 expect_exit 2 "no scenario" "$RINGSIM" run
 expect_exit 2 "missing file" "$RINGSIM" run "$T/nope.yaml"
 echo "not a database, just text, long enough for SQLite to look at it properly" >"$T/text.db"
