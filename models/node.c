@@ -22,17 +22,23 @@
  * incarnation changes, so what was awaited is forgotten). Invariant:
  * inflight_total == the sum of inflight[] (nodes_check).
  *
- * Prewarm: nodes present at time 0 with `prewarm` start holding what an LRU
- * holds in steady state, approximated by the most popular keys they own
- * (hot keys first, then by popularity rank; with a trace, by the number of
- * requests the trace makes to each; with routing.replicas, each key at every
- * replica) up to capacity, most popular at the MRU end. With a TTL T and fill
- * on miss, a key read λ times a
- * second is cached a share λT/(1+λT) of the time (each miss starts T of
- * presence, then 1/λ of absence on average): each key is put in with that
- * probability, with a remaining life uniform in (0, T] — the steady state
- * of that renewal process. (Writes, which also empty a key, are not
- * counted: with writes the first TTL of a run holds slightly more.)
+ * Prewarm: nodes present at time 0 with `prewarm` start in their LRU's
+ * steady state under the workload's requests, each key read and written as
+ * a Poisson process of its own (the independent reference model): for every
+ * key, its state at time 0 (held, live or expired; or deleted by a write)
+ * and the time since its last request are drawn from that key's own
+ * stationary process (pw_sample), and each node holds the most recent items
+ * it owns, the longest run of them that fits, most recent at the MRU end —
+ * which is exactly what an LRU holds (without a TTL; with one, the TTL state
+ * is drawn as if nothing were evicted, while an evicted key comes back with
+ * a fresh TTL: a cache too small for its keys starts with items a little
+ * older than it will hold later). With routing.replicas, each key at every
+ * replica. So the first tick's hit
+ * rate is the steady state's, not that of the `capacity` most popular keys
+ * (which an LRU does not hold). With a trace: the keys most requested in
+ * the whole trace, up to capacity, most requested at the MRU end, and with
+ * a TTL T each with the probability λT/(1+λT) of fill on miss (λ its mean
+ * read rate), a remaining life uniform in (0, T].
  */
 #include "models/node.h"
 
@@ -475,21 +481,29 @@ const char *nodes_check(const struct sim *s)
 
 /* ---- prewarm ---------------------------------------------------------------------- */
 
-/* Adds key to its owner's store if the owner prewarms and has room; returns
- * 1 if that node just became full. Its read rate (for the TTL's steady
- * state) is rate_key's divided by div: a split key's copies share theirs. */
-static int prewarm_key(struct sim *s, const struct placement *pl, struct rng *rng, uint32_t key,
-                       uint32_t rate_key, uint32_t div, uint8_t *full)
+/* The owners of key that prewarm (at most routing.replicas of them). */
+static uint32_t prewarm_owners(struct sim *s, const struct placement *pl, uint32_t key,
+                               uint32_t owners[PLACE_MAX_REPLICAS])
+{
+    uint64_t pos = s->wl->ks.rec[key].pos;
+    uint32_t r = s->sc->routing.replicas;
+    if (r <= 1) {
+        owners[0] = placement_lookup(pl, pos);
+        return owners[0] != PLACE_NONE;
+    }
+    return (uint32_t)placement_replicas(pl, pos, s->zones, owners, r); /* every replica */
+}
+
+/* ---- a trace's keys: the most requested first --------------------------------------------- */
+
+/* Adds key to its owners' stores while they have room; returns how many
+ * of them just became full. With a TTL the key is present with the
+ * probability of its read rate's steady state, λT/(1+λT). */
+static uint32_t prewarm_counted(struct sim *s, const struct placement *pl, struct rng *rng,
+                                uint32_t key, uint8_t *full)
 {
     const struct keyspace *ks = &s->wl->ks;
-    uint32_t owners[PLACE_MAX_REPLICAS];
-    uint32_t r = s->sc->routing.replicas, n_owners;
-    if (r <= 1) {
-        owners[0] = placement_lookup(pl, ks->rec[key].pos);
-        n_owners = owners[0] != PLACE_NONE;
-    } else { /* every replica holds it */
-        n_owners = (uint32_t)placement_replicas(pl, ks->rec[key].pos, s->zones, owners, r);
-    }
+    uint32_t owners[PLACE_MAX_REPLICAS], n_owners = prewarm_owners(s, pl, key, owners);
     uint32_t open = 0;
     for (uint32_t i = 0; i < n_owners; i++)
         open += !full[owners[i]];
@@ -497,13 +511,12 @@ static int prewarm_key(struct sim *s, const struct placement *pl, struct rng *rn
         return 0;
     int64_t ttl = workload_ttl_ns(s->wl, key), expire = 0;
     if (ttl) {
-        double reads_per_s = workload_read_rate(s->wl, rate_key) / div;
-        double lt = reads_per_s * (double)ttl / 1e9;
+        double lt = workload_read_rate(s->wl, key) * (double)ttl / 1e9;
         if (rng_uniform(rng) >= lt / (1 + lt))
             return 0; /* absent in this key's steady state */
         expire = 1 + (int64_t)floor(rng_uniform(rng) * (double)ttl);
     }
-    int filled = 0;
+    uint32_t filled = 0;
     for (uint32_t i = 0; i < n_owners; i++) {
         uint32_t owner = owners[i];
         if (full[owner])
@@ -515,6 +528,261 @@ static int prewarm_key(struct sim *s, const struct placement *pl, struct rng *rn
         }
     }
     return filled;
+}
+
+static void prewarm_trace(struct sim *s, const struct placement *pl, uint8_t *full,
+                          uint32_t open, struct rng *rng)
+{
+    /* ids are ordered by request count */
+    for (uint32_t k = 0; k < s->wl->ks.n_keys && open; k++)
+        open -= prewarm_counted(s, pl, rng, k, full);
+}
+
+/* ---- synthetic requests: an LRU's steady state ----------------------------------------------- */
+
+/* An item prewarm gives a node: its recency (seconds since it was last read
+ * or set: the LRU's order; a float, within 1e-7 of it), its expiry (ns; 0:
+ * none; negative: expired). 16 bytes. */
+struct pw_item {
+    float age;
+    uint32_t key;
+    int64_t expire;
+};
+
+/* The bits of a recency, in the order of the recencies (a float >= 0). */
+static inline uint32_t pw_bits(float age)
+{
+    uint32_t u;
+    memcpy(&u, &age, sizeof u);
+    return u;
+}
+
+/* Room to sort in, shared by the nodes, and the item sizes. */
+struct pw_sorter {
+    struct pw_item *tmp;
+    size_t cap;
+    uint32_t *count;       /* 2^16 */
+    const struct keyspace *ks;
+};
+
+/* Sorts items by age, oldest last: a stable radix sort on the bits of the
+ * age, 16 at a time (the items come in a fixed order, so ties keep one). */
+static void pw_sort(struct pw_sorter *so, struct pw_item *v, uint32_t n)
+{
+    if (n > so->cap) {
+        so->cap = MAX((size_t)n, 2 * so->cap);
+        free(so->tmp);
+        so->tmp = xmalloc(so->cap * sizeof(*so->tmp));
+    }
+    uint32_t *count = so->count;
+    struct pw_item *src = v, *dst = so->tmp;
+    for (int shift = 0; shift < 32; shift += 16) {
+        memset(count, 0, ((size_t)1 << 16) * sizeof(*count));
+        for (uint32_t i = 0; i < n; i++)
+            count[(pw_bits(src[i].age) >> shift) & 0xffff]++;
+        if (n && count[(pw_bits(src[0].age) >> shift) & 0xffff] == n)
+            continue; /* one digit for all: nothing to do */
+        uint32_t sum = 0;
+        for (uint32_t d = 0; d < (1u << 16); d++) {
+            uint32_t c = count[d];
+            count[d] = sum;
+            sum += c;
+        }
+        for (uint32_t i = 0; i < n; i++)
+            dst[count[(pw_bits(src[i].age) >> shift) & 0xffff]++] = src[i];
+        struct pw_item *t = src;
+        src = dst;
+        dst = t;
+    }
+    if (src != v)
+        memcpy(v, src, (size_t)n * sizeof(*v));
+}
+
+/* A node's candidates: items more recent than `cut`, which every item at
+ * least that old misses — the node holds the most recent items, up to the
+ * longest run of them that fits (what an LRU holds: it evicts the oldest
+ * until the newest fits). Kept unsorted, and cut down to those that fit
+ * whenever they are half as many again: a radix sort of O(1) per item, in
+ * sequential passes, and at most 1.5 times the node's items at once. */
+struct pw_node {
+    struct pw_item *v;
+    uint32_t n, cap, keep; /* keep: how many fitted at the last cut (0: none yet) */
+    float cut;
+    uint64_t cap_bytes, cap_items;
+    bool on;               /* the node prewarms */
+};
+
+/* Sorts the candidates by age and keeps the run that fits. */
+static void pw_trim(struct pw_sorter *so, struct pw_node *h)
+{
+    pw_sort(so, h->v, h->n);
+    uint64_t bytes = 0;
+    uint32_t k = 0;
+    for (; k < h->n; k++) {
+        bytes += keyspace_item_bytes(so->ks, h->v[k].key);
+        if ((h->cap_items && k + 1 > h->cap_items) || (h->cap_bytes && bytes > h->cap_bytes))
+            break;
+    }
+    if (k < h->n) {
+        h->cut = h->v[k].age; /* it does not fit: nor does anything older */
+        h->n = k;
+    }
+    h->keep = MAX(k, 1024);
+}
+
+static void pw_offer(struct pw_sorter *so, struct pw_node *h, const struct pw_item *x,
+                     uint32_t bytes)
+{
+    if (x->age >= h->cut || (h->cap_bytes && bytes > h->cap_bytes))
+        return; /* too old, or larger than the node: never stored */
+    if (!h->keep) /* the first cut: once the node could be full */
+        h->keep = (uint32_t)MIN(h->cap_items ? h->cap_items : h->cap_bytes / bytes + 1,
+                                UINT32_MAX / 4);
+    uint32_t most = h->keep + h->keep / 2 + 1024; /* then cut down to those that fit */
+    if (h->n == h->cap) {
+        h->cap = MIN(h->cap ? 2 * h->cap : 1024, MAX(most, h->n + 1));
+        h->v = xrealloc(h->v, (size_t)h->cap * sizeof(*h->v));
+    }
+    h->v[h->n++] = *x;
+    if (h->n >= most)
+        pw_trim(so, h);
+}
+
+/* Whether a node holds key's item at time 0, in the steady state of the
+ * key's own requests: Poisson reads at r and writes at wr a second (the
+ * independent reference model), a read that misses filling, a write
+ * deleting the item (through: setting it), an item living ttl_ns (0:
+ * forever) and expiring lazily — an expired item stays in its place in the
+ * LRU until it is found or reaches the end. Its states, with their shares
+ * of time: live, m = (1 − e^(−wr T)) / wr (T while nothing writes); expired
+ * and still held, e^(−wr T) / (r + wr) (a life ends by its TTL with
+ * probability e^(−wr T), and the expired item waits for the next request);
+ * deleted by a write (invalidate only), wr (the two others) / r. When held:
+ * *age, the time since it was last read or set (what orders an LRU), and
+ * *expire, its expiry (0: none; below 0: expired). */
+static bool pw_sample(struct rng *g, double r, double wr, bool through, int64_t ttl_ns,
+                      double *age, int64_t *expire)
+{
+    *expire = 0;
+    if (r <= 0 && (!through || wr <= 0))
+        return false; /* never filled */
+    if (!ttl_ns) { /* the last request: a read (held), or a write (held when through) */
+        if (!through && rng_uniform(g) * (r + wr) >= r)
+            return false;
+        *age = rng_exp(g, 1 / (r + wr));
+        return true;
+    }
+    double T = (double)ttl_ns / 1e9;
+    double m = wr > 0 ? -expm1(-wr * T) / wr : T;
+    double held = exp(-wr * T) / (r + wr);
+    double gone = through ? 0 : wr * (m + held) / r;
+    double z = m + held + gone, u = rng_uniform(g) * z;
+    if (!(z < INFINITY) || u >= m + held) /* (z: a key read less than once in 1e300 s) */
+        return false; /* deleted by a write, not read since */
+    double x = r > 0 ? rng_exp(g, 1 / r) : INFINITY; /* back to the last read */
+    if (u < m) { /* live, filled or set e ago (no write since, so e is Exp(wr) below T) */
+        double v = rng_uniform(g);
+        double e = wr > 0 ? -log1p(v * expm1(-wr * T)) / wr : v * T;
+        *age = fmin(e, x);
+        int64_t left = (int64_t)ceil((T - e) * 1e9);
+        *expire = left < 1 ? 1 : left > ttl_ns ? ttl_ns : left;
+        return true;
+    }
+    /* expired d ago, nothing since; before, a whole life of T without writes */
+    double d = rng_exp(g, 1 / (r + wr));
+    *age = d + fmin(T, x);
+    *expire = -1 - (int64_t)fmin(d * 1e9, 1e18);
+    return true;
+}
+
+static int cmp_hot_key(const void *a, const void *b)
+{
+    const struct hot_entry *x = a, *y = b;
+    return x->key < y->key ? -1 : x->key > y->key;
+}
+
+/* One key's reads and writes a second now, each key's item drawn for its
+ * owners, kept where it is recent enough. */
+static void pw_key(struct sim *s, const struct placement *pl, struct rng *g,
+                   struct pw_sorter *so, struct pw_node *cand, uint32_t key, double r, double wr)
+{
+    double age;
+    int64_t expire;
+    if (!pw_sample(g, r, wr, s->sc->clients.write == WRITE_THROUGH,
+                   workload_ttl_ns(s->wl, key), &age, &expire))
+        return;
+    uint32_t owners[PLACE_MAX_REPLICAS], n = prewarm_owners(s, pl, key, owners);
+    struct pw_item x = {(float)age, key, expire};
+    uint32_t bytes = keyspace_item_bytes(&s->wl->ks, key);
+    for (uint32_t i = 0; i < n; i++)
+        if (cand[owners[i]].on)
+            pw_offer(so, &cand[owners[i]], &x, bytes);
+}
+
+static void prewarm_steady(struct sim *s, const struct placement *pl, const uint8_t *full,
+                           struct rng *g)
+{
+    const struct workload *w = s->wl;
+    const struct request_draw *d = w->rd;
+    struct pw_node *cand = xcalloc(s->n_nodes, sizeof(*cand));
+    struct pw_sorter so = {NULL, 0, xmalloc(((size_t)1 << 16) * sizeof(uint32_t)), &w->ks};
+    for (uint32_t i = 0; i < s->n_nodes; i++)
+        if (!full[i]) {
+            cand[i].on = true;
+            cand[i].cut = INFINITY;
+            cand[i].cap_bytes = s->nodes[i].store.capacity_bytes;
+            cand[i].cap_items = s->nodes[i].store.capacity_items;
+        }
+    /* requests a second now (a cycle's rate at time 0), reads and writes */
+    double rate = workload_rate(w, 0);
+    double reads = rate * (1 - d->write_ratio), writes = rate * d->write_ratio;
+    /* the hot keys by id, to add their shares in one pass */
+    struct hot_entry *hot = xcalloc(d->n_hot + 1, sizeof(*hot));
+    memcpy(hot, d->hot, d->n_hot * sizeof(*hot));
+    qsort(hot, d->n_hot, sizeof(*hot), cmp_hot_key);
+    size_t h = 0;
+    for (uint32_t k = 0; k < w->ks.n_total; k++) {
+        if ((k & 0xffff) == 0 && s->opt.stop && *s->opt.stop)
+            break; /* interrupted: the run stops before its first request */
+        double p = 0;
+        if (k < w->ks.n_keys)
+            p = (1 - d->hot_total) * workload_rank_prob(w, w->key_rank ? w->key_rank[k] : k);
+        bool split = false;
+        for (; h < d->n_hot && hot[h].key <= k; h++)
+            if (hot[h].key == k) {
+                uint32_t first;
+                split = split || cures_split(s, k, &first) > 1;
+                p += hot[h].share;
+            }
+        if (!split) /* a split key's reads go to its copies (below), never to itself */
+            pw_key(s, pl, g, &so, cand, k, reads * p, writes * p);
+    }
+    /* the copies of split hot keys: a read asks one, a write reaches them all */
+    for (size_t j = 0; j < d->n_hot; j++) {
+        uint32_t first, copies = cures_split(s, hot[j].key, &first);
+        if (copies <= 1 || (j && hot[j].key == hot[j - 1].key))
+            continue;
+        double p = workload_key_prob(w, hot[j].key);
+        for (uint32_t c = 0; c < copies; c++)
+            pw_key(s, pl, g, &so, cand, first + c, reads * p / copies, writes * p);
+    }
+    free(hot);
+    /* each node's items, most recent first (the MRU end) */
+    const struct keyspace *ks = &w->ks;
+    for (uint32_t i = 0; i < s->n_nodes; i++) {
+        struct pw_node *hp = &cand[i];
+        pw_trim(&so, hp);
+        for (uint32_t j = 0; j < hp->n; j++)
+            if (!store_append_cold(&s->nodes[i].store, hp->v[j].key,
+                                   ks->rec[hp->v[j].key].version,
+                                   keyspace_item_bytes(ks, hp->v[j].key), hp->v[j].expire))
+                break;
+        free(hp->v);
+        hp->v = NULL;
+    }
+    free(so.tmp);
+    free(so.count);
+    free(cand);
 }
 
 void nodes_prewarm(struct sim *s, const struct placement *pl)
@@ -529,34 +797,12 @@ void nodes_prewarm(struct sim *s, const struct placement *pl)
             full[i] = 1;
     }
     struct rng rng;
-    if (!open || rng_init(&rng, s->sc->seed, "prewarm")) {
-        free(full);
-        return;
+    if (open && !rng_init(&rng, s->sc->seed, "prewarm")) {
+        if (s->wl->trace)
+            prewarm_trace(s, pl, full, open, &rng);
+        else
+            prewarm_steady(s, pl, full, &rng);
+        rng_deinit(&rng);
     }
-    const struct workload *w = s->wl;
-    /* hot keys first, most requested first (a sorted copy: the workload's
-     * order is part of its random stream and must not change) */
-    const struct request_draw *d = w->rd;
-    struct hot_entry *hot = xcalloc(d->n_hot + 1, sizeof(*hot));
-    memcpy(hot, d->hot, d->n_hot * sizeof(*hot));
-    for (size_t i = 0; i < d->n_hot; i++) {
-        size_t best = i;
-        for (size_t j = i + 1; j < d->n_hot; j++)
-            if (hot[j].share > hot[best].share)
-                best = j;
-        struct hot_entry t = hot[i];
-        hot[i] = hot[best];
-        hot[best] = t;
-        uint32_t first, copies = cures_split(s, hot[i].key, &first); /* or its copies */
-        for (uint32_t c = 0; c < copies && open; c++)
-            open -= (uint32_t)(copies > 1
-                                   ? prewarm_key(s, pl, &rng, first + c, hot[i].key, copies, full)
-                                   : prewarm_key(s, pl, &rng, hot[i].key, hot[i].key, 1, full));
-    }
-    free(hot);
-    /* ids are popularity ranks (with a trace: ordered by request count) */
-    for (uint32_t r = 0; r < w->ks.n_keys && open; r++)
-        open -= (uint32_t)prewarm_key(s, pl, &rng, r, r, 1, full);
-    rng_deinit(&rng);
     free(full);
 }

@@ -101,7 +101,10 @@ static const struct key cache_keys[] = {
     {"rtt", KT_DURATION, F(CC, rtt_ns), .def = "200us", AT_LEAST(0),
      .doc = "Network round trip between a client and the node (half each way)."},
     {"prewarm", KT_BOOL, F(CC, prewarm), .def = "true",
-     .doc = "Nodes present at time 0 start holding the keys they own, as if warmed up (a node "
+     .doc = "Nodes present at time 0 start as after a long run of the workload: holding what "
+            "their LRU would hold then (the most recently requested keys they own that fit, "
+            "writes and TTLs included; with a trace, its most requested keys), so the hit "
+            "rate starts at its steady state (a node "
             "added by an event always joins empty)."},
 };
 #undef CC

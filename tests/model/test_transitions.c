@@ -552,14 +552,14 @@ static void test_backfill_race(void **state)
     assert_int_equal(SUM(&f, requests, 0, 100), SUM(&m, requests, 0, 100));
     assert_int_equal(SUM(&n, requests, 0, 100), SUM(&m, requests, 0, 100));
 
-    /* fill: set. Model 211, seeds 1-8 187-219, no clobber; all but a few
+    /* fill: set. Model 211, seeds 1-8 184-219, no clobber; all but a few
      * between 72 s (instances 2 and 3 stop invalidating previous owners)
      * and 100 s (instances 0 and 1 stop falling back) */
     long long so = SUM(&m, stale_overwrites, 0, 100);
     CHECK_RANGE(so, 150, 260, "set: stale overwrites");
     assert_true(SUM(&m, stale_overwrites, 72, 100) >= so - 5);
     assert_int_equal(m.summary.clobbers, 0);
-    assert_true(SUM(&m, stale_reads, 0, 100) > 30000); /* 44,444-48,265 */
+    assert_true(SUM(&m, stale_reads, 0, 100) > 30000); /* 42,956-46,715 */
     /* the race as first described (a write within a round trip of the copy,
      * during the split) is no more frequent than without the split: 0-1 */
     assert_true(SUM(&m, stale_overwrites, 12, 40) <= 3);
@@ -570,18 +570,18 @@ static void test_backfill_race(void **state)
     assert_int_equal(SUM(&v, stale_reads, 0, 100), SUM(&m, stale_reads, 0, 100));
     assert_int_equal(v.summary.clobbers, 0);
 
-    /* fencing: no missed invalidation (stale reads 459-1,015 over seeds),
-     * but the window mismatch still copies some stale values (29-73) */
+    /* fencing: no missed invalidation (stale reads 350-812 over seeds),
+     * but the window mismatch still copies some stale values (28-72) */
     CHECK_RANGE(SUM(&f, stale_overwrites, 0, 100), 15, 110, "fencing: stale overwrites");
     CHECK_RANGE(SUM(&f, stale_reads, 0, 100), 200, 2000, "fencing: stale reads");
-    assert_true(SUM(&f, redirects, 0, 100) > 50000); /* 66,577-67,364 */
+    assert_true(SUM(&f, redirects, 0, 100) > 50000); /* 66,578-67,363 */
     assert_int_equal(SUM(&m, redirects, 0, 100), 0);
     /* its cost: the old-ring instances miss at D (87.6-88.0% against 94.2-94.5%) */
     assert_true(f.summary.min_hit_rate < m.summary.min_hit_rate - 0.04);
 
     /* the fix, fencing and a window that outlasts every adoption: the
-     * no-split run's figures (seeds 1-8: 0-2 stale overwrites, 8-17 stale
-     * reads; without the split 0-2 and 6-18) */
+     * no-split run's figures (seeds 1-8: 0-2 stale overwrites, 6-18 stale
+     * reads; without the split 0-3 and 9-15) */
     assert_true(SUM(&x, stale_overwrites, 0, 100) <= 4);
     assert_true(SUM(&x, stale_reads, 0, 100) <= 40);
     assert_true(SUM(&n, stale_overwrites, 0, 100) <= 4);
@@ -611,23 +611,23 @@ static void check_split_brain(const char *seed)
     long long s_in = SUM(&s, stale_reads, 12, 40), s_after = SUM(&s, stale_reads, 40, 70);
     long long f_in = SUM(&f, stale_reads, 12, 40), f_after = SUM(&f, stale_reads, 40, 70);
 
-    /* the split: missed invalidations on both sides (38-90x the stale reads
+    /* the split: missed invalidations on both sides (42-89x the stale reads
      * of the same join without it, seeds 1-8), and stale copies left at D
-     * afterwards (8.7-10.4x in the 30 s after it) */
+     * afterwards (8.4-10.2x in the 30 s after it) */
     assert_true(s_in > 20 * n_in);
     assert_true(s_after > 4 * n_after);
     /* fencing: after the split, when only the copies the old-ring writers
      * missed could be stale, the no-split baseline within noise (seeds
-     * 1-8, 40-70 s: differences of 11-62 around 791-881) */
+     * 1-8, 40-70 s: differences of 7-58 around 834-903) */
     CHECK_NEAR(f_after, n_after, 4 * sqrt((double)n_after) + 20, "%s: stale reads after", seed);
     /* during the split, the redirected invalidation's extra round trip:
-     * 1.05-1.67x the baseline over seeds 1-8 */
+     * 0.99-1.79x the baseline over seeds 1-8 */
     CHECK_RANGE((double)f_in / (double)n_in, 0.9, 2.0, "%s: stale reads in the split", seed);
     /* stale overwrites are the hot keys' ordinary race, split or not */
     CHECK_NEAR(f.summary.stale_overwrites, n.summary.stale_overwrites,
                4 * sqrt((double)n.summary.stale_overwrites) + 20, "%s: stale overwrites", seed);
 
-    /* what fencing costs: MOVED replies, 19-36% of the frozen instances'
+    /* what fencing costs: MOVED replies, 19-37% of the frozen instances'
      * operations in the split (53,175-102,178), none after it */
     long long frozen_ops = SUM(&f, requests, 12, 40) / 2;
     CHECK_RANGE((double)SUM(&f, redirects, 12, 41) / (double)frozen_ops, 0.1, 0.5,
@@ -636,7 +636,7 @@ static void check_split_brain(const char *seed)
     assert_int_equal(SUM(&s, redirects, 0, 70), 0);
     /* and the join's refill: the frozen instances now miss at D, as in the
      * no-split run (equal within 0.002 over seeds 1-8), where the split alone
-     * kept hitting the old owners (2.5-3 points higher) */
+     * kept hitting the old owners (2.3-2.9 points higher) */
     CHECK_NEAR(f.summary.min_hit_rate, n.summary.min_hit_rate, 0.01, "%s: min hit rate", seed);
     assert_true(s.summary.min_hit_rate > n.summary.min_hit_rate + 0.015);
     mem_run_free(&n);
@@ -673,17 +673,19 @@ static void test_staged_join(void **state)
     mem_run_file(&dbf, STAGED_JOIN, db_fast);
     mem_run_file(&dbs, STAGED_JOIN, db_slow);
     double base = cold.summary.baseline_hit_rate;
-    /* 2% writes: each write makes the next read of its key miss */
-    CHECK_NEAR(base, 0.986, 0.002, "baseline hit rate");
+    /* 2% writes: each write makes the next read of its key miss, 98% hits
+     * (prewarm starts the caches there, each key present with probability
+     * reads / (reads + writes)) */
+    CHECK_NEAR(base, 0.980, 0.002, "baseline hit rate");
 
-    /* cold: the demo's dip. Seeds 1-8: 74.6-75.9%, 2,590-2,747/s, 44-55 s */
+    /* cold: the demo's dip. Seeds 1-8: 74.5-75.8%, 2,593-2,755/s, 31-34 s */
     CHECK_NEAR(cold.summary.min_hit_rate, 0.752, 0.012, "cold: min hit rate");
     CHECK_RANGE(cold.summary.peak_backend_qps, 2450, 2900, "cold: database peak");
-    CHECK_RANGE(cold.summary.recovery_s, 40, 60, "cold: recovery");
+    CHECK_RANGE(cold.summary.recovery_s, 25, 45, "cold: recovery");
 
     /* staged from the owners: enters the ring at 34.7 s with 95% of its GETs
-     * covered, then dips by what is left: 1.2-1.5 points (seeds 1-8), a
-     * database peak of 459-491/s, a sixth of the cold join's or less */
+     * covered, then dips by what is left: 0.6-0.9 points (seeds 1-8), a
+     * database peak of 458-497/s, a fifth of the cold join's or less */
     CHECK_NEAR(event_time(&st, "warm_done"), 34.75, 0.05, "staged: enters the ring");
     CHECK_RANGE(SUM(&st, warm_copies, 30, 120), 23400, 23900, "staged: copies");
     CHECK_RANGE(base - st.summary.min_hit_rate, 0.005, 0.025, "staged: dip below the baseline");
@@ -691,8 +693,8 @@ static void test_staged_join(void **state)
     assert_true(st.summary.peak_backend_qps * 4 < cold.summary.peak_backend_qps);
     assert_int_equal(st.summary.errors, 0);
 
-    /* fallback: the same, lazily (0.9-1.1 points, 437-461/s) */
-    CHECK_RANGE(base - fb.summary.min_hit_rate, 0.005, 0.02, "fallback: dip below the baseline");
+    /* fallback: the same, lazily (0.3-0.5 points, 438-465/s) */
+    CHECK_RANGE(base - fb.summary.min_hit_rate, 0.002, 0.01, "fallback: dip below the baseline");
     assert_true(fb.summary.peak_backend_qps < 600);
     assert_true(SUM(&fb, fallback_reads, 30, 120) > 20000);
 
@@ -700,12 +702,12 @@ static void test_staged_join(void **state)
      * failed reads and a longer refill (longer than cold for seeds 1-8) */
     CHECK_NEAR(bl.summary.min_hit_rate, cold.summary.min_hit_rate, 0.005, "limit: min hit rate");
     CHECK_RANGE(bl.summary.peak_backend_qps, 2100, 2300, "limit: database peak");
-    CHECK_RANGE(bl.summary.errors, 10500, 13500, "limit: failed reads"); /* 11,900-12,251 */
+    CHECK_RANGE(bl.summary.errors, 10500, 13500, "limit: failed reads"); /* 11,987-12,384 */
     assert_true(bl.summary.recovery_s > cold.summary.recovery_s);
 
     /* from the database at 8,000/s, past the 4,600/s it has to spare: 100%
-     * busy for 5 s (seeds 1-8), 13,521-14,130 copies refused and tried again,
-     * 812-928 client operations refused; the node enters at 34.86-34.95 s,
+     * busy for 5 s (seeds 1-8), 13,530-13,949 copies refused and tried again,
+     * 814-916 client operations refused; the node enters at 34.89-34.93 s,
      * once the reads still in the database's queue (up to 0.4 s of it) have
      * landed, with its keys loaded, so the hit rate dips only to 97.5-97.7%:
      * the database, not the cache, pays for the warm-up */
@@ -715,7 +717,7 @@ static void test_staged_join(void **state)
     CHECK_RANGE(dbf.summary.errors, 650, 1100, "db 8000/s: failed client operations");
     CHECK_RANGE(dbf.summary.min_hit_rate, 0.965, 0.985, "db 8000/s: min hit rate");
     CHECK_RANGE(event_time(&dbf, "warm_done"), 34.75, 35.05, "db 8000/s: enters");
-    /* at 2,000/s it stays within the headroom: 2,413-2,463/s, half busy */
+    /* at 2,000/s it stays within the headroom: 2,414-2,462/s, half busy */
     CHECK_RANGE(dbs.summary.peak_backend_qps, 2300, 2600, "db 2000/s: database peak");
     assert_true(dbs.summary.peak_db_util < 0.6);
     assert_int_equal(dbs.summary.errors, 0);
@@ -740,15 +742,15 @@ static void test_scale_down_drain(void **state)
     mem_run_file(&d, "scenarios/incidents/scale_down_drain.yaml", drain);
     assert_int_equal(m.summary.keys_moved, 24729); /* D's keys: the known answer */
     assert_int_equal(d.summary.keys_moved, 24729);
-    /* at once: the cold join's figures (seeds 1-8 74.6-75.9%, 2,590-2,749/s) */
+    /* at once: the cold join's figures (seeds 1-8 74.5-75.8%, 2,593-2,756/s) */
     CHECK_NEAR(m.summary.min_hit_rate, 0.752, 0.012, "at once: min hit rate");
     CHECK_RANGE(m.summary.peak_backend_qps, 2450, 2900, "at once: database peak");
-    /* drained: D leaves at 34.85 s, its items copied (24,111-24,158) */
+    /* drained: D leaves at 34.85 s, its items copied (24,090-24,138) */
     CHECK_NEAR(event_time(&d, "drain_done"), 34.85, 0.05, "drain_done");
     CHECK_RANGE(SUM(&d, warm_copies, 30, 40), 24000, 24300, "copies");
     double base = d.summary.baseline_hit_rate;
-    CHECK_RANGE(base - d.summary.min_hit_rate, 0, 0.02, "drained: dip"); /* 0.9-1.1 points */
-    assert_true(d.summary.peak_backend_qps < 600);                      /* 439-461/s */
+    CHECK_RANGE(base - d.summary.min_hit_rate, 0, 0.02, "drained: dip"); /* 0.3-0.5 points */
+    assert_true(d.summary.peak_backend_qps < 600);                      /* 439-465/s */
     assert_int_equal(d.summary.stale_overwrites, 0);
     assert_true(d.summary.stale_reads <= 3);
     mem_run_free(&m);
@@ -865,7 +867,7 @@ static void test_failure_drill(void **state)
     assert_int_equal(events_between(&m, "eject", 90, 90.3), 4);
     assert_int_equal(mem_count_events(&m, "epoch"), 1);
     /* which still hold them: no second wave (seeds 1-8: 95.2-95.6% in the
-     * crash's second, at least 97.7% after, 646-683/s at the database) */
+     * crash's second, at least 97.6% after, 646-682/s at the database) */
     CHECK_RANGE(mem_tick_at(&m, 60)->hit_rate, 0.94, 0.965, "the crash's second");
     assert_true(min_hit_rate(&m, 61, 90) > 0.97);
     assert_true(peak_backend_qps(&m, 60, 120) < 800);
@@ -880,7 +882,7 @@ static void test_failure_drill(void **state)
     assert_true(SUM(&f, stale_reads, 60, 90) <= 3);
     CHECK_RANGE(min_hit_rate(&f, 61, 90), 0.955, 0.975, "fallback: after the crash");
     assert_true(min_hit_rate(&f, 30, 60) > 0.97);
-    assert_true(peak_backend_qps(&f, 60, 120) < 900); /* 707-800/s */
+    assert_true(peak_backend_qps(&f, 60, 120) < 900); /* 711-801/s */
     mem_run_free(&m);
     mem_run_free(&f);
 }
