@@ -69,10 +69,10 @@
     X(items,            I, "items held at the tick's end") \
     X(bytes,            I, "bytes held at the tick's end") \
     X(util,             R, "share of its worker time busy in the tick (0..1)") \
-    X(p99_ms,           R, "99th percentile time from a request's arrival at the node to its reply (queue + service)") \
+    X(p99_ms,           R, "99th percentile time from a GET's arrival at the node to its reply leaving it (queue + service + a slow_node latency), of the GETs it admitted in the tick") \
     X(evictions,        I, "items evicted by LRU in the tick") \
     X(expirations,      I, "items found expired in the tick") \
-    X(sets,             I, "fills and write-throughs the node received") \
+    X(sets,             I, "sets the node admitted: fills, write-throughs, and the copies of staged joins, drains and slot migrations") \
     X(rejects,          I, "requests refused because its queue was full") \
     X(ejected_by,       I, "client instances that route around it: that ejected it (client mode), or whose ring epoch has it ejected (central mode)")
 

@@ -9,6 +9,11 @@
  *  - TTL with fill on miss: λT / (1 + λT), 0.01; with writes invalidating
  *    or written through (and without a TTL: r / (r + w) and 1), 0.01, and
  *    0.02 in the first second
+ *  - arrivals per tick: Poisson mean and variance, 4 standard deviations;
+ *    write share; uniform keys, chi-square within 5 standard deviations
+ *  - node_ticks: util against the offered load (0.01-0.015), p99 against
+ *    M/M/1 (6%), items and bytes within a capacity in items or bytes, an
+ *    LRU over uniform keys hits capacity / keys owned (0.01)
  *  - database: M/M/c (Erlang C) mean latency 5%, utilization 0.01; M/D/1
  *    (Pollaczek-Khinchine) and M/M/1 mean latency 5%, M/M/1 p99 6%;
  *    db_overload_s counts the overloaded ticks after warmup
@@ -463,6 +468,124 @@ static void test_database_overload_seconds(void **state)
     mem_run_free(&m);
 }
 
+/* ---- the request stream: Poisson counts, operations, uniform keys -------------------- */
+
+/* Requests per tick are Poisson: mean qps x tick and variance equal to the
+ * mean (2,000 ticks of mean 50: the sample variance within 4 of its
+ * standard deviations, sqrt((λ + 2λ²) / n) = 1.6); writes take write_ratio
+ * of them; uniform keys are equally likely (chi-square over 1,000 keys
+ * within 5 standard deviations of its 999 degrees of freedom). */
+static void test_poisson_counts_and_uniform_keys(void **state)
+{
+    (void)state;
+    const char *yaml = "name: poisson\nduration: 200s\ntick: 100ms\n"
+                       "workload: {keys: 1000, qps: 500, write_ratio: 0.3}\n"
+                       "nodes: [{id: A}]\nhealth: {mode: off}\n";
+    struct mem_run m;
+    mem_run_yaml(&m, yaml, NULL);
+    assert_int_equal(m.n_ticks, 2000);
+    double sum = 0, sum2 = 0;
+    long long writes = 0, requests = 0;
+    for (size_t t = 0; t < m.n_ticks; t++) {
+        double x = (double)m.ticks[t].requests;
+        sum += x;
+        sum2 += x * x;
+        writes += m.ticks[t].writes;
+        requests += m.ticks[t].requests;
+    }
+    double n = (double)m.n_ticks, mean = sum / n, var = (sum2 - n * mean * mean) / (n - 1);
+    CHECK_NEAR(mean, 50, 4 * sqrt(50 / n), "requests per tick: mean");
+    CHECK_NEAR(var, 50, 4 * sqrt((50 + 2 * 50 * 50) / n), "requests per tick: variance");
+    CHECK_NEAR((double)writes / (double)requests, 0.3, 4 * sqrt(0.3 * 0.7 / (double)requests),
+               "write share");
+    mem_run_free(&m);
+
+    const char *uni = "name: u\nduration: 1s\nworkload: {keys: 1000}\nnodes: [{id: A}]\n";
+    struct diag d;
+    diag_init(&d);
+    struct scenario *sc = scenario_load_string("u.yaml", uni, strlen(uni), NULL, 0, &d);
+    assert_non_null(sc);
+    char err[200];
+    struct sim *s = sim_create(sc, NULL, NULL, err, sizeof err);
+    assert_non_null(s);
+    long count[1000] = {0};
+    const long draws = 2000000;
+    for (long i = 0; i < draws; i++)
+        count[workload_sample_key(s->wl)]++;
+    double chi2 = 0, e = draws / 1000.0;
+    for (int k = 0; k < 1000; k++)
+        chi2 += (count[k] - e) * (count[k] - e) / e;
+    CHECK_NEAR(chi2, 999, 5 * sqrt(2 * 999.0), "uniform keys: chi-square");
+    sim_destroy(s);
+    scenario_destroy(sc);
+    diag_deinit(&d);
+}
+
+/* ---- node_ticks: util, p99, items, bytes, evictions ---------------------------------- */
+
+static void test_node_metrics(void **state)
+{
+    (void)state;
+    /* one node holding every key: its queue sees only GETs, Poisson at 5,000/s,
+     * exponential service of 100 us: M/M/1 at ρ = 0.5, so util 0.5 and a
+     * time in the node exponential of rate μ - λ, its p99 ln(100) / (μ - λ)
+     * = 0.92 ms (10 s ticks of 50,000 GETs; the histogram within 3%) */
+    const char *mm1 = "name: mm1\nduration: 100s\ntick: 10s\n"
+                      "workload: {keys: 10000, qps: 5000}\nnodes: [{id: A}]\n"
+                      "cache: {service_time: 100us, workers: 1}\nhealth: {mode: off}\n";
+    struct mem_run m;
+    mem_run_yaml(&m, mm1, NULL);
+    double util = 0, p99 = 0;
+    for (size_t i = 0; i < m.n_nodes; i++) {
+        assert_int_equal(m.nodes[i].sets, 0);
+        /* the busy share against the offered load: GETs x service / workers */
+        CHECK_NEAR(m.nodes[i].util, (double)m.nodes[i].requests * 100e-6 / 10, 0.01,
+                   "util against the offered load, tick %g", m.nodes[i].t_s);
+        util += m.nodes[i].util / (double)m.n_nodes;
+        p99 += m.nodes[i].p99_ms / (double)m.n_nodes;
+    }
+    CHECK_NEAR(util, 0.5, 0.01, "M/M/1 utilization");
+    CHECK_NEAR(p99, log(100) / 5000 * 1000, 0.06 * log(100) / 5000 * 1000, "M/M/1 p99 (ms)");
+    mem_run_free(&m);
+
+    /* two workers, the offered load including the fills; capacities in bytes
+     * and in items. Items are 1000 + 10 bytes (value and a 10-byte name):
+     * 2,000,000 bytes hold 1,980 of them */
+    const char *caps = "name: caps\nduration: 20s\ntick: 1s\n"
+                       "workload: {keys: 10000, qps: 10000, value_bytes: 1000}\n"
+                       "nodes: [{id: A, capacity: 2MB}, {id: B, capacity_items: 1500}]\n"
+                       "cache: {service_time: 40us, workers: 2}\n"
+                       "database: {workers: 64}\nhealth: {mode: off}\n";
+    mem_run_yaml(&m, caps, NULL);
+    for (size_t i = 0; i < m.n_nodes; i++) {
+        const struct node_tick_row *r = &m.nodes[i];
+        bool a = !strcmp(r->node, "A");
+        assert_int_equal(r->items, a ? 1980 : 1500); /* full from the start (prewarm) */
+        assert_int_equal(r->bytes, r->items * 1010);
+        assert_int_equal(r->expirations, 0);
+        /* a fill into a full node evicts one item; a fill of a key a
+         * concurrent miss has filled already replaces it (a few in 1000) */
+        assert_true(r->evictions <= r->sets && r->evictions >= r->sets - r->sets / 100 - 2);
+        CHECK_NEAR(r->util, (double)(r->requests + r->sets) * 40e-6 / 2, 0.015,
+                   "%s: util against the offered load, tick %g", r->node, r->t_s);
+    }
+    /* an LRU over equally likely keys holds a uniformly random part of the
+     * keys it owns, whatever its order: its hit ratio is capacity / keys
+     * owned, the keys owned being its share of the GETs times 10,000 */
+    long long get[2] = {0, 0}, hit[2] = {0, 0};
+    for (size_t i = 0; i < m.n_nodes; i++) {
+        int b = !strcmp(m.nodes[i].node, "B");
+        get[b] += m.nodes[i].requests;
+        hit[b] += m.nodes[i].hits;
+    }
+    for (int b = 0; b < 2; b++) {
+        double owned = 10000.0 * (double)get[b] / (double)(get[0] + get[1]);
+        CHECK_NEAR((double)hit[b] / (double)get[b], (b ? 1500 : 1980) / owned, 0.01,
+                   "%s: LRU hit ratio over uniform keys", b ? "B" : "A");
+    }
+    mem_run_free(&m);
+}
+
 /* ---- hot keys ---------------------------------------------------------------------------- */
 
 static void test_hot_key_share(void **state)
@@ -598,6 +721,8 @@ int main(void)
         cmocka_unit_test(test_database_mmc),
         cmocka_unit_test(test_database_md1_and_p99),
         cmocka_unit_test(test_database_overload_seconds),
+        cmocka_unit_test(test_poisson_counts_and_uniform_keys),
+        cmocka_unit_test(test_node_metrics),
         cmocka_unit_test(test_hot_key_share),
         cmocka_unit_test(test_crash_empties_and_restart),
         cmocka_unit_test(test_writes_invalidate_and_write_through),
