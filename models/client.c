@@ -529,10 +529,7 @@ static void invalidate_previous_owner(struct sim *s, const struct req *w, uint32
     if (!s->sc->clients.fallback_to_previous_owner || !s->sc->clients.invalidate_previous_owner)
         return;
     uint32_t p = client_previous_owner(s, &s->inst[w->inst], key, n ? at[0] : PLACE_NONE);
-    for (uint32_t i = 1; i < n && p != PLACE_NONE; i++)
-        if (at[i] == p)
-            return;
-    if (p == PLACE_NONE)
+    if (p == PLACE_NONE || (n && placement_among(at + 1, n - 1, p)))
         return;
     TK(s)->cache_write_ops++;
     send_key_op(s, w, key, p, RQ_INVALIDATE, 0, 0);

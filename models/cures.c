@@ -277,13 +277,9 @@ static uint32_t pick(struct sim *s, uint32_t key, const uint32_t *owners, uint32
                      const uint32_t *asked, uint32_t n_asked)
 {
     uint32_t left[PLACE_MAX_REPLICAS], m = 0;
-    for (uint32_t i = 0; i < n; i++) {
-        uint32_t j = 0;
-        while (j < n_asked && asked[j] != owners[i])
-            j++;
-        if (j == n_asked)
+    for (uint32_t i = 0; i < n; i++)
+        if (!placement_among(asked, n_asked, owners[i]))
             left[m++] = i;
-    }
     if (!m)
         return n;
     enum read_from how = s->sc->routing.read_from;
@@ -320,10 +316,7 @@ uint32_t cures_next(struct sim *s, uint32_t r, const struct view *v, uint32_t re
         /* the node of its last GET, asked whatever sent it there (routing
          * with one owner before a hot key's replicas began, a MOVED, an
          * ASK, a node passing it on) */
-        uint32_t j = 0;
-        while (j < q->tried && asked[j] != q->node)
-            j++;
-        if (j == q->tried && q->tried < PLACE_MAX_REPLICAS)
+        if (!placement_among(asked, q->tried, q->node) && q->tried < PLACE_MAX_REPLICAS)
             asked[q->tried++] = q->node;
     }
     uint32_t owners[PLACE_MAX_REPLICAS];

@@ -76,19 +76,11 @@ static uint32_t fence_slow(struct sim *s, const struct req *q, uint32_t nid, int
              * the first, which had its own */
             uint32_t old[PLACE_MAX_REPLICAS], added[PLACE_MAX_REPLICAS], n_added = 0, k = 0;
             uint32_t m = membership_owners(s, q->epoch, q->key, r, old);
-            for (uint32_t i = 0; i < n; i++) {
-                uint32_t j = 0;
-                while (j < m && old[j] != owners[i])
-                    j++;
-                if (j == m)
+            for (uint32_t i = 0; i < n; i++)
+                if (!placement_among(old, m, owners[i]))
                     added[n_added++] = owners[i];
-            }
-            for (uint32_t j = 0; j < m && old[j] != nid; j++) {
-                uint32_t i = 0;
-                while (i < n && owners[i] != old[j])
-                    i++;
-                k += i == n; /* dropped too */
-            }
+            for (uint32_t j = 0; j < m && old[j] != nid; j++)
+                k += !placement_among(owners, n, old[j]); /* dropped too */
             if (k < n_added)
                 owner = added[k];
         }

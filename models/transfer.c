@@ -110,20 +110,12 @@ static uint32_t future_owners(struct sim *s, const struct transfer *t, uint32_t 
     return (uint32_t)placement_replicas(t->future, pos, s->zones, out, r);
 }
 
-static bool among(const uint32_t *nodes, uint32_t n, uint32_t node)
-{
-    for (uint32_t i = 0; i < n; i++)
-        if (nodes[i] == node)
-            return true;
-    return false;
-}
-
 /* Whether the joining node will hold key (as its owner or one of its
  * replicas). */
 static bool will_own(struct sim *s, const struct transfer *t, uint32_t key)
 {
     uint32_t fut[PLACE_MAX_REPLICAS];
-    return among(fut, future_owners(s, t, key, fut), t->node);
+    return placement_among(fut, future_owners(s, t, key, fut), t->node);
 }
 
 /* The key's destination, or PLACE_NONE if this transfer does not move it.
@@ -141,10 +133,10 @@ static uint32_t destination(struct sim *s, const struct transfer *t, uint32_t ke
         return now == t->node && nf && fut[0] != t->node ? fut[0] : PLACE_NONE;
     }
     uint32_t now[PLACE_MAX_REPLICAS], nn = membership_owners(s, epoch, key, r, now);
-    if (!among(now, nn, t->node) || among(fut, nf, t->node))
+    if (!placement_among(now, nn, t->node) || placement_among(fut, nf, t->node))
         return PLACE_NONE;
     for (uint32_t i = 0; i < nf; i++)
-        if (!among(now, nn, fut[i]))
+        if (!placement_among(now, nn, fut[i]))
             return fut[i];
     return PLACE_NONE;
 }

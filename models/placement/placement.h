@@ -230,6 +230,15 @@ uint64_t placement_key_position(const struct place_params *params, const char *k
 size_t placement_replicas(const struct placement *pl, uint64_t pos, const uint32_t *zone,
                           uint32_t *out, size_t r);
 
+/* Whether node is one of nodes[0, n) (a list of owners: a few entries). */
+static inline bool placement_among(const uint32_t *nodes, size_t n, uint32_t node)
+{
+    for (size_t i = 0; i < n; i++)
+        if (nodes[i] == node)
+            return true;
+    return false;
+}
+
 /* Bounded loads, dynamic form: the first node in the key's ring order whose
  * load is below cap (cap = ceil(c * total / n) computed by the caller);
  * the owner when every node is full. load is indexed by node index. */
