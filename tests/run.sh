@@ -13,6 +13,20 @@
 #   sh tests/run.sh --bin ./ringsim --cli-only --cli-files ring.sh
 #   sh tests/run.sh --unit build/release/tests/model --unit-only test_health
 set -u
+# (internal) one file, run by the pool below: --one "KIND PATH"
+if [ "${1:-}" = --one ]; then
+    kind=${2%% *} path=${2#* } name=$(basename "${2#* }")
+    (
+        cd "$RUN_TOP" || exit 1
+        if [ "$kind" = unit ]; then
+            CMOCKA_MESSAGE_OUTPUT=TAP $RUN_WRAP "$path"
+        else
+            sh "$path"
+        fi
+    ) >"$RUN_OUT/$name.tap" 2>&1
+    echo $? >"$RUN_OUT/$name.rc"
+    exit 0
+fi
 bin=./ringsim units="" cli_files="" wrap="" unit_only=0 cli_only=0 jobs=${RINGSIM_TEST_JOBS:-2}
 pats=""
 while [ $# -gt 0 ]; do
@@ -78,28 +92,12 @@ if [ ! -s "$list" ]; then
     exit 2
 fi
 
-# Runs one file; writes its TAP to $out/<name>.tap and its exit code to .rc
-run_one() {
-    kind=$1 path=$2 name=$(basename "$2")
-    log="$out/$name.tap"
-    (
-        cd "$top" || exit 1
-        if [ "$kind" = unit ]; then
-            CMOCKA_MESSAGE_OUTPUT=TAP $wrap "$path"
-        else
-            sh "$path"
-        fi
-    ) >"$log" 2>&1
-    echo $? >"$out/$name.rc"
-}
-
-i=0
-while read -r kind path; do
-    run_one "$kind" "$path" &
-    i=$((i + 1))
-    if [ $((i % jobs)) = 0 ]; then wait; fi
-done <"$list"
-wait
+# A pool of $jobs runners: a file starts as soon as one finishes (the
+# command-line files first: the longest of them outlasts any other file).
+# Each file's TAP goes to $out/<name>.tap and its exit code to .rc.
+{ grep '^cli ' "$list"; grep -v '^cli ' "$list"; } >"$out/order"
+RUN_TOP=$top RUN_OUT=$out RUN_WRAP=$wrap \
+    xargs -d '\n' -P "$jobs" -n 1 sh "$here/run.sh" --one <"$out/order"
 
 passed=0 failed=0
 while read -r kind path; do
