@@ -39,6 +39,7 @@ void db_destroy(struct database *d)
     if (!d)
         return;
     fifo_deinit(&d->queue);
+    busy_deinit(&d->busy);
     free(d);
 }
 

@@ -137,6 +137,14 @@ int fifo_admit(struct fifo *q, int64_t t_ns, int64_t service_ns, int64_t *start_
     return 0;
 }
 
+int64_t fifo_busy_between(const struct fifo *q, int64_t from_ns, int64_t to_ns)
+{
+    int64_t busy = 0;
+    for (uint32_t i = 0; i < q->workers; i++)
+        busy += MAX(0, MIN(q->free_ns[i], to_ns) - from_ns);
+    return busy;
+}
+
 void fifo_reset(struct fifo *q, int64_t t_ns)
 {
     for (uint32_t i = 0; i < q->workers; i++)

@@ -44,6 +44,12 @@ int fifo_admit(struct fifo *q, int64_t t_ns, int64_t service_ns, int64_t *start_
                int64_t *done_ns);
 /* Jobs waiting (not yet started) at t_ns; t_ns >= the last arrival. */
 uint32_t fifo_waiting(struct fifo *q, int64_t t_ns);
+/* The servers' busy time within [from_ns, to_ns) still to come at from_ns:
+ * each server is busy from from_ns until it is free. Exact when no job
+ * admitted arrives after from_ns; a job admitted ahead of its arrival
+ * (sent, not yet there) may leave its server idle a while before it, and
+ * that idle time is counted too. */
+int64_t fifo_busy_between(const struct fifo *q, int64_t from_ns, int64_t to_ns);
 /* Drops every job (a crash): all servers free from t_ns, nothing waiting. */
 void fifo_reset(struct fifo *q, int64_t t_ns);
 

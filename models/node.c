@@ -88,6 +88,7 @@ static void node_deinit(struct node *n)
     free(n->address);
     free(n->zone);
     fifo_deinit(&n->queue);
+    busy_deinit(&n->busy);
     if (n->leases.slots)
         u64map_deinit(&n->leases);
 }
@@ -308,6 +309,8 @@ void node_crash(struct sim *s, struct node *n)
     n->state = NODE_CRASHED;
     n->incarnation++;
     forget_inflight(s, n);
+    /* the work it had queued is not done: its busy time goes from now */
+    busy_cancel(&n->busy, fifo_busy_between(&n->queue, s->eng.now_ns, busy_tick_end(&n->busy)));
     fifo_reset(&n->queue, s->eng.now_ns);
     store_clear(&n->store);
     u64map_clear(&n->leases);

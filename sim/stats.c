@@ -4,6 +4,9 @@
 #include "sim/stats.h"
 
 #include <math.h>
+#include <stdlib.h>
+
+#include "sim/util.h"
 
 void lhist_bucket_range(unsigned b, uint64_t *lo, uint64_t *width)
 {
@@ -53,6 +56,52 @@ void busy_init(struct busy_meter *m, int64_t tick_ns, int64_t end_ns)
     m->base_end_ns = tick_end(m, 0);
 }
 
+void busy_deinit(struct busy_meter *m)
+{
+    free(m->far);
+    m->far = NULL;
+    m->n_far = m->cap_far = 0;
+}
+
+/* ---- the pieces past the ring: a binary min-heap by start ---------------------- */
+
+static void far_push(struct busy_meter *m, int64_t start_ns, int64_t done_ns)
+{
+    if (m->n_far == m->cap_far) {
+        m->cap_far = m->cap_far ? 2 * m->cap_far : 64;
+        m->far = xrealloc(m->far, (size_t)m->cap_far * sizeof(*m->far));
+    }
+    uint32_t i = m->n_far++;
+    while (i > 0) {
+        uint32_t up = (i - 1) / 2;
+        if (m->far[up].start_ns <= start_ns)
+            break;
+        m->far[i] = m->far[up];
+        i = up;
+    }
+    m->far[i] = (struct busy_span){start_ns, done_ns};
+}
+
+static struct busy_span far_pop(struct busy_meter *m)
+{
+    struct busy_span top = m->far[0], last = m->far[--m->n_far];
+    uint32_t i = 0, n = m->n_far;
+    for (;;) {
+        uint32_t c = 2 * i + 1;
+        if (c >= n)
+            break;
+        if (c + 1 < n && m->far[c + 1].start_ns < m->far[c].start_ns)
+            c++;
+        if (last.start_ns <= m->far[c].start_ns)
+            break;
+        m->far[i] = m->far[c];
+        i = c;
+    }
+    if (n)
+        m->far[i] = last;
+    return top;
+}
+
 /* busy_add's general case: the interval split over the ticks it spans, up
  * to the run's end (a backlog served after it is no tick's). */
 void busy_add_split_(struct busy_meter *m, int64_t start_ns, int64_t done_ns)
@@ -65,9 +114,9 @@ void busy_add_split_(struct busy_meter *m, int64_t start_ns, int64_t done_ns)
         if (tick < m->base_tick)
             tick = m->base_tick;
         int64_t end = tick_end(m, tick);
-        if (tick >= m->base_tick + BUSY_RING - 1) {
-            /* beyond the ring: credit the rest to its last slot */
-            m->slot[(m->base_tick + BUSY_RING - 1) % BUSY_RING] += done_ns - t;
+        if (tick >= m->base_tick + BUSY_RING) {
+            /* beyond the ring: kept until the ring reaches it (busy_take) */
+            far_push(m, t, done_ns);
             return;
         }
         int64_t seg_end = done_ns < end ? done_ns : end;
@@ -86,7 +135,24 @@ int64_t busy_take(struct busy_meter *m, int64_t tick)
             v = *s;
         *s = 0;
         m->base_tick++;
+        /* the ring now reaches one tick further: the pieces that start in
+         * it come in (what lies past it again goes back to the heap) */
+        int64_t reach = tick_end(m, m->base_tick + BUSY_RING - 1);
+        while (m->n_far && m->far[0].start_ns < reach) {
+            struct busy_span p = far_pop(m);
+            busy_add_split_(m, p.start_ns, p.done_ns);
+        }
     }
     m->base_end_ns = tick_end(m, m->base_tick);
     return v;
+}
+
+void busy_cancel(struct busy_meter *m, int64_t rest)
+{
+    int64_t *cur = &m->slot[m->base_tick % BUSY_RING];
+    for (int64_t *s = m->slot; s < m->slot + BUSY_RING; s++)
+        if (s != cur)
+            *s = 0;
+    *cur -= rest < *cur ? rest : *cur;
+    m->n_far = 0;
 }

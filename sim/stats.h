@@ -10,7 +10,10 @@
  * busy_meter: splits busy intervals [start, done) over tick buckets, for
  * utilization. Intervals may reach into future ticks (a job admitted now
  * finishes later); a ring of BUSY_RING ticks holds them, and the rare part
- * of an interval beyond the ring is credited to its last slot.
+ * of an interval beyond the ring (a backlog longer than BUSY_RING ticks)
+ * waits in a min-heap by start until the ring reaches it, so every tick is
+ * credited exactly its own busy time, never more than its length per
+ * server. busy_cancel drops the busy time still to come (a crash).
  */
 #ifndef RINGSIM_STATS_H
 #define RINGSIM_STATS_H
@@ -64,6 +67,11 @@ void lhist_bucket_range(unsigned b, uint64_t *lo, uint64_t *width);
 
 #define BUSY_RING 256
 
+/* A piece of an interval beyond the ring. */
+struct busy_span {
+    int64_t start_ns, done_ns;
+};
+
 struct busy_meter {
     int64_t tick_ns;
     int64_t end_ns;             /* the run's end: busy time after it is no tick's */
@@ -71,11 +79,14 @@ struct busy_meter {
     int64_t base_end_ns;        /* where tick base_tick ends: (base_tick + 1) * tick_ns, or
                                    end_ns for a last tick cut short by it */
     int64_t slot[BUSY_RING];    /* busy ns per tick */
+    struct busy_span *far;      /* min-heap by start: pieces past the ring's last tick */
+    uint32_t n_far, cap_far;
 };
 
 /* Ticks of tick_ns from 0; the last one ends at end_ns (the run's duration),
  * which need not be a whole number of ticks. */
 void busy_init(struct busy_meter *m, int64_t tick_ns, int64_t end_ns);
+void busy_deinit(struct busy_meter *m);
 void busy_add_split_(struct busy_meter *m, int64_t start_ns, int64_t done_ns);
 /* Adds [start, done) (done >= start, start in the current tick or later;
  * an earlier start counts from the current tick; what lies past end_ns is
@@ -92,5 +103,14 @@ static inline void busy_add(struct busy_meter *m, int64_t start_ns, int64_t done
 /* Returns the busy ns credited to tick `tick` (the current one) and moves
  * on to the next tick. */
 int64_t busy_take(struct busy_meter *m, int64_t tick);
+/* Where the current tick ends. */
+static inline int64_t busy_tick_end(const struct busy_meter *m)
+{
+    return m->base_end_ns;
+}
+/* The work credited from now on will not be done (a crash drops it): every
+ * later tick's busy time goes, and `rest` ns of the current tick's (the
+ * part of it after now, at most what the tick holds). */
+void busy_cancel(struct busy_meter *m, int64_t rest);
 
 #endif

@@ -330,6 +330,45 @@ static void test_slow_factor_raises_latency(void **state)
     mem_run_free(&m);
 }
 
+/* A crash drops the node's queue, and with it the busy time that queue was
+ * to take: B, slowed 20 times (5,000 GETs/s of 400 us: saturated, a backlog
+ * of seconds), crashes at 6.5 s. Its tick at 6 s was busy until the crash
+ * and no further (a backlog leaves no idle time, so exactly 0.5); the ticks
+ * while it is down, none at all; restarted at 9 s (still slow) it is busy
+ * again. The queued work was once still counted in the ticks after the
+ * crash: 1.0 each, while the node did nothing. */
+static void test_crash_drops_queued_busy_time(void **state)
+{
+    (void)state;
+    const char *yaml =
+        "name: crash-busy\nduration: 12s\ntick: 1s\n"
+        "workload: {keys: 20000, qps: 10000}\n"
+        "nodes: [{id: A}, {id: B}]\n"
+        "cache: {service_time: 20us, service_dist: fixed}\n"
+        "health: {mode: off}\n"
+        "events: [{at: 2s, slow_node: {id: B, factor: 20}},\n"
+        "         {at: 6.5s, crash_node: {id: B}}, {at: 9s, restart_node: {id: B}}]\n";
+    struct mem_run m;
+    mem_run_yaml(&m, yaml, NULL);
+    size_t seen = 0;
+    for (size_t i = 0; i < m.n_nodes; i++) {
+        const struct node_tick_row *r = &m.nodes[i];
+        if (strcmp(r->node, "B"))
+            continue;
+        seen++;
+        if (r->t_s >= 3 && r->t_s < 6)
+            CHECK_NEAR(r->util, 1.0, 1e-9, "B saturated at %g s", r->t_s);
+        else if (r->t_s == 6)
+            CHECK_NEAR(r->util, 0.5, 1e-9, "B busy until its crash at 6.5 s");
+        else if (r->t_s >= 7 && r->t_s < 9)
+            CHECK_NEAR(r->util, 0.0, 0.0, "B down at %g s", r->t_s);
+        else if (r->t_s >= 10)
+            CHECK_NEAR(r->util, 1.0, 1e-9, "B restarted, slow, at %g s", r->t_s);
+    }
+    assert_int_equal(seen, 12);
+    mem_run_free(&m);
+}
+
 static void test_full_queue_rejects(void **state)
 {
     (void)state;
@@ -662,6 +701,7 @@ int main(void)
         cmocka_unit_test(test_slow_latency_and_its_end),
         cmocka_unit_test(test_slow_factor_raises_latency),
         cmocka_unit_test(test_full_queue_rejects),
+        cmocka_unit_test(test_crash_drops_queued_busy_time),
         cmocka_unit_test(test_removed_node_leaves_no_ejection),
         cmocka_unit_test(test_on_timeout_db_or_error),
         cmocka_unit_test(test_retry_after_and_restart),

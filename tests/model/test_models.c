@@ -468,6 +468,32 @@ static void test_database_overload_seconds(void **state)
     mem_run_free(&m);
 }
 
+/* A backlog longer than the busy meter's ring of 256 ticks: one worker of
+ * 2 ms fixed (500 operations/s) offered 1,000 writes/s, a queue with room
+ * for all of them, ticks of 10 ms. The backlog grows by a second a second,
+ * so from 2.56 s on every write starts more than 256 ticks after it
+ * arrives. The worker is busy without a break from the first arrival, so
+ * every tick from the second is exactly busy (db_util 1, within rounding);
+ * the busy time past the ring was once crammed into the ring's last tick
+ * (db_util 2.8, peak_db_util too). */
+static void test_database_backlog_past_the_ring(void **state)
+{
+    (void)state;
+    const char *yaml =
+        "name: backlog\nduration: 6s\ntick: 10ms\n"
+        "workload: {keys: 1000, qps: 1000, write_ratio: 1}\n"
+        "nodes: [{id: A}]\n"
+        "database: {workers: 1, service_time: 2ms, service_dist: fixed, max_queue: 100000}\n"
+        "health: {mode: off}\n";
+    struct mem_run m;
+    mem_run_yaml(&m, yaml, NULL);
+    assert_int_equal(m.n_ticks, 600);
+    for (size_t k = 1; k < m.n_ticks; k++)
+        CHECK_NEAR(m.ticks[k].db_util, 1.0, 1e-9, "db_util at %g s", m.ticks[k].t_s);
+    CHECK_NEAR(m.summary.peak_db_util, 1.0, 1e-9, "peak_db_util");
+    mem_run_free(&m);
+}
+
 /* ---- the request stream: Poisson counts, operations, uniform keys -------------------- */
 
 /* Requests per tick are Poisson: mean qps x tick and variance equal to the
@@ -721,6 +747,7 @@ int main(void)
         cmocka_unit_test(test_database_mmc),
         cmocka_unit_test(test_database_md1_and_p99),
         cmocka_unit_test(test_database_overload_seconds),
+        cmocka_unit_test(test_database_backlog_past_the_ring),
         cmocka_unit_test(test_poisson_counts_and_uniform_keys),
         cmocka_unit_test(test_node_metrics),
         cmocka_unit_test(test_hot_key_share),

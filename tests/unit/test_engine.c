@@ -356,12 +356,44 @@ static void test_busy_meter(void **state)
     busy_add(&m, 200, 210);
     assert_int_equal(busy_take(&m, 2), 60);
     assert_int_equal(busy_take(&m, 3), 0);
-    /* beyond the ring: credited to its last slot, never lost */
+    /* beyond the ring: each tick still gets its own time, never more than
+     * its length (the part past the ring waits until the ring reaches it) */
     busy_add(&m, 400, 400 + 100LL * (BUSY_RING + 10));
+    busy_add(&m, 450, 450 + 100LL * (3 * BUSY_RING));
     int64_t total = 0;
-    for (int64_t t = 4; t < 4 + BUSY_RING + 20; t++)
-        total += busy_take(&m, t);
-    assert_int_equal(total, 100LL * (BUSY_RING + 10));
+    for (int64_t t = 4; t < 4 + 4 * BUSY_RING; t++) {
+        int64_t v = busy_take(&m, t);
+        int64_t want = (t < 4 + BUSY_RING + 10 ? 100 : 0) + (t == 4 ? 50 : t < 4 + 3 * BUSY_RING ? 100 : t == 4 + 3 * BUSY_RING ? 50 : 0);
+        assert_int_equal(v, want);
+        total += v;
+    }
+    assert_int_equal(total, 100LL * (BUSY_RING + 10) + 100LL * 3 * BUSY_RING);
+    busy_deinit(&m);
+}
+
+/* busy_cancel (a crash at 250 in tick 2): the rest of the current tick, as
+ * told, and every later tick's time go, past the ring too; what comes after
+ * counts again. */
+static void test_busy_meter_cancel(void **state)
+{
+    (void)state;
+    struct busy_meter m;
+    busy_init(&m, 100, INT64_MAX);
+    busy_add(&m, 0, 100);
+    assert_int_equal(busy_take(&m, 0), 100);
+    assert_int_equal(busy_take(&m, 1), 0);
+    busy_add(&m, 200, 100LL * (2 * BUSY_RING));     /* from tick 2 past the ring */
+    busy_add(&m, 260, 280);                         /* within tick 2, after the crash */
+    busy_cancel(&m, (300 - 250) + 20);
+    busy_add(&m, 270, 290);                         /* restarted at 260: counts */
+    assert_int_equal(busy_take(&m, 2), 50 + 20);
+    for (int64_t t = 3; t < 3 * BUSY_RING; t++)
+        assert_int_equal(busy_take(&m, t), 0);
+    /* at most what the tick holds */
+    busy_add(&m, 3 * 100LL * BUSY_RING, 3 * 100LL * BUSY_RING + 10);
+    busy_cancel(&m, 1000);
+    assert_int_equal(busy_take(&m, 3 * BUSY_RING), 0);
+    busy_deinit(&m);
 }
 
 /* A run whose duration is not a whole number of ticks ends within its last
@@ -398,20 +430,23 @@ static void test_busy_meter_reference(void **state)
     const int64_t T = 1000;
     struct busy_meter m;
     busy_init(&m, T, INT64_MAX);
-    int64_t *ref = calloc(TICKS + 64, sizeof *ref);
+    int64_t *ref = calloc(TICKS + BUSY_RING + 400, sizeof *ref);
     assert_non_null(ref);
     uint64_t x = 88172645463325252ull;
-    unsigned fast = 0, split = 0, early = 0, skipped = 0;
+    unsigned fast = 0, split = 0, early = 0, skipped = 0, far = 0;
     for (int64_t tick = 0; tick < TICKS;) {
         int64_t base = tick * T;
         for (int i = 0; i < 40; i++) {
             x ^= x << 13, x ^= x >> 7, x ^= x << 17;
             int64_t start = MAX(0, base - T / 2 + (int64_t)(x % (uint64_t)(2 * T)));
-            int64_t len = x >> 40 & 1 ? (int64_t)((x >> 20) % 50) : (int64_t)((x >> 24) % (5 * T));
+            int64_t len = x >> 40 & 1   ? (int64_t)((x >> 20) % 50)
+                          : x >> 41 & 7 ? (int64_t)((x >> 24) % (5 * T))
+                                        : (int64_t)((x >> 24) % ((BUSY_RING + 300) * T));
             int64_t done = start + len;
             busy_add(&m, start, done);
             fast += done <= base + T;
             split += done > base + T;
+            far += done > base + BUSY_RING * T;
             early += start < base && done > start;
             /* reference: what precedes the current tick counts in it */
             int64_t t = start;
@@ -434,7 +469,8 @@ static void test_busy_meter_reference(void **state)
         assert_int_equal(busy_take(&m, tick), ref[tick]);
         tick++;
     }
-    assert_true(fast > 1000 && split > 1000 && early > 1000 && skipped > 10);
+    assert_true(fast > 1000 && split > 1000 && early > 1000 && skipped > 10 && far > 200);
+    busy_deinit(&m);
     free(ref);
 }
 
@@ -599,6 +635,7 @@ int main(void)
         cmocka_unit_test(test_fifo_mmc_closed_form),
         cmocka_unit_test(test_lhist),
         cmocka_unit_test(test_busy_meter),
+        cmocka_unit_test(test_busy_meter_cancel),
         cmocka_unit_test(test_busy_meter_reference),
         cmocka_unit_test(test_busy_meter_run_end),
     };
