@@ -331,7 +331,8 @@ static const struct key db_keys[] = {
     {"service_dist", KT_ENUM, F(DC, service_dist), .def = "exp", .names = dist_names,
      .doc = "Service time distribution: exponential with that mean, or fixed."},
     {"max_queue", KT_UINT, F(DC, max_queue), .def = "2000", BETWEEN(1, 10000000),
-     .doc = "Requests arriving while this many wait are rejected."},
+     .doc = "Requests arriving while this many wait are rejected (the read or write fails: an "
+            "error); one admitted is waited for however long it queues (no timeout)."},
 };
 #undef DC
 static const struct section db_section = {
@@ -382,7 +383,7 @@ static const struct key client_keys[] = {
     {"instances", KT_UINT, F(LC, instances), .def = "4", BETWEEN(1, MAX_INSTANCES),
      .doc = "Client instances (numbered from 0); each has its own ring view and health state."},
     {"timeout", KT_DURATION, F(LC, timeout_ns), .def = "100ms", ABOVE(0),
-     .doc = "A cache response later than this is a timeout."},
+     .doc = "A cache response later than this is a timeout (not the database's)."},
     {"on_timeout", KT_ENUM, F(LC, on_timeout), .def = "db", .names = on_timeout_names,
      .doc = "After a timeout: read the database, or fail the request."},
     {"fill", KT_ENUM, F(LC, fill), .def = "set", .names = fill_names,
