@@ -209,8 +209,14 @@ static void gradual_start(struct sim *s, const struct event_cfg *e, uint32_t idx
 void run_scenario_step(struct sim *s, uint32_t idx, uint32_t step)
 {
     const struct event_cfg *e = &s->sc->events[idx];
-    if (*gradual_of(s, event_node(s, e)->index, e->kind == EV_SET_VNODES) != idx + 1)
+    struct node *n = event_node(s, e);
+    uint32_t *follows = gradual_of(s, n->index, e->kind == EV_SET_VNODES);
+    if (*follows != idx + 1)
         return; /* a later set_weight (set_vnodes) of the node, or its add_node, replaced it */
+    if (n->state == NODE_REMOVED) { /* it left the cluster: the steps left go with it */
+        *follows = 0;
+        return;
+    }
     gradual_step(s, e, idx, step);
 }
 

@@ -685,14 +685,14 @@ static const struct section crash_zone_section = {
            "restarted with `restart_node`."};
 static const struct section set_weight_section = {
     SECTION("events.N.set_weight", set_weight_keys, struct event_cfg), .post = gradual_post,
-    .doc = "A node's weight changes, at once or in `steps` epochs `every` apart (the practice "
-           "of taking a node's load away in halves). A later `set_weight` of the node replaces "
-           "this one's steps left."};
+    .doc = "A node's weight changes, at once or in `steps` epochs `every` apart (taking its "
+           "load away in halves, say). A later `set_weight` or `add_node` of the node drops "
+           "the steps left, and so does its leaving (a `remove_node`, after its drain if any)."};
 static const struct section set_vnodes_section = {
     SECTION("events.N.set_vnodes", set_vnodes_keys, struct event_cfg), .post = gradual_post,
     .doc = "A node's own number of ring points per unit of weight changes (`ring` and "
            "`bounded`), at once or in `steps` epochs `every` apart. A later `set_vnodes` of "
-           "the node replaces this one's steps left."};
+           "the node drops the steps left, and so does its leaving (as for `set_weight`)."};
 static const struct section set_routing_section = {
     SECTION("events.N.set_routing", set_routing_keys, struct event_cfg),
     .post = set_routing_post,
