@@ -96,7 +96,11 @@ static void client_report_failure(struct sim *s, struct instance *in, uint32_t n
 
 /* ---- routing ---------------------------------------------------------------------- */
 
-static uint32_t client_route(struct sim *s, struct instance *in, uint32_t key, uint8_t *flags)
+/* The node the instance sends key to; get: routing a GET (only those count
+ * in bounded_reroutes — a write's cache operation is routed the same way,
+ * past a full owner too, but is not a GET). */
+static uint32_t client_route(struct sim *s, struct instance *in, uint32_t key, bool get,
+                             uint8_t *flags)
 {
     const struct view *v = in->view;
     uint64_t pos = view_position(s, v, key);
@@ -105,7 +109,7 @@ static uint32_t client_route(struct sim *s, struct instance *in, uint32_t key, u
     if (pl->params.algo == PLACE_BOUNDED && pl->n_members) {
         n = placement_lookup_bounded_by(pl, pos, s->inflight, (uint64_t)s->inflight_total,
                                         s->sc->routing.bounded_rule);
-        if (n != placement_lookup(pl, pos))
+        if (get && n != placement_lookup(pl, pos))
             TK(s)->bounded_reroutes++;
     } else {
         n = placement_lookup(pl, pos);
@@ -507,7 +511,7 @@ static uint32_t write_targets(struct sim *s, struct instance *in, uint32_t key, 
     uint32_t replicas = cures_replicas(s, key);
     *flags = 0;
     if (LIKELY(replicas <= 1)) {
-        out[0] = client_route(s, in, key, flags);
+        out[0] = client_route(s, in, key, false, flags);
         return out[0] != PLACE_NONE;
     }
     uint32_t n = cures_owners(s, in->view, in->index, key, replicas, out);
@@ -694,7 +698,7 @@ static void client_start_read(struct sim *s, uint32_t r)
     uint8_t flags = 0;
     uint32_t replicas = cures_replicas(s, q->key), nid;
     if (LIKELY(replicas <= 1)) {
-        nid = client_route(s, &s->inst[q->inst], q->key, &flags);
+        nid = client_route(s, &s->inst[q->inst], q->key, true, &flags);
     } else {
         nid = cures_next(s, r, s->inst[q->inst].view, replicas);
         if (nid == PLACE_NONE && s->n_gutter) { /* every replica ejected: the gutter */
