@@ -127,6 +127,18 @@ static inline void set_asking(struct req *q)
 
 /* ---- GETs ------------------------------------------------------------------------ */
 
+/* Arrival mode: the GET of the request's current attempt leaves for node
+ * nid at t, an EVK_GET_ARRIVE; in flight at nid from now (node_transit_*),
+ * as a GET admitted when sent is, so a node's in-flight count (bounded
+ * loads, least_loaded replicas) does not depend on the jitter. */
+static void send_get_message(struct sim *s, uint32_t r, uint32_t nid, int64_t t)
+{
+    const struct node *n = &s->nodes[nid];
+    node_transit_start(s, n);
+    req_schedule_b(&s->eng, r, t + one_way(s, n), EVK_GET_ARRIVE,
+                   net_get_tag(req_at(&s->eng, r)->attempt, nid, n->incarnation));
+}
+
 /* The GET of attempt `attempt` reaches node nid at t_arrive (now, in
  * arrival mode). stale: the client gave up on this GET before it arrived
  * (and may be asking another replica now): the node still serves it,
@@ -157,8 +169,7 @@ static void get_arrives(struct sim *s, uint32_t r, uint32_t nid, int64_t t_arriv
         q->flags &= (uint8_t)~RQF_FALLBACK;
         if (q->flags & RQF_SAMPLED)
             trace_asked(s, r, owner); /* the nodes asked, forwarding included */
-        req_schedule_b(&s->eng, r, t_arrive + one_way(s, &s->nodes[owner]), EVK_GET_ARRIVE,
-                       net_get_tag(q->attempt, owner, 0));
+        send_get_message(s, r, owner, t_arrive);
         return;
     }
     if (LIKELY(!stale))
@@ -204,13 +215,14 @@ void net_send_get(struct sim *s, uint32_t r, uint32_t nid)
         get_arrives(s, r, nid, s->eng.now_ns + s->nodes[nid].half_rtt_ns, q->attempt, false);
         return;
     }
-    req_schedule_b(&s->eng, r, s->eng.now_ns + one_way(s, &s->nodes[nid]), EVK_GET_ARRIVE,
-                   net_get_tag(q->attempt, nid, 0));
+    send_get_message(s, r, nid, s->eng.now_ns);
     req_schedule_attempt(&s->eng, r, s->eng.now_ns + s->sc->clients.timeout_ns, EVK_TIMEOUT);
 }
 
 void net_get_arrive(struct sim *s, uint32_t r, uint32_t b)
 {
+    const struct node *n = &s->nodes[net_tag_node(b)];
+    node_transit_end(s, n, net_tag_incarnation_is(b, n->incarnation));
     /* a GET the client has given up on is still served; its reply is dropped */
     get_arrives(s, r, net_tag_node(b), s->eng.now_ns, b & 0xffu,
                 (uint8_t)b != req_at(&s->eng, r)->attempt);

@@ -14,9 +14,12 @@
  * then each new id an add_node event brings, in event order (a node removed
  * and added again keeps its index), then the gutter pool.
  *
- * In flight: inflight[i] counts GETs admitted at node i and not yet served,
- * and GETs sent to it while it was down (crashed or removed) until their
- * client's timeout: what a client counts outstanding at a node, which
+ * In flight: inflight[i] counts GETs sent to node i and not yet served —
+ * on their way (admitted when sent, or, with jitter or forwarding, counted
+ * from their sending to their arrival: node_transit_*), queued or in
+ * service — and GETs that reached it while it was down (crashed or
+ * removed) until their client's timeout: what a client counts outstanding
+ * at a node, which
  * bounded loads cap and read_from: least_loaded compares — a dead node is
  * not the emptiest. A crash, restart, removal or return zeroes it (the
  * incarnation changes, so what was awaited is forgotten). Invariant:
@@ -292,6 +295,21 @@ void node_down_release(struct sim *s, uint32_t node, uint32_t incarnation)
         return; /* zeroed since, by a restart, a removal or a return */
     assert(s->inflight[node] > 0 && s->inflight_total > 0);
     s->inflight[node]--;
+    s->inflight_total--;
+}
+
+void node_transit_start(struct sim *s, const struct node *n)
+{
+    s->inflight[n->index]++;
+    s->inflight_total++;
+}
+
+void node_transit_end(struct sim *s, const struct node *n, bool same_incarnation)
+{
+    if (!same_incarnation)
+        return; /* zeroed since, by a crash, a restart, a removal or a return */
+    assert(s->inflight[n->index] > 0 && s->inflight_total > 0);
+    s->inflight[n->index]--;
     s->inflight_total--;
 }
 

@@ -91,6 +91,13 @@ void node_serve_redirect(struct sim *s, struct node *n);
 void node_await_down(struct sim *s, struct node *n, int64_t until_ns);
 /* EVK_DOWN_RELEASE. */
 void node_down_release(struct sim *s, uint32_t node, uint32_t incarnation);
+/* A GET on its way to a node as a message of its own (network jitter or
+ * forwarding): counted in flight at the node from its sending, as one
+ * admitted when sent is, until it arrives — node_transit_end then, with the
+ * node's incarnation at the sending (a crash, removal or restart meanwhile
+ * zeroed the count, so there is nothing to take back). */
+void node_transit_start(struct sim *s, const struct node *n);
+void node_transit_end(struct sim *s, const struct node *n, bool same_incarnation);
 
 /* Membership and faults. */
 /* A node enters (add_node). Back after a removal, it is a new, empty node
