@@ -98,8 +98,8 @@ events:
   - {at: 7s, remove_node: {id: D, drain: {rate: 2000}}}
 Y
 expect_exit 0 "steps interrupted by remove_node" "$RINGSIM" run "$G" -o "$T/g.db" --quiet
-expect_eq "$(sqlite3 "$T/g.db" "SELECT group_concat(t_s || ' ' || kind, ', ') FROM events
-                              WHERE node='B' ORDER BY rowid")" \
+expect_eq "$(sqlite3 "$T/g.db" "SELECT group_concat(e, ', ') FROM (SELECT t_s || ' ' || kind AS e
+                              FROM events WHERE node='B' ORDER BY rowid)")" \
     "2.0 set_weight, 2.0 set_vnodes, 6.0 set_weight, 6.0 set_vnodes, 7.0 remove_node" \
     "B: the steps before its removal, none after"
 done_t=$(sqlite3 "$T/g.db" "SELECT t_s FROM events WHERE kind='drain_done' AND node='D'")
