@@ -176,7 +176,7 @@ bool health_failure(struct sim *s, uint32_t inst, uint32_t epoch, uint32_t node,
     const struct epoch *e = membership_epoch(s, epoch);
     if (!e->member[node])
         return false; /* not in the instance's ring: a GET sent before the node left */
-    if (ih->fails[node] < UINT16_MAX)
+    if (ih->fails[node] < UINT32_MAX)
         ih->fails[node]++;
     if (ih->fails[node] < h->failure_limit)
         return false;
@@ -326,7 +326,7 @@ void health_probe_result(struct sim *s, uint32_t node, uint32_t b)
     }
     if (c->ejected_at[node] >= 0)
         return;
-    if (c->fails[node] < UINT16_MAX)
+    if (c->fails[node] < UINT32_MAX)
         c->fails[node]++;
     if (c->fails[node] < h->failure_limit)
         return;

@@ -13,7 +13,7 @@
 
 /* One client instance's view of node health (client mode). */
 struct inst_health {
-    uint16_t *fails;         /* per node: consecutive failures */
+    uint32_t *fails;         /* per node: consecutive failures (failure_limit reaches 10^6) */
     uint8_t *ejected;        /* per node: ejected by this instance */
     uint8_t *held;           /* per node: an ejection is being held back (logged once) */
     uint32_t n_ejected;
@@ -24,7 +24,7 @@ struct health {
     struct inst_health *inst;
     uint32_t n_inst;
     /* the central coordinator */
-    uint16_t *fails;         /* per node: consecutive failed probes */
+    uint32_t *fails;         /* per node: consecutive failed probes */
     int64_t *ejected_at;     /* per node: when ejected, or -1 */
     uint8_t *held;
     uint32_t n_ejected;

@@ -688,6 +688,49 @@ static void test_central_ejected_column_is_the_coordinators(void **state)
     mem_run_free(&m);
 }
 
+/* failure_limit takes values up to 1,000,000: a limit above 65,535 ejects
+ * too. The consecutive-failure counts were 16-bit and stopped at 65,535,
+ * so such a node was never ejected: a crashed node took 521,761 timeouts
+ * over 25 s (failure_limit 70,000, 40,000 GETs/s, half of them to it). */
+static void test_failure_limit_above_16_bits(void **state)
+{
+    (void)state;
+    /* client mode: B gets about half of 40,000 GETs/s, all timing out after
+     * its crash at 1 s: its 70,000th timeout comes near 1 + 70,000 / 20,000
+     * = 4.5 s (the key split of two nodes is 50% ± 5% here: 4.2-4.9 s) */
+    const char *client =
+        "name: limit\nduration: 7s\ntick: 1s\n"
+        "workload: {keys: 1000, qps: 40000}\n"
+        "nodes: [{id: A}, {id: B}]\n"
+        "database: {workers: 100, service_time: 1ms, max_queue: 100000}\n"
+        "clients: {instances: 1, timeout: 10ms}\n"
+        "health: {mode: client, failure_limit: 70000, retry_after: 60s}\n"
+        "events: [{at: 1s, crash_node: {id: B}}]\n";
+    struct mem_run m;
+    mem_run_yaml(&m, client, NULL);
+    double ej = first_event_time(&m, "eject", "B");
+    if (!(ej > 4.0 && ej < 5.2))
+        fail_msg("client mode: B ejected at %.3f s, expected 4.0-5.2 s", ej);
+    assert_int_equal(m.summary.ejections, 1);
+    mem_run_free(&m);
+    /* central mode: a probe every 20 us (1 us of service each: 5% busy),
+     * each failing 10 ms after it is sent: the 70,000th, sent 1.4 s after
+     * the crash, fails at 2.41 s */
+    const char *central =
+        "name: limit\nduration: 3s\ntick: 1s\n"
+        "workload: {keys: 1000, qps: 1000}\n"
+        "nodes: [{id: A}, {id: B}]\n"
+        "cache: {service_time: 1us}\n"
+        "clients: {instances: 1, timeout: 10ms}\n"
+        "health: {mode: central, failure_limit: 70000, retry_after: 60s, probe_interval: 20us}\n"
+        "events: [{at: 1s, crash_node: {id: B}}]\n";
+    mem_run_yaml(&m, central, NULL);
+    ej = first_event_time(&m, "eject", "B");
+    if (fabs(ej - 2.41) > 1e-3)
+        fail_msg("central mode: B ejected at %.4f s, expected 2.41 s", ej);
+    mem_run_free(&m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -710,6 +753,7 @@ int main(void)
         cmocka_unit_test(test_ejection_just_after_a_fault_is_no_cascade),
         cmocka_unit_test(test_central_probe_overtaken_by_next_rounds),
         cmocka_unit_test(test_central_ejected_column_is_the_coordinators),
+        cmocka_unit_test(test_failure_limit_above_16_bits),
     };
     return cmocka_run_group_tests(tests, load_cascade, free_cascade);
 }
