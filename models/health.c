@@ -10,7 +10,8 @@
  *   return value, when it must be re-derived.
  * central mode: a coordinator probes every member every probe_interval (a
  *   probe is a request through the node's queue, timed out like a client
- *   request); failure_limit consecutive failed probes eject it; after
+ *   request: a failure is known at the timeout, or at an error reply if
+ *   sooner; a crash before the reply is back loses it); failure_limit consecutive failed probes eject it; after
  *   retry_after, the next passing probe readmits it. Each change asks the
  *   membership for a new ring epoch (one per instant), which instances
  *   adopt after propagation_delay.
@@ -242,26 +243,48 @@ bool health_inst_adopted(struct sim *s, uint32_t inst, uint32_t epoch)
 
 /* ---- central mode ------------------------------------------------------------------ */
 
-/* A probe of node i sent at sent_ns reaches it at t_arrive: through its
- * queue like a request; the coordinator hears the result when the reply
- * arrives, or at the timeout. */
-static void probe_arrives(struct sim *s, uint32_t i, int64_t sent_ns, int64_t t_arrive)
+/* EVK_PROBE_RESULT's a: the node, an ok bit, and the node's incarnation
+ * when the probe was queued (low 15 bits: fewer nodes than 2^16, and far
+ * fewer crashes than 2^15 while one probe is out); b: the probe's round. */
+#define PROBE_OK (1u << 16)
+static uint32_t probe_tag(const struct node *n, bool ok)
+{
+    return n->index | (ok ? PROBE_OK : 0) | (n->incarnation & 0x7fffu) << 17;
+}
+
+/* A probe of node i sent at sent_ns (round `round`) reaches it at
+ * t_arrive: through its queue like a request; the coordinator hears the
+ * result when the reply arrives, or at the timeout (an error reply too,
+ * when it comes later). */
+static void probe_arrives(struct sim *s, uint32_t i, int64_t sent_ns, uint32_t round,
+                          int64_t t_arrive)
 {
     struct node *n = &s->nodes[i];
     int64_t timeout = s->sc->clients.timeout_ns, done;
     int rc = node_submit(s, n, t_arrive, &done);
     int64_t at = sent_ns + timeout;
-    uint32_t ok = 0;
+    bool ok = false;
     if (rc == 0) {
         int64_t t_resp = net_reply_time(s, n, done + n->slow_latency_ns);
         if (t_resp - sent_ns <= timeout) {
             at = t_resp;
-            ok = 1;
+            ok = true;
         }
     } else if (rc < 0) {
-        at = net_reply_time(s, n, t_arrive); /* an error reply */
+        at = MIN(at, net_reply_time(s, n, t_arrive)); /* an error reply */
     }
-    sim_schedule(s, MAX(at, s->eng.now_ns), EVK_PROBE_RESULT, i, ok | (n->incarnation << 1));
+    if (t_arrive - sent_ns > timeout)
+        return; /* it came after the timeout, which failed it then (health_probe_round) */
+    sim_schedule(s, MAX(at, s->eng.now_ns), EVK_PROBE_RESULT, probe_tag(n, ok), round);
+}
+
+/* The send time of the latest round at or before now whose number's low
+ * 32 bits are b (a probe is out for less than 2^32 rounds). */
+static int64_t round_sent(const struct sim *s, uint32_t b)
+{
+    int64_t interval = s->sc->health.probe_interval_ns;
+    int64_t k_now = s->eng.now_ns / interval;
+    return (k_now - (int64_t)(uint32_t)((uint32_t)k_now - b)) * interval;
 }
 
 void health_probe_round(struct sim *s)
@@ -272,27 +295,26 @@ void health_probe_round(struct sim *s)
         struct node *n = &s->nodes[i];
         if (!membership_is_member(s, i) || n->gutter)
             continue;
+        /* the round's number tells the probe's send time when it arrives,
+         * and when its result comes: a probe may arrive after the next
+         * round's (probe_interval shorter than its delay, or jitter) */
+        uint32_t round = (uint32_t)(now / h->probe_interval_ns);
         if (!s->net->arrival_events) { /* admitted now: it arrives rtt/2 from now */
-            probe_arrives(s, i, now, now + n->half_rtt_ns);
+            probe_arrives(s, i, now, round, now + n->half_rtt_ns);
             continue;
         }
-        /* the round's number tells the probe's send time when it arrives: a
-         * probe may arrive after the next round's (probe_interval shorter
-         * than its delay, or jitter) */
-        sim_schedule(s, now + net_probe_delay(s, n), EVK_PROBE_ARRIVE, i,
-                     (uint32_t)(now / h->probe_interval_ns));
+        int64_t delay = net_probe_delay(s, n);
+        sim_schedule(s, now + delay, EVK_PROBE_ARRIVE, i, round);
+        if (delay > s->sc->clients.timeout_ns) /* it fails at the timeout; the node still serves it */
+            sim_schedule(s, now + s->sc->clients.timeout_ns, EVK_PROBE_RESULT, probe_tag(n, false),
+                         round);
     }
     sim_schedule(s, now + h->probe_interval_ns, EVK_PROBE_ROUND, 0, 0);
 }
 
 void health_probe_arrive(struct sim *s, uint32_t node, uint32_t b)
 {
-    /* rounds are at k × probe_interval: the latest k at or before now whose
-     * low 32 bits are b (a probe takes less than 2^32 rounds to arrive) */
-    int64_t interval = s->sc->health.probe_interval_ns;
-    int64_t k_now = s->eng.now_ns / interval;
-    int64_t k = k_now - (int64_t)(uint32_t)((uint32_t)k_now - b);
-    probe_arrives(s, node, k * interval, s->eng.now_ns);
+    probe_arrives(s, node, round_sent(s, b), b, s->eng.now_ns); /* rounds: k × probe_interval */
 }
 
 static void coordinator_forget(struct sim *s, uint32_t node)
@@ -305,14 +327,24 @@ static void coordinator_forget(struct sim *s, uint32_t node)
     node_readmitted(s, node);
 }
 
-void health_probe_result(struct sim *s, uint32_t node, uint32_t b)
+void health_probe_result(struct sim *s, uint32_t a, uint32_t b)
 {
     const struct health_cfg *h = &s->sc->health;
     struct health *c = s->hl;
+    uint32_t node = a & 0xffffu;
     const struct node *n = &s->nodes[node];
-    bool ok = (b & 1) && (b >> 1) == (n->incarnation & 0x7fffffff) && n->state == NODE_UP;
     if (!membership_is_member(s, node))
         return; /* left the cluster meanwhile */
+    bool ok = (a & PROBE_OK) && a == probe_tag(n, true) && n->state == NODE_UP;
+    if ((a & PROBE_OK) && !ok) {
+        /* the node crashed (or restarted) while the probe or its reply was
+         * out: no answer, which the coordinator knows at the timeout */
+        int64_t deadline = round_sent(s, b) + s->sc->clients.timeout_ns;
+        if (deadline > s->eng.now_ns) {
+            sim_schedule(s, deadline, EVK_PROBE_RESULT, node, b);
+            return;
+        }
+    }
     if (ok) {
         c->fails[node] = 0;
         c->held[node] = 0;

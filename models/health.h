@@ -65,7 +65,7 @@ bool health_inst_adopted(struct sim *s, uint32_t inst, uint32_t epoch);
 
 /* Central mode: EVK_PROBE_ROUND and EVK_PROBE_RESULT. */
 void health_probe_round(struct sim *s);
-void health_probe_result(struct sim *s, uint32_t node, uint32_t b);
+void health_probe_result(struct sim *s, uint32_t a, uint32_t b);
 /* EVK_PROBE_ARRIVE (messages delivered by arrival events: models/net.h);
  * b: the round that sent it (its number, modulo 2^32). */
 void health_probe_arrive(struct sim *s, uint32_t node, uint32_t b);

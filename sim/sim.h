@@ -54,7 +54,7 @@ enum {
     EVK_SCENARIO_END,   /* a: scenario event index — its `for` has run out */
     EVK_READMIT,        /* a: instance, b: node — client-mode retry_after has passed */
     EVK_PROBE_ROUND,    /* central mode: probe every node */
-    EVK_PROBE_RESULT,   /* a: node, b: ok bit | the node's incarnation << 1 */
+    EVK_PROBE_RESULT,   /* a: node | ok bit | its incarnation (models/health.c), b: round */
     EVK_ADOPT,          /* a: instance, b: epoch */
     EVK_PUBLISH,        /* publish the membership changes made at this instant */
     EVK_GET_ARRIVE,     /* a: request, b: attempt — a GET reaches its node (arrival mode) */

@@ -731,6 +731,56 @@ static void test_failure_limit_above_16_bits(void **state)
     mem_run_free(&m);
 }
 
+/* Central mode: the coordinator learns that a probe failed when its error
+ * reply comes or at the timeout, never later, and a node that does not
+ * answer fails its probe at the timeout, never earlier. A probe queued at a
+ * node that then crashed was failed when its reply would have come (a crash
+ * 50 us after a round, failure_limit 1: ejected 0.18 ms after the crash,
+ * before any client could time out); a probe that jitter delayed past the
+ * timeout was failed when it arrived (ejections up to 65 ms after a round,
+ * with a 10 ms timeout). */
+static void test_central_probe_fails_at_its_timeout(void **state)
+{
+    (void)state;
+    const char *crash = "name: crash\nduration: 3s\ntick: 1s\n"
+                        "workload: {keys: 1000, qps: 1000}\n"
+                        "nodes: [{id: A}, {id: B}]\n"
+                        "clients: {instances: 1, timeout: 100ms}\n"
+                        "health: {mode: central, failure_limit: 1, retry_after: 60s, "
+                        "probe_interval: 1s}\n"
+                        "events: [{at: 2.00005s, crash_node: {id: B}}]\n";
+    struct mem_run m;
+    mem_run_yaml(&m, crash, NULL);
+    double ej = first_event_time(&m, "eject", "B");
+    if (fabs(ej - 2.1) > 1e-9) /* the probe sent at 2 s, 100 ms on */
+        fail_msg("B ejected at %.6f s, expected 2.1 s", ej);
+    mem_run_free(&m);
+    /* jitter of mean 20 ms, timeout 10 ms: most probes fail, some by an
+     * arrival after the timeout; each ejection comes at most 10 ms after
+     * the round that sent the probe (rounds every second) */
+    const char *late = "name: late\nduration: 30s\ntick: 1s\n"
+                       "workload: {keys: 1000, qps: 1000}\n"
+                       "nodes: [{id: A}, {id: B}, {id: C}]\n"
+                       "network: {jitter: 20ms}\n"
+                       "clients: {instances: 1, timeout: 10ms}\n"
+                       "health: {mode: central, failure_limit: 1, retry_after: 1s, "
+                       "probe_interval: 1s}\n";
+    mem_run_yaml(&m, late, NULL);
+    size_t n = 0;
+    for (size_t i = 0; i < m.n_events; i++) {
+        const struct mem_event *e = &m.events[i];
+        if (strcmp(e->kind, "eject"))
+            continue;
+        n++;
+        double after = e->t_s - floor(e->t_s);
+        if (after > 0.010 + 1e-9)
+            fail_msg("%s ejected at %.6f s: %.1f ms after its probe's round", e->node, e->t_s,
+                     after * 1e3);
+    }
+    assert_true(n >= 3);
+    mem_run_free(&m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -754,6 +804,7 @@ int main(void)
         cmocka_unit_test(test_central_probe_overtaken_by_next_rounds),
         cmocka_unit_test(test_central_ejected_column_is_the_coordinators),
         cmocka_unit_test(test_failure_limit_above_16_bits),
+        cmocka_unit_test(test_central_probe_fails_at_its_timeout),
     };
     return cmocka_run_group_tests(tests, load_cascade, free_cascade);
 }
