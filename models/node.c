@@ -369,6 +369,8 @@ static int node_renew(struct sim *s, struct node *n, const char *address, double
     }
     fifo_reset(&n->queue, s->eng.now_ns);
     n->cfg = *cfg; /* the service stream draws exponentials of mean 1, scaled at each use */
+    n->slow_factor = 1.0; /* the old node's slowness left with it */
+    n->slow_latency_ns = 0;
     return 0;
 }
 
