@@ -63,7 +63,8 @@ bool health_readmit(struct sim *s, uint32_t inst, uint32_t b);
  * the instance's view). */
 bool health_inst_adopted(struct sim *s, uint32_t inst, uint32_t epoch);
 
-/* Central mode: EVK_PROBE_ROUND and EVK_PROBE_RESULT. */
+/* Central mode: EVK_PROBE_ROUND and EVK_PROBE_RESULT (a: the node, an ok
+ * bit and its incarnation; b: the round that sent the probe). */
 void health_probe_round(struct sim *s);
 void health_probe_result(struct sim *s, uint32_t a, uint32_t b);
 /* EVK_PROBE_ARRIVE (messages delivered by arrival events: models/net.h);
