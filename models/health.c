@@ -67,8 +67,11 @@ int health_create(struct sim *s)
     h->held = xcalloc(n, 1);
     h->ejectors = xcalloc(n, sizeof(*h->ejectors));
     h->left = xcalloc(n, sizeof(*h->left));
-    for (uint32_t i = 0; i < n; i++)
+    h->left_ns = xmalloc(n * sizeof(*h->left_ns));
+    for (uint32_t i = 0; i < n; i++) {
         h->ejected_at[i] = -1;
+        h->left_ns[i] = INT64_MIN;
+    }
     h->last_eject_ns = INT64_MIN;
     if (s->sc->health.mode == HEALTH_CENTRAL) /* rounds at k × probe_interval, k >= 1 */
         return sim_schedule(s, s->sc->health.probe_interval_ns, EVK_PROBE_ROUND, 0, 0);
@@ -91,6 +94,7 @@ void health_destroy(struct sim *s)
     free(h->held);
     free(h->ejectors);
     free(h->left);
+    free(h->left_ns);
     free(h);
     s->hl = NULL;
 }
@@ -333,8 +337,8 @@ void health_probe_result(struct sim *s, uint32_t a, uint32_t b)
     struct health *c = s->hl;
     uint32_t node = a & 0xffffu;
     const struct node *n = &s->nodes[node];
-    if (!membership_is_member(s, node))
-        return; /* left the cluster meanwhile */
+    if (!membership_is_member(s, node) || round_sent(s, b) < c->left_ns[node])
+        return; /* left the cluster meanwhile (and maybe came back: a new node) */
     bool ok = (a & PROBE_OK) && a == probe_tag(n, true) && n->state == NODE_UP;
     if ((a & PROBE_OK) && !ok) {
         /* the node crashed (or restarted) while the probe or its reply was
@@ -380,6 +384,7 @@ void health_node_left(struct sim *s, uint32_t node)
 {
     struct health *h = s->hl;
     h->left[node]++;
+    h->left_ns[node] = s->eng.now_ns;
     h->fails[node] = 0;
     h->held[node] = 0;
     if (h->ejected_at[node] >= 0) /* centrally ejected: forget it */

@@ -34,6 +34,8 @@ struct health {
     uint16_t *left;          /* per node: times it left the membership or came back
                                 (unique: fewer than 2^16 remove and add events), to void
                                 older readmissions */
+    int64_t *left_ns;        /* per node: when it last left or came back (probes sent
+                                before were to the node that left) */
     uint32_t nodes_ejected_now;
     /* run totals */
     int64_t ejections, cascade_removals, instance_ejections, readmissions, max_ejected;

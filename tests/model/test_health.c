@@ -817,6 +817,31 @@ static void test_returning_node_is_not_slow(void **state)
     mem_run_free(&m);
 }
 
+/* Central mode: a probe sent to a node that then left says nothing about
+ * the new node of that id, added back before the probe's timeout. B, crashed,
+ * was probed at 6 s, removed at 6.01 s and added back, healthy, at 6.05 s:
+ * the probe's failure at 6.1 s ejected the new B, for retry_after (60 s). */
+static void test_central_probe_of_the_node_that_left(void **state)
+{
+    (void)state;
+    const char *yaml = "name: back\nduration: 9s\ntick: 1s\n"
+                       "workload: {keys: 1000, qps: 1000}\n"
+                       "nodes: [{id: A}, {id: B}, {id: C}]\n"
+                       "clients: {instances: 1, timeout: 100ms}\n"
+                       "health: {mode: central, failure_limit: 1, retry_after: 60s, "
+                       "probe_interval: 1s}\n"
+                       "events:\n"
+                       "  - {at: 5.95s, crash_node: {id: B}}\n"
+                       "  - {at: 6.01s, remove_node: {id: B}}\n"
+                       "  - {at: 6.05s, add_node: {id: B}}\n";
+    struct mem_run m;
+    mem_run_yaml(&m, yaml, NULL);
+    assert_int_equal(m.summary.ejections, 0);
+    assert_int_equal(mem_count_events(&m, "eject"), 0);
+    assert_true(node_requests_between(&m, "B", 7, 9) > 400); /* a third of 1,000 GETs/s */
+    mem_run_free(&m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -842,6 +867,7 @@ int main(void)
         cmocka_unit_test(test_failure_limit_above_16_bits),
         cmocka_unit_test(test_central_probe_fails_at_its_timeout),
         cmocka_unit_test(test_returning_node_is_not_slow),
+        cmocka_unit_test(test_central_probe_of_the_node_that_left),
     };
     return cmocka_run_group_tests(tests, load_cascade, free_cascade);
 }
