@@ -88,9 +88,10 @@ static void client_report_success(struct sim *s, const struct instance *in, uint
     health_success(s, in->index, node);
 }
 
-static void client_report_failure(struct sim *s, struct instance *in, uint32_t node, const char *what)
+static void client_report_failure(struct sim *s, struct instance *in, uint32_t node,
+                                  int64_t sent_ns, const char *what)
 {
-    if (health_failure(s, in->index, in->epoch, node, what))
+    if (health_failure(s, in->index, in->epoch, node, sent_ns, what))
         client_refresh_view(s, in);
 }
 
@@ -809,7 +810,8 @@ static void get_failed(struct sim *s, uint32_t r, bool rejected)
         TK(s)->cache_errors++;
     else
         TK(s)->timeouts++;
-    client_report_failure(s, &s->inst[q->inst], q->node, rejected ? "queue full" : "timeout");
+    client_report_failure(s, &s->inst[q->inst], q->node, q->t_get_ns,
+                          rejected ? "queue full" : "timeout");
     if (q->flags & RQF_FILL) {
         /* the owner answered: a miss. Its previous owner (or the owner a
          * fenced fallback ask was sent on to) did not answer, so the read

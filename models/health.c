@@ -22,10 +22,10 @@
  *   (a success ends the streak), and retried at the next failure.
  * A node that leaves the membership takes every ejection of it along
  *   (health_node_left, again when it comes back): a readmission scheduled
- *   before carries the count of its leaves then and is void. Failures at a
- *   node that is not a member of the instance's epoch (GETs sent before it
- *   left) are not counted; an instance frozen on an older epoch may still
- *   eject it, and forgets that when it adopts an epoch without the node
+ *   before carries the count of its leaves then and is void. Failures of
+ *   GETs and probes sent before it left (or came back) are not counted; an
+ *   instance frozen on an older epoch may still eject it (its GETs sent
+ *   after), and forgets that when it adopts an epoch without the node
  *   (health_inst_adopted).
  *
  * Node-level episodes: a node is "ejected" while at least one instance (or
@@ -171,7 +171,7 @@ void health_success(struct sim *s, uint32_t inst, uint32_t node)
 }
 
 bool health_failure(struct sim *s, uint32_t inst, uint32_t epoch, uint32_t node,
-                    const char *what)
+                    int64_t sent_ns, const char *what)
 {
     const struct health_cfg *h = &s->sc->health;
     struct inst_health *ih = &s->hl->inst[inst];
@@ -179,8 +179,8 @@ bool health_failure(struct sim *s, uint32_t inst, uint32_t epoch, uint32_t node,
         || ih->ejected[node])
         return false;
     const struct epoch *e = membership_epoch(s, epoch);
-    if (!e->member[node])
-        return false; /* not in the instance's ring: a GET sent before the node left */
+    if (!e->member[node] || sent_ns < s->hl->left_ns[node])
+        return false; /* a GET sent before the node left (and maybe came back: a new node) */
     if (ih->fails[node] < UINT32_MAX)
         ih->fails[node]++;
     if (ih->fails[node] < h->failure_limit)

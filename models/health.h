@@ -47,10 +47,12 @@ void health_destroy(struct sim *s);
 /* Client mode: a request of instance inst to node succeeded / failed. On a
  * failure the instance may eject the node: then health_failure returns true
  * (the caller re-derives the instance's view) and schedules EVK_READMIT.
- * epoch: the instance's epoch (whose members bound max_ejected). */
+ * epoch: the instance's epoch (whose members bound max_ejected); sent_ns:
+ * when the GET was sent (one sent before the node last left, or came back,
+ * was to the node that left, and is not counted). */
 void health_success(struct sim *s, uint32_t inst, uint32_t node);
 bool health_failure(struct sim *s, uint32_t inst, uint32_t epoch, uint32_t node,
-                    const char *what);
+                    int64_t sent_ns, const char *what);
 /* EVK_READMIT: retry_after has passed (b: the node, and how many times it
  * had left when ejected); true if the node was put back (the caller
  * re-derives the instance's view). */
