@@ -128,7 +128,7 @@ void node_tick_close(struct sim *s, struct node *n, int64_t tick, int64_t len_ns
                      struct node_tick_row *row);
 
 /* Sum of inflight equals inflight_total, and no count is negative (tests). */
-const char *nodes_check(const struct sim *s);
+const char *nodes_check(const struct sim *s, bool stores);
 
 static inline uint32_t node_count(const struct sim *s)
 {

@@ -157,6 +157,7 @@ struct sim {
     struct tick_point *series;
     size_t n_series, cap_series;
     struct tick_sums sums;   /* over the recorded ticks */
+    int64_t stores_checked;  /* run_ticks.c: sums.requests at the last walk of the stores */
     double *step_from;       /* run_events.c: per event, the value a gradual change starts from */
     uint32_t *gradual;       /* run_events.c: per node, the set_weight and the set_vnodes whose
                                 steps it takes (event + 1; 0: none), [2 node] and [2 node + 1] */
