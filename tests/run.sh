@@ -8,7 +8,9 @@
 # --unit names a folder of test binaries (unit tests, model tests); a
 # PATTERN selects files whose name contains it; --cli-files names the
 # command-line test files to run (default: all; a name or a path). -j N runs
-# N files at once. Selecting nothing is an error (exit 2), not a pass.
+# N files at once (default 2, or $RINGSIM_TEST_JOBS), the longest first, a
+# new one as soon as one ends. Selecting nothing is an error (exit 2), not a
+# pass.
 # One file, e.g.:
 #   sh tests/run.sh --bin ./ringsim --cli-only --cli-files ring.sh
 #   sh tests/run.sh --unit build/release/tests/model --unit-only test_health
