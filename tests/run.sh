@@ -40,7 +40,7 @@ while [ $# -gt 0 ]; do
         --unit-only) unit_only=1; shift ;;
         --cli-only) cli_only=1; shift ;;
         -j) jobs=$2; shift 2 ;;
-        -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
         *) pats="$pats $1"; shift ;;
     esac
 done
