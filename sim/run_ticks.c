@@ -298,7 +298,9 @@ static void summarise_series(const struct sim *s, struct summary_row *o)
 }
 
 /* The lowest tick hit rate from the tick holding the first event (or from
- * warmup, without events) on; returns the index of that first tick. */
+ * warmup, without events) on; returns the index of that first tick. Warmup
+ * bounds only the baseline: an event inside it still has its dip counted
+ * (the ticks from its own on), never hidden behind the warmup. */
 static size_t summarise_minimum(const struct sim *s, struct summary_row *o)
 {
     double warm = (double)s->sc->warmup_ns / 1e9;
@@ -309,7 +311,7 @@ static size_t summarise_minimum(const struct sim *s, struct summary_row *o)
     size_t first = s->n_series;
     for (size_t i = 0; i < s->n_series; i++) {
         const struct tick_point *p = &s->series[i];
-        if (p->t_s + 1e-12 < from || p->t_s + 1e-12 < warm)
+        if (p->t_s + 1e-12 < from)
             continue;
         if (first == s->n_series)
             first = i;
