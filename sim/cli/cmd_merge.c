@@ -13,20 +13,21 @@
 
 #include "output/results.h"
 #include "sim/cli/cli.h"
+#include "sim/cli/cmdline.h"
 #include "sim/util.h"
 
 static const char merge_usage[] =
     "usage: ringsim merge OUT.db IN.db...\n"
     "\n"
     "Copies every run (runs, params, ticks, node_ticks, views, events, summary,\n"
-    "requests) of each IN.db into OUT.db with new run ids; OUT.db is created if missing,\n"
-    "and what it already holds is not changed. Use it to join the shards of a sweep run\n"
-    "on several machines. The inputs are only read, all of them are checked before\n"
-    "anything is copied, and the copy is one transaction: every run of every input is\n"
-    "merged, or none (a full disk leaves OUT.db as it was, and a retry copies nothing\n"
-    "twice). The same file given twice is refused. A run whose status is still\n"
-    "'running' (being recorded, or its process was killed) is copied as it is, with a\n"
-    "warning naming the input and the run.\n"
+    "requests) of each IN.db into OUT.db with new run ids; OUT.db (and its folder) is\n"
+    "created if missing, and what it already holds is not changed. Use it to join the\n"
+    "shards of a sweep run on several machines. The inputs are only read, all of them\n"
+    "are checked before anything is copied, and the copy is one transaction: every run\n"
+    "of every input is merged, or none (a full disk leaves OUT.db as it was, and a\n"
+    "retry copies nothing twice). The same file given twice is refused. A run whose\n"
+    "status is still 'running' (being recorded, or its process was killed) is copied\n"
+    "as it is, with a warning naming the input and the run.\n"
     "Exit: 0 merged; 1 an input is missing, not a ringsim database or damaged, or OUT.db\n"
     "cannot be written (nothing is merged); 2 bad usage, an input that is OUT.db, or\n"
     "one given twice.\n"
@@ -103,6 +104,9 @@ int cmd_merge(int argc, char **argv)
             return EXIT_RUN_FAILED;
         }
     }
+    /* as run and sweep do: OUT.db's folder is made when missing */
+    if (make_parent_dirs(argv[1], "merge"))
+        return EXIT_RUN_FAILED;
     struct results *out = results_open(argv[1], err, sizeof err);
     if (!out) {
         fprintf(stderr, "ringsim merge: %s\n", err);

@@ -190,6 +190,12 @@ expect_exit 2 "sweep with a bad value runs nothing" "$RINGSIM" sweep "$S" --vary
 expect_exit 2 "sweep without -o" "$RINGSIM" sweep "$S" --vary routing.vnodes=8
 expect_exit 2 "merge needs inputs" "$RINGSIM" merge "$T/x.db"
 expect_exit 1 "merge of a missing file fails" "$RINGSIM" merge "$T/x.db" "$T/missing.db"
+# as run and sweep: OUT.db's folder is made when missing (merge once failed: unable to open)
+expect_exit 0 "merge into a folder that does not exist yet" "$RINGSIM" merge "$T/newm/dir/m.db" "$T/h0.db" "$T/h1.db"
+expect_eq "$(sqlite3 "$T/newm/dir/m.db" 'SELECT count(*) FROM runs')" 8 "it is created and holds the runs"
+: >"$T/afile"
+expect_exit 1 "merge under a file taken for a folder fails" "$RINGSIM" merge "$T/afile/m.db" "$T/h0.db"
+expect_match "^ringsim merge: .*afile: exists and is not a folder" "$T/err" "and says why"
 expect_exit 0 "sweep --help" "$RINGSIM" sweep --help
 expect_exit 0 "merge --help" "$RINGSIM" merge --help
 expect_exit 0 "ringsim --help" "$RINGSIM" --help
