@@ -11,6 +11,7 @@
 
 #include "output/report.h"
 #include "sim/cli/cli.h"
+#include "sim/cli/cmdline.h"
 
 static const char report_usage[] =
     "usage: ringsim report DB [--by PATH]... [--metric NAME]... [--baseline PATH=VALUE]\n"
@@ -78,23 +79,32 @@ int cmd_report(int argc, char **argv)
     const char **metrics = xcalloc((size_t)argc + 1, sizeof(*metrics));
     enum { TABLE, CSV, JSON } format = TABLE;
     int rc = -1;
+    static const char *const with_value[] = {"--by", "--metric", "--baseline", NULL};
     for (int i = 1; i < argc && rc < 0; i++) {
         const char *a = argv[i];
         const char *next = i + 1 < argc ? argv[i + 1] : NULL;
+        const char *inline_value = NULL;
+        const char *bare = long_option_value(a, with_value, &inline_value);
+        if (bare) {
+            a = bare;
+            next = inline_value;
+        }
         bool takes = !strcmp(a, "--by") || !strcmp(a, "--metric") || !strcmp(a, "--baseline");
+        if (takes && next && !inline_value)
+            i++;
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
             fputs(report_usage, stdout);
             rc = EXIT_OK;
         } else if (takes && !next) {
             rc = usage_error("%s needs a value", a);
         } else if (!strcmp(a, "--by")) {
-            by[o.n_by++] = argv[++i];
+            by[o.n_by++] = next;
         } else if (!strcmp(a, "--metric")) {
-            metrics[o.n_metrics++] = argv[++i];
+            metrics[o.n_metrics++] = next;
         } else if (!strcmp(a, "--baseline")) {
             if (o.baseline)
                 rc = usage_error("one --baseline at a time (got a second: %s)", next);
-            o.baseline = argv[++i];
+            o.baseline = next;
         } else if (!strcmp(a, "--csv") || !strcmp(a, "--json")) {
             if (format != TABLE)
                 rc = usage_error("--csv or --json, not both (%s)", a);

@@ -550,9 +550,10 @@ static int print_list(struct sweep *sw)
     sb_init(&line);
     shell_word(&base, cli_program());
     sb_puts(&base, " sweep");
+    static const char *const dropped[] = {"--output", "--jobs", NULL};
     for (int i = 1; i < sw->cli.argc; i++) {
-        const char *a = sw->cli.argv[i];
-        if (!strcmp(a, "--list"))
+        const char *a = sw->cli.argv[i], *v;
+        if (!strcmp(a, "--list") || long_option_value(a, dropped, &v))
             continue;
         if (!strcmp(a, "-o") || !strcmp(a, "--output") || !strcmp(a, "-j")
             || !strcmp(a, "--jobs")) {

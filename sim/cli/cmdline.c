@@ -89,9 +89,18 @@ int run_cli_parse(struct run_cli *c, int argc, char **argv, const char *usage, b
     c->jobs = 1;
     c->argc = argc;
     c->argv = argv;
+    static const char *const with_value[] = {"--output", "--set",  "--seed",  "--threads",
+                                             "--vary",   "--seeds", "--jobs",  "--shard",
+                                             "--metric", NULL};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *next = i + 1 < argc ? argv[i + 1] : NULL;
+        const char *inline_value = NULL;
+        const char *bare = long_option_value(a, with_value, &inline_value);
+        if (bare) {
+            a = bare;
+            next = inline_value;
+        }
         int took;
 #define NEED_VALUE                                                                   \
     do {                                                                             \
@@ -99,7 +108,8 @@ int run_cli_parse(struct run_cli *c, int argc, char **argv, const char *usage, b
             fprintf(stderr, "ringsim %s: %s needs a value\n%s", argv[0], a, usage);  \
             goto usage_error;                                                        \
         }                                                                            \
-        i++;                                                                         \
+        if (!inline_value)                                                           \
+            i++;                                                                     \
     } while (0)
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
             fputs(usage, stdout);
@@ -115,9 +125,6 @@ int run_cli_parse(struct run_cli *c, int argc, char **argv, const char *usage, b
         } else if (!strcmp(a, "--set")) {
             NEED_VALUE;
             if (add_set(c, next, d))
-                goto diag_error;
-        } else if (!strncmp(a, "--set=", 6)) {
-            if (add_set(c, a + 6, d))
                 goto diag_error;
         } else if (!strcmp(a, "--seed")) {
             NEED_VALUE;
@@ -141,7 +148,8 @@ int run_cli_parse(struct run_cli *c, int argc, char **argv, const char *usage, b
         } else if (!is_run && (took = sweep_option(c, argv[0], a, next, usage)) != 0) {
             if (took < 0)
                 goto usage_error;
-            i++;
+            if (!inline_value)
+                i++;
         } else if (a[0] == '-' && a[1]) {
             fprintf(stderr, "ringsim %s: unknown option %s\n%s", argv[0], a, usage);
             goto usage_error;
@@ -213,6 +221,18 @@ void stop_signals_restore(const struct stop_signals *st)
     sigaction(SIGINT, &st->old_int, NULL);
     sigaction(SIGTERM, &st->old_term, NULL);
     sigaction(SIGHUP, &st->old_hup, NULL);
+}
+
+const char *long_option_value(const char *a, const char *const *names, const char **value)
+{
+    for (; *names; names++) {
+        size_t n = strlen(*names);
+        if (!strncmp(a, *names, n) && a[n] == '=') {
+            *value = a + n + 1;
+            return *names;
+        }
+    }
+    return NULL;
 }
 
 int make_parent_dirs(const char *path, const char *cmd)

@@ -58,6 +58,11 @@ void stop_signals_restore(const struct stop_signals *st);
  * name a new folder. 0, or -1 after "ringsim CMD: what" on stderr. */
 int make_parent_dirs(const char *path, const char *cmd);
 
+/* a given as --NAME=VALUE for one of names (NULL-terminated): returns that
+ * entry of names and sets *value to what follows the '='; else NULL. So every
+ * option with a value may also be written --NAME=VALUE. */
+const char *long_option_value(const char *a, const char *const *names, const char **value);
+
 /* The run's cost (sim/estimate.h) judged for this machine: memory, and the
  * free space where out_path (NULL: none) goes. 0; else, after one
  * "FILE: cannot run: ..." line per problem on stderr (into d instead, when

@@ -171,6 +171,12 @@ ok $? "CSV values: NULL is empty, runs_with only for what can happen"
 sed 's/^/#   /' "$T/bad" | head -5
 expect_exit 0 "report --csv --baseline" "$RINGSIM" report "$db" --metric hit_rate --csv --baseline health.cooldown=2s
 expect_match "^scenario,health.cooldown,runs,metric,n,nulls,mean,ci95_lo,ci95_hi,min,max,runs_with,diff_mean,diff_ci95_lo,diff_ci95_hi,pairs" "$T/out" "with a baseline, the difference columns"
+cp "$T/out" "$T/spaced.csv"
+# --NAME=VALUE is the same (it was an unknown option, exit 2)
+expect_exit 0 "report --metric=, --baseline=" "$RINGSIM" report "$db" --metric=hit_rate --csv --baseline=health.cooldown=2s
+cmp -s "$T/out" "$T/spaced.csv"; ok $? "prints what the spaced form prints"
+expect_exit 0 "report --by=" "$RINGSIM" report "$db" --by=seed --metric=cascade_removals --json
+expect_eq "$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))))' "$T/out")" 4 "--by=seed: one combination per seed"
 
 # --- grouping ---------------------------------------------------------------------
 expect_exit 0 "report --by seed" "$RINGSIM" report "$db" --by seed --metric cascade_removals --json

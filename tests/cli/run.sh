@@ -56,6 +56,14 @@ expect_eq "$(sqlite3 "$T/c.db" 'SELECT count(*) FROM ticks WHERE run_id=1' 2>&1)
 [ -s "$T/c.dump" ] && ! cmp -s "$T/a.dump" "$T/c.dump"; ok $? "another seed: different rows"
 expect_eq "$(sqlite3 "$T/c.db" 'SELECT seed FROM runs')" 7 "--seed is recorded"
 expect_eq "$(sqlite3 "$T/c.db" "SELECT path||'='||value FROM params")" "seed=7" "--seed is a param"
+# every long option with a value also takes --NAME=VALUE (run took only --set=; --seed=7
+# was an unknown option, exit 2)
+expect_exit 0 "--seed=7 --output=FILE --threads=1" "$RINGSIM" run "$S" --seed=7 --output="$T/c3.db" --quiet --threads=1
+dump "$T/c3.db" 1 >"$T/c3.dump"
+cmp -s "$T/c.dump" "$T/c3.dump"; ok $? "the same run as --seed 7"
+expect_exit 2 "--seed= (an empty value) is checked as the file is" "$RINGSIM" run "$S" --seed= -o "$T/c4.db"
+expect_exit 2 "run takes no --vary=" "$RINGSIM" run "$S" --vary=routing.vnodes=8 -o "$T/c4.db"
+expect_match "unknown option --vary" "$T/err" "and names it"
 "$RINGSIM" run "$S" -o "$T/c2.db" --quiet --seed 7 --set seed=8 --set routing.vnodes=10 \
     --set routing.vnodes=20
 expect_eq "$(sqlite3 "$T/c2.db" "SELECT group_concat(path||'='||value, ' ') FROM params")" \
@@ -183,6 +191,13 @@ expect_eq "$(sqlite3 "$T/h0.db" 'SELECT count(*) FROM runs')" 4 "a shard runs it
 expect_exit 0 "merge" "$RINGSIM" merge "$T/all.db" "$T/h0.db" "$T/h1.db"
 expect_eq "$(sqlite3 "$T/all.db" 'SELECT count(*) FROM runs')" 8 "merged shards hold every run"
 expect_eq "$(sqlite3 "$T/all.db" 'SELECT sum(hits) FROM ticks')" "$(sqlite3 "$T/s1.db" 'SELECT sum(hits) FROM ticks')" "and the same ticks"
+expect_exit 0 "sweep --vary=, --seeds=, --jobs=, --output=" "$RINGSIM" sweep "$S" --vary=routing.vnodes=8,16 --seeds=2 --jobs=2 --output="$T/eq.db"
+expect_eq "$(sqlite3 "$T/eq.db" "SELECT group_concat(overrides, ' ') FROM (SELECT overrides FROM runs ORDER BY overrides)")" \
+    '["routing.vnodes=16","seed=1"] ["routing.vnodes=16","seed=2"] ["routing.vnodes=8","seed=1"] ["routing.vnodes=8","seed=2"]' \
+    "its four runs"
+expect_exit 0 "sweep --list drops --output= and --jobs=" "$RINGSIM" sweep "$S" --vary=routing.vnodes=8,16 --jobs=2 --output="$T/eq2.db" --list
+expect_eq "$(grep -c -e '--output=\|--jobs=' "$T/out")" 0 "from the commands it prints"
+expect_eq "$(grep -c -e '--vary=routing.vnodes=8,16 --shard' "$T/out")" 2 "and keeps the rest"
 expect_exit 0 "sweep -o into a folder that does not exist yet" "$RINGSIM" sweep "$S" --seeds 2 -j 2 -o "$T/new/dir/s.db"
 expect_eq "$(sqlite3 "$T/new/dir/s.db" 'SELECT count(*) FROM runs')" 2 "it is created and holds the runs"
 expect_exit 2 "sweep with a bad value runs nothing" "$RINGSIM" sweep "$S" --vary routing.vnodes=8,zero -o "$T/s3.db"
