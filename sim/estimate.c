@@ -44,13 +44,17 @@
 #define BYTES_PER_NODE 16384.0   /* node, lhist, busy meter, rng, maps */
 #define BYTES_PER_POINT 24.0     /* continuum: pos 8, node 4, member 4, next 4, bucket */
 #define BYTES_PER_INFLIGHT 160.0 /* request record 72 + its events, ×2 for doubling */
-#define BYTES_PER_TICK_POINT 112.0
+#define BYTES_PER_TICK_POINT 128.0 /* 64, ×2 for the array's doubling */
 #define BYTES_PER_ROW 90.0       /* SQLite, with indexes */
 #define EVENTS_PER_REQUEST 4.0
 #define FIXED_BYTES (16.0 * 1024 * 1024)
 #define BYTES_PER_TRACE_KEY 100.0 /* key_rec, sizes, ids, counts, rank map, the first pass's
                                      table (32) and sort (16), a csv key's name */
 #define TRACE_PEAK_FACTOR 4.0    /* a trace's busiest moments over its mean rate */
+#define BYTES_PER_PREWARM 48.0   /* prewarm's candidates (16, up to 1.5 times a node's items)
+                                    and the room it sorts them in */
+#define BYTES_PER_LOCAL_KEY 16.0 /* the local caches' per-key chain heads */
+#define ROWS_PER_WALL_SECOND 1e6 /* rows a second of wall time records, at most */
 
 /* Most points one placement of this scenario can have. */
 static double cost_points(const struct scenario *sc, double n_nodes, double total_weight)
@@ -88,11 +92,15 @@ static double node_time(const struct cache_cfg *c, double factor, double latency
 
 struct node_acc {
     double n, weight, items, bytes, queue_time;
+    double prewarm_items; /* of items, those nodes present at time 0 are given at the start */
+    double slots;      /* requests the queues hold at once: max_queue + workers, summed */
+    double rtt;        /* the longest round trip */
     const char *time_key;
 };
 
 static void add_node_cfg(struct node_acc *a, const struct scenario *sc, const char *id,
-                         const struct cache_cfg *c, double weight, double keys, double item_bytes)
+                         const struct cache_cfg *c, double weight, double keys, double item_bytes,
+                         bool at_start)
 {
     double factor = 1, latency = 0;
     for (size_t i = 0; i < sc->n_events; i++) {
@@ -105,7 +113,11 @@ static void add_node_cfg(struct node_acc *a, const struct scenario *sc, const ch
     a->n++;
     a->weight += weight;
     a->items += cache_items(c, keys, item_bytes);
+    if (at_start && c->prewarm)
+        a->prewarm_items += cache_items(c, keys, item_bytes);
     a->bytes += BYTES_PER_NODE + 8.0 * c->workers;
+    a->slots += (double)c->max_queue + c->workers;
+    a->rtt = fmax(a->rtt, (double)c->rtt_ns);
     double t = node_time(c, factor, latency);
     if (t > a->queue_time) {
         a->queue_time = t;
@@ -119,14 +131,14 @@ static void estimate_nodes(const struct scenario *sc, double keys, double item_b
 {
     for (size_t i = 0; i < sc->n_nodes; i++)
         add_node_cfg(a, sc, sc->nodes[i].id, &sc->nodes[i].cache, sc->nodes[i].weight, keys,
-                     item_bytes);
+                     item_bytes, true);
     for (size_t i = 0; i < sc->n_events; i++)
         if (sc->events[i].kind == EV_ADD_NODE)
             add_node_cfg(a, sc, sc->events[i].node, &sc->events[i].cache, sc->events[i].weight,
-                         keys, item_bytes);
+                         keys, item_bytes, false);
     if (sc->health.on_eject == EJECT_GUTTER)
         for (uint32_t g = 0; g < sc->health.gutter_nodes; g++)
-            add_node_cfg(a, sc, NULL, &sc->cache, 1.0, keys, item_bytes);
+            add_node_cfg(a, sc, NULL, &sc->cache, 1.0, keys, item_bytes, false);
 }
 
 /* A rate that set_qps events change: a step, or a ramp from `from` at t0
@@ -195,6 +207,61 @@ static double longest_for(const struct scenario *sc)
     return m;
 }
 
+/* The most replicas a read can ask in turn (a key's own cure, detection). */
+static double read_replicas(const struct scenario *sc)
+{
+    double r = sc->routing.replicas;
+    for (size_t i = 0; i < sc->workload.n_hot_keys; i++)
+        r = fmax(r, sc->workload.hot_keys[i].replicas);
+    for (size_t i = 0; i < sc->n_events; i++)
+        if (sc->events[i].kind == EV_HOT_KEY)
+            r = fmax(r, sc->events[i].replicas);
+    if (sc->clients.hot_key_detection.threshold > 0)
+        r = fmax(r, sc->clients.hot_key_detection.replicas);
+    return fmax(r, 1);
+}
+
+/* Request records alive at once, at most. A client waits for a GET at most
+ * `timeout`, and asks at most every replica plus a redirect and a previous
+ * owner before the database; the records its messages, fills and
+ * invalidations keep alive after that are in a queue (whose room is
+ * counted once: slots) or on the wire (rate × a round trip). Coalesced
+ * reads also wait for the database, and backfill_mode: wait for a token. */
+static double inflight_requests(const struct scenario *sc, const struct node_acc *nodes,
+                                double max_qps, double requests)
+{
+    const struct db_cfg *db = &sc->database;
+    const struct client_cfg *cl = &sc->clients;
+    double replicas = read_replicas(sc), gets = replicas + 2;
+    double wire_ns = 2 * (nodes->rtt + 2 * EXP_TAIL * (double)sc->network.jitter_ns);
+    double wait_ns = gets * ((double)cl->timeout_ns + wire_ns) + (replicas + 1) * wire_ns;
+    if (cl->coalesce) /* the whole database queue ahead, served at full speed, twice over */
+        wait_ns += (double)db->service_ns * (2 * (double)db->max_queue / db->workers + EXP_TAIL);
+    if (cl->backfill_qps > 0 && cl->backfill_mode == BACKFILL_WAIT)
+        wait_ns += (double)cl->backfill_wait_ns;
+    double rate = max_qps;
+    for (size_t i = 0; i < sc->n_events; i++) /* a transfer's copies */
+        rate += sc->events[i].warm.rate + sc->events[i].drain.rate + sc->events[i].migrate.rate;
+    double slots = nodes->slots + (double)db->max_queue + db->workers;
+    return fmin(rate * wait_ns / 1e9, requests * (replicas + 2)) + slots;
+}
+
+/* Items held at once, at most: what the caches hold, and no more than the
+ * copies the run can make — prewarm gives each key to its owners (at most
+ * routing.replicas), each client operation stores at most a copy per
+ * replica it reaches, a transfer one per key. */
+static double cached_items(const struct scenario *sc, const struct node_acc *nodes, double keys,
+                           double requests)
+{
+    double made = keys * sc->routing.replicas + requests * (read_replicas(sc) + 1);
+    for (size_t i = 0; i < sc->n_events; i++) {
+        const struct event_cfg *e = &sc->events[i];
+        if (e->warm.rate > 0 || e->drain.rate > 0 || e->migrate.rate > 0)
+            made += keys * sc->routing.replicas;
+    }
+    return fmin(nodes->items, made);
+}
+
 void run_cost_estimate(const struct scenario *sc, struct run_cost *c)
 {
     memset(c, 0, sizeof(*c));
@@ -213,7 +280,8 @@ void run_cost_estimate(const struct scenario *sc, struct run_cost *c)
 
     struct node_acc nodes = {0};
     estimate_nodes(sc, keys, item_bytes, &nodes);
-    c->item_bytes = nodes.items * BYTES_PER_ITEM;
+    c->item_bytes = cached_items(sc, &nodes, keys, c->requests) * BYTES_PER_ITEM
+                    + fmin(nodes.prewarm_items, keys * sc->routing.replicas) * BYTES_PER_PREWARM;
     double inst = sc->clients.instances;
     c->node_bytes = nodes.bytes + inst * nodes.n * 8.0;
 
@@ -224,22 +292,33 @@ void run_cost_estimate(const struct scenario *sc, struct run_cost *c)
 
     const struct db_cfg *db = &sc->database;
     double db_time = (double)db->service_ns * EXP_TAIL * ((double)db->max_queue / db->workers + 1);
-    double lifetime_ns = (double)sc->clients.timeout_ns + db_time + nodes.queue_time;
-    double inflight = fmin(max_qps * lifetime_ns / 1e9, c->requests) + (double)db->max_queue;
-    c->inflight_bytes = inflight * BYTES_PER_INFLIGHT;
+    c->inflight_bytes = inflight_requests(sc, &nodes, max_qps, c->requests) * BYTES_PER_INFLIGHT;
+
+    /* the clients' local caches: a pool of their own, filled one request at a time */
+    const struct local_cache_cfg *lc = &sc->clients.local_cache;
+    if (lc->capacity_items)
+        c->client_bytes = keys * BYTES_PER_LOCAL_KEY
+                          + fmin(inst * fmin((double)lc->capacity_items, keys), c->requests)
+                                * BYTES_PER_ITEM;
+    if (sc->clients.hot_key_detection.threshold > 0)
+        c->client_bytes += keys * 4; /* a read count per key */
 
     c->ticks = ceil((double)sc->duration_ns / (double)sc->tick_ns);
     c->series_bytes = c->ticks * BYTES_PER_TICK_POINT;
+    c->sampled_rows = c->requests * sc->output.sample_requests; /* the `requests` table */
+    c->rows = c->ticks * (2 + nodes.n + fmin(inst, 8)) + c->sampled_rows;
+    c->db_bytes = c->rows * BYTES_PER_ROW;
+    /* rows wait in memory until the next write to the file, about once a second of wall
+     * time: at most what a second of simulation produces */
+    c->series_bytes += fmin(c->rows, ROWS_PER_WALL_SECOND) * BYTES_PER_ROW;
     c->memory_bytes = FIXED_BYTES + c->key_bytes + c->item_bytes + c->node_bytes + c->view_bytes
-                      + c->inflight_bytes + c->series_bytes;
+                      + c->inflight_bytes + c->client_bytes + c->series_bytes;
 
     c->events = c->requests * EVENTS_PER_REQUEST;
     if (sc->health.mode == HEALTH_CENTRAL)
         c->probe_events = 2 * nodes.n * (double)sc->duration_ns
                           / (double)sc->health.probe_interval_ns;
     c->events += c->probe_events + c->ticks;
-    c->rows = c->ticks * (2 + nodes.n + fmin(inst, 8));
-    c->db_bytes = c->rows * BYTES_PER_ROW;
 
     /* the latest time: duration plus the longest reach past it */
     struct { double ns; const char *key; } reach[] = {
@@ -292,7 +371,8 @@ static const char *memory_key(const struct run_cost *c)
         {c->node_bytes, "the number of nodes and clients.instances"},
         {c->view_bytes, "routing.vnodes (or table_size) and clients.instances"},
         {c->inflight_bytes, "workload.qps (requests in flight) or clients.timeout"},
-        {c->series_bytes, "tick (fewer, longer ticks) or duration"},
+        {c->client_bytes, "clients.local_cache.capacity_items or clients.instances"},
+        {c->series_bytes, "tick (fewer, longer ticks) or duration, or output.sample_requests"},
     };
     size_t best = 0;
     for (size_t i = 1; i < ARRAY_LEN(t); i++)
@@ -340,7 +420,9 @@ enum run_cost_verdict run_cost_judge(const struct run_cost *c, bool force, doubl
         } else {
             sb_printf(msg, "the results would take about %s (%.3g rows); ", a, c->rows);
         }
-        sb_printf(msg, "raise tick or shorten duration, or pass --force to run it anyway\n");
+        sb_printf(msg, "%s, or pass --force to run it anyway\n",
+                  c->sampled_rows > c->rows / 2 ? "lower output.sample_requests or shorten duration"
+                                                : "raise tick or shorten duration");
         if (v == COST_OK)
             v = COST_TOO_BIG;
     }

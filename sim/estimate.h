@@ -26,11 +26,13 @@
 
 struct run_cost {
     double memory_bytes;     /* peak, approximately, of the run's own data */
-    double key_bytes, item_bytes, node_bytes, view_bytes, inflight_bytes, series_bytes;
+    double key_bytes, item_bytes, node_bytes, view_bytes, inflight_bytes, client_bytes;
+    double series_bytes;     /* tick points, and the rows waiting to be written */
     double requests;         /* client operations over the run */
     double events;           /* events handled, approximately */
     double probe_events;     /* of which central health probes */
     double ticks, rows;      /* tick rows, and rows of every table */
+    double sampled_rows;     /* of rows, sampled client operations (`requests`) */
     double db_bytes;         /* the results database's growth */
     double max_time_ns;      /* the latest time a value can take */
     const char *time_key;    /* the scenario key that dominates max_time_ns */

@@ -298,6 +298,111 @@ static void test_trace_estimate(void **state)
     free(skew);
 }
 
+/* ---- memory against measured peaks ----------------------------------------------- */
+
+#define MIB (1024.0 * 1024)
+
+static double estimate_file(const char *path)
+{
+    struct diag d;
+    diag_init(&d);
+    struct scenario *sc = scenario_load(path, NULL, 0, &d);
+    diag_print(&d, stderr);
+    assert_non_null(sc);
+    struct run_cost c;
+    run_cost_estimate(sc, &c);
+    scenario_destroy(sc);
+    diag_deinit(&d);
+    return c.memory_bytes;
+}
+
+/* Requests in flight are bounded by the client's timeout and the queues' room,
+ * not by a full queue's drain time multiplied by the arrival rate. The slow
+ * node cascade (80,000/s, queues of 10,000 at 20 times 80 us) peaked at 36 MiB
+ * and 6,180 request records; the estimate was 2.3 GB (14.4 M records in
+ * flight), enough to refuse the library's scenario on a 2 GiB machine. */
+static void test_inflight_bounded(void **state)
+{
+    (void)state;
+    double est = estimate_file("scenarios/incidents/slow_node_cascade.yaml");
+    if (est < 36 * MIB || est > 256 * MIB)
+        fail_msg("slow_node_cascade: %.0f MiB estimated, 36 MiB measured", est / MIB);
+    /* every library scenario stays at or above its measured peak (ringsim run's
+     * "peak memory", release build): zipf_steady 293 MiB (5 M keys, 16 nodes
+     * prewarmed with 1.6 M items: prewarm sorts its candidates beside them),
+     * bench 41 MiB */
+    est = estimate_file("scenarios/zipf_steady.yaml");
+    if (est < 293 * MIB || est > 4 * 293 * MIB)
+        fail_msg("zipf_steady: %.0f MiB estimated, 293 MiB measured", est / MIB);
+    est = estimate_file("scenarios/bench.yaml");
+    if (est < 41 * MIB || est > 4 * 41 * MIB)
+        fail_msg("bench: %.0f MiB estimated, 41 MiB measured", est / MIB);
+}
+
+/* Each client instance's local cache holds items of its own: 8 instances of
+ * 2 M items over 2 M keys, 8 M requests, peaked at 567 MiB (57 MiB without
+ * the local caches); the estimate ignored them (75 MiB). */
+static void test_local_cache_counted(void **state)
+{
+    (void)state;
+    char msg[1024];
+    struct run_cost c;
+    const char *yaml = "name: l\nduration: 20s\n"
+                       "workload: {keys: 2000000, qps: 400000}\n"
+                       "cache: {capacity_items: 10, max_queue: 10, workers: 64}\n"
+                       "database: {max_queue: 10, workers: 1000}\n"
+                       "clients: {instances: 8, timeout: 1ms,\n"
+                       "          local_cache: {capacity_items: 2000000}}\n"
+                       "nodes: [{id: A}, {id: B}, {id: C}]\n";
+    judge(yaml, NULL, false, msg, sizeof msg, &c);
+    if (c.memory_bytes < 567 * MIB || c.memory_bytes > 4 * 567 * MIB)
+        fail_msg("local caches: %.0f MiB estimated, 567 MiB measured", c.memory_bytes / MIB);
+    /* 1000 instances for 2,000 s: up to 2e9 local items, far past the machine */
+    assert_int_equal(judge("name: l\nduration: 2000s\nworkload: {keys: 2000000, qps: 400000}\n"
+                           "clients: {instances: 1000, local_cache: {capacity_items: 2000000}}\n"
+                           "nodes: [{id: A}]\n", NULL, true, msg, sizeof msg, &c),
+                     COST_IMPOSSIBLE);
+    assert_non_null(strstr(msg, "clients.local_cache"));
+}
+
+/* Caches larger than the keyspace hold at most what prewarm and the requests
+ * put in them: 3 nodes of 10 GB over 3 M one-byte values, 20,000 requests,
+ * peaked at 351 MiB; the estimate counted 3 M items on each node (786 MiB). */
+static void test_items_bounded_by_copies(void **state)
+{
+    (void)state;
+    char msg[1024];
+    struct run_cost c;
+    judge("name: b\nduration: 20s\n"
+          "workload: {keys: 3000000, qps: 1000, value_bytes: 1}\n"
+          "cache: {capacity: 10GB}\nnodes: [{id: A}, {id: B}, {id: C}]\n",
+          NULL, false, msg, sizeof msg, &c);
+    if (c.memory_bytes < 351 * MIB || c.memory_bytes > 2 * 351 * MIB)
+        fail_msg("large caches: %.0f MiB estimated, 351 MiB measured", c.memory_bytes / MIB);
+}
+
+/* Sampled client operations are rows of `requests`: 100,000/s for an hour,
+ * all sampled, is 3.6e8 rows (some 30 GB); the estimate counted tick rows only
+ * (2e4) and accepted it. A second of 2 M sampled rows peaked at 100 MiB
+ * (they wait in memory until the next write to the file). */
+static void test_sampled_requests_counted(void **state)
+{
+    (void)state;
+    char msg[1024];
+    struct run_cost c;
+    const char *yaml = "name: s\nduration: 1h\nworkload: {qps: 100000}\n"
+                       "output: {sample_requests: 1}\nnodes: [{id: A}, {id: B}, {id: C}]\n";
+    assert_int_equal(judge(yaml, NULL, false, msg, sizeof msg, &c), COST_TOO_BIG);
+    assert_true(c.rows >= 3.6e8);
+    assert_non_null(strstr(msg, "output.sample_requests"));
+    assert_int_equal(judge(yaml, NULL, true, msg, sizeof msg, &c), COST_OK);
+    judge("name: s\nduration: 10s\nworkload: {qps: 200000, keys: 100}\n"
+          "output: {sample_requests: 1}\nnodes: [{id: A}, {id: B}, {id: C}]\n",
+          NULL, false, msg, sizeof msg, &c);
+    if (c.memory_bytes < 100 * MIB)
+        fail_msg("sampled requests: %.0f MiB estimated, 100 MiB measured", c.memory_bytes / MIB);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -307,6 +412,10 @@ int main(void)
         cmocka_unit_test(test_clock_overflow_impossible),
         cmocka_unit_test(test_ramps_and_cycles),
         cmocka_unit_test(test_trace_estimate),
+        cmocka_unit_test(test_inflight_bounded),
+        cmocka_unit_test(test_local_cache_counted),
+        cmocka_unit_test(test_items_bounded_by_copies),
+        cmocka_unit_test(test_sampled_requests_counted),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
