@@ -130,7 +130,7 @@ int cmd_check(int argc, char **argv)
         diag_print(&d, stderr);
         goto out;
     }
-    if (judge_run_cost(file, s, force, NULL, NULL) == 0) {
+    if (judge_run_cost(file, s, force, NULL, NULL, NULL) == 0) {
         printf("ok: %s\n", s->name);
         rc = EXIT_OK;
     }

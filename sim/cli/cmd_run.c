@@ -15,6 +15,7 @@
 #include "output/results.h"
 #include "sim/cli/cli.h"
 #include "sim/cli/cmdline.h"
+#include "sim/estimate.h"
 #include "sim/sim.h"
 
 static volatile sig_atomic_t interrupted;
@@ -148,9 +149,12 @@ static void report(const struct scenario *sc, const struct sim *s, enum run_stat
         struct rusage ru;
         getrusage(RUSAGE_SELF, &ru);
         fprintf(stderr, "ringsim: %lld requests in %.2f s wall (%.2f M simulated requests/s), "
-                        "peak memory %.0f MiB\n",
+                        "peak memory %.0f MiB",
                 (long long)sum->requests, wall, wall > 0 ? (double)sum->requests / wall / 1e6 : 0,
                 (double)ru.ru_maxrss / 1024.0);
+        if (cli->estimate_bytes > 0) /* what the run was let through with: an upper bound */
+            fprintf(stderr, " (estimated %.0f MiB)", cli->estimate_bytes / (1024.0 * 1024));
+        fputc('\n', stderr);
     }
     /* a sweep's run writes a part file that is merged into the sweep's
      * database and deleted: name that database, where the run will be */
@@ -269,13 +273,18 @@ int cmd_run(int argc, char **argv)
         return EXIT_USAGE;
     }
     struct scenario *sc = scenario_load(cli.scenario, cli.sets, cli.n_sets, &d);
-    if (!sc || judge_run_cost(cli.scenario, sc, cli.force, cli.out, NULL)) {
+    struct run_cost est;
+    char *where = sc && !cli.out ? default_output(sc->name) : NULL;
+    if (!sc || judge_run_cost(cli.scenario, sc, cli.force, cli.out ? cli.out : where, NULL, &est)) {
+        free(where);
         diag_print(&d, stderr);
         diag_deinit(&d);
         scenario_destroy(sc);
         run_cli_deinit(&cli);
         return EXIT_USAGE;
     }
+    free(where);
+    cli.estimate_bytes = est.memory_bytes;
     cli.progress = cli.progress && !cli.quiet && isatty(STDERR_FILENO);
     rc = run_scenario(sc, cli.out, &cli, NULL);
     scenario_destroy(sc);

@@ -249,25 +249,34 @@ int make_parent_dirs(const char *path, const char *cmd)
     return rc;
 }
 
-/* Bytes free on the file system of path's folder (0 if unknown). */
+/* Bytes free on the file system path goes to (0 if unknown): that of its
+ * folder, or of the nearest folder above it that exists (-o may name new
+ * folders; results/ may not exist yet). */
 static double free_bytes(const char *path)
 {
     char *dir = xstrdup(path);
-    char *slash = strrchr(dir, '/');
-    if (slash)
-        *(slash == dir ? slash + 1 : slash) = '\0';
     struct statvfs v;
-    double avail = statvfs(slash ? dir : ".", &v) ? 0 : (double)v.f_bavail * (double)v.f_frsize;
+    int rc = -1;
+    for (char *slash; rc && (slash = strrchr(dir, '/'));) {
+        *(slash == dir ? slash + 1 : slash) = '\0';
+        rc = statvfs(dir, &v);
+        if (slash == dir)
+            break;
+    }
+    if (rc && dir[0] != '/')
+        rc = statvfs(".", &v);
     free(dir);
-    return avail;
+    return rc ? 0 : (double)v.f_bavail * (double)v.f_frsize;
 }
 
 int judge_run_cost(const char *file, const struct scenario *s, bool force, const char *out_path,
-                   struct diag *d)
+                   struct diag *d, struct run_cost *est)
 {
     struct run_cost c;
     struct strbuf msg;
     run_cost_estimate(s, &c);
+    if (est)
+        *est = c;
     sb_init(&msg);
     double disk = out_path ? free_bytes(out_path) : 0;
     enum run_cost_verdict v = run_cost_judge(&c, force, machine_memory_bytes(), disk, &msg);

@@ -11,6 +11,8 @@
 
 #include "sim/scenario.h"
 
+struct run_cost;
+
 struct run_cli {
     const char *scenario;
     const char *out;
@@ -33,6 +35,7 @@ struct run_cli {
     const char *merged_into; /* a sweep's run: the database its part file is merged
                               * into, which its messages name; else NULL */
     int argc;
+    double estimate_bytes; /* run: the cost estimate's memory, printed beside the peak */
 };
 
 /* Parses argv (argv[0] is the subcommand). Returns -1 to go on, or the exit
@@ -68,9 +71,10 @@ const char *long_option_value(const char *a, const char *const *names, const cha
  * "FILE: cannot run: ..." line per problem on stderr (into d instead, when
  * d is not NULL), 1 when it is merely slow or large (--force would accept
  * it) or 2 when it cannot be run at all (memory, the clock's range).
- * force: accept what is merely slow or large. */
+ * force: accept what is merely slow or large. est: where to put the
+ * estimate (may be NULL). */
 int judge_run_cost(const char *file, const struct scenario *s, bool force, const char *out_path,
-                   struct diag *d);
+                   struct diag *d, struct run_cost *est);
 
 /* Runs a loaded scenario into out_path (NULL: results/<name>.db). */
 int run_scenario(const struct scenario *sc, const char *out_path, const struct run_cli *cli,

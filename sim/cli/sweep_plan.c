@@ -344,7 +344,7 @@ int sweep_validate(struct sweep *sw)
             sw->seed_g0 = sc->seed;
             if (sw->seeds > 1 && (sw->seed_varied || g == 0))
                 check_last_seed(sw, g, sc->seed, &one);
-            int cost = judge_run_cost(sw->cli.scenario, sc, sw->cli.force, NULL, &one);
+            int cost = judge_run_cost(sw->cli.scenario, sc, sw->cli.force, NULL, &one, NULL);
             if (cost)
                 diag_add(&one, "%s: combination %zu of %zu (%s) would not run%s",
                          sw->cli.scenario, g + 1, sw->n_groups, what.buf,
