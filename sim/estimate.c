@@ -6,11 +6,17 @@
  * spend minutes and gigabytes, not to predict a run to the byte.
  *
  *   memory  = keys × (position, chain, version, name, size)
- *           + items the caches can hold × an item (with the pool's doubling)
+ *           + items the caches can hold × an item (with the pool's doubling),
+ *             at most what prewarm and the requests can store; prewarm's
+ *             sorting room for the items it gives
+ *           + the clients' local caches (per key, and their items)
  *           + nodes × (queues, meters, histograms)
  *           + placements (views) × their points
- *           + requests in flight × (a record and its events)
+ *           + requests in flight × (a record and its events): the rate
+ *             times the client's waits (a timeout per GET it may send),
+ *             plus the room of every queue
  *           + ticks × a tick point (the summary keeps one per tick)
+ *           + the rows waiting to be written (a wall second's worth)
  *   requests = ∫ qps dt over the run (set_qps steps and ramps included; a
  *              daily cycle adds at most amplitude × qps × period / π); with
  *              a trace, the trace's requests (file size / 24 for
@@ -22,7 +28,7 @@
  *              trace is read (its table, counts, ids, the sort)
  *   events   ≈ 4 per request (a miss: served, reply, database, fill)
  *            + central probes: 2 per member per probe_interval
- *   rows     = ticks × (1 tick + nodes + views)
+ *   rows     = ticks × (1 tick + nodes + views) + sampled requests
  *   time     = duration + the longest a value can reach past it: a full
  *              node queue of the slowest service (an exponential draw is
  *              below 40 × its mean), a full database queue, timeouts,

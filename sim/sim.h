@@ -86,7 +86,7 @@ struct run_options {
                               second thread (sim/ahead.h); the results are the same */
 };
 
-/* What the summary needs of every tick (kept in memory: 40 bytes a tick). */
+/* What the summary needs of every tick (kept in memory: 64 bytes a tick). */
 struct tick_point {
     double t_s;
     double hit_rate;        /* NaN when no read finished */

@@ -330,13 +330,13 @@ static void test_inflight_bounded(void **state)
     /* every library scenario stays at or above its measured peak (ringsim run's
      * "peak memory", release build): zipf_steady 293 MiB (5 M keys, 16 nodes
      * prewarmed with 1.6 M items: prewarm sorts its candidates beside them),
-     * bench 41 MiB */
+     * bench 44 MiB (41 MiB on another machine: huge pages round the peak) */
     est = estimate_file("scenarios/zipf_steady.yaml");
     if (est < 293 * MIB || est > 4 * 293 * MIB)
         fail_msg("zipf_steady: %.0f MiB estimated, 293 MiB measured", est / MIB);
     est = estimate_file("scenarios/bench.yaml");
-    if (est < 41 * MIB || est > 4 * 41 * MIB)
-        fail_msg("bench: %.0f MiB estimated, 41 MiB measured", est / MIB);
+    if (est < 44 * MIB || est > 4 * 44 * MIB)
+        fail_msg("bench: %.0f MiB estimated, 44 MiB measured", est / MIB);
 }
 
 /* Each client instance's local cache holds items of its own: 8 instances of
