@@ -6,10 +6,12 @@
  * cost; two values of a --vary that make the same scenario; the seed
  * ranges of a varied seed that overlap).
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "sim/cli/sweep.h"
+#include "sim/estimate.h"
 #include "sim/scenario.h"
 
 void sweep_axes_free(struct axis *ax, size_t n)
@@ -327,6 +329,7 @@ int sweep_validate(struct sweep *sw)
             seed_axis = a;
     uint64_t *first_seed =
         seed_axis != SIZE_MAX ? xcalloc(sw->axes[seed_axis].n + 1, sizeof(*first_seed)) : NULL;
+    double most = 0; /* the largest memory estimate of a combination */
     for (size_t g = 0; g < sw->n_groups && d.n <= 20; g++) {
         struct diag one;
         diag_init(&one);
@@ -344,7 +347,9 @@ int sweep_validate(struct sweep *sw)
             sw->seed_g0 = sc->seed;
             if (sw->seeds > 1 && (sw->seed_varied || g == 0))
                 check_last_seed(sw, g, sc->seed, &one);
-            int cost = judge_run_cost(sw->cli.scenario, sc, sw->cli.force, NULL, &one, NULL);
+            struct run_cost est;
+            int cost = judge_run_cost(sw->cli.scenario, sc, sw->cli.force, NULL, &one, &est);
+            most = cost ? most : fmax(most, est.memory_bytes);
             if (cost)
                 diag_add(&one, "%s: combination %zu of %zu (%s) would not run%s",
                          sw->cli.scenario, g + 1, sw->n_groups, what.buf,
@@ -357,6 +362,16 @@ int sweep_validate(struct sweep *sw)
         diag_deinit(&one);
         sb_deinit(&what);
         scenario_destroy(sc);
+    }
+    /* -j runs at once, each as large as the largest: together within memory */
+    double at_once = (double)MIN((size_t)sw->cli.jobs, sw->n_todo), machine = machine_memory_bytes();
+    if (!d.n && at_once > 1 && machine > 0 && at_once * most > machine) {
+        char a[32], b[32];
+        format_bytes(at_once * most, a, sizeof a);
+        format_bytes(machine, b, sizeof b);
+        diag_add(&d, "%s: cannot run: %.0f runs at once (-j) could need about %s of memory, "
+                     "more than this machine's %s; lower -j to %.0f", sw->cli.scenario, at_once, a,
+                 b, fmax(1, floor(machine / most)));
     }
     if (!d.n)
         repeats_find(sw, &rep, &d);

@@ -138,6 +138,22 @@ expect_exit 2 "a combination past the clock's range" "$RINGSIM" sweep s.yaml --s
 expect_match "combination 1 of 2 \(duration=10m\) would not run$" "$T/err" "without --force suggested"
 expect_eq "$(grep -c 'cannot run: simulated time could reach' "$T/err")" 1 \
     "the reason shared by both combinations is printed once"
+# -j runs combinations at once: each fits the machine's memory, three together do
+# not (each was judged alone, and three runs of half the memory each were let through)
+mem_kb=$(awk '/^MemTotal:/ {print $2}' /proc/meminfo 2>/dev/null)
+if [ -n "$mem_kb" ] && [ "$mem_kb" -lt 26000000 ]; then # keys of half the memory, at most 1e9
+    half=$((mem_kb * 1024 / 28 / 2))
+    expect_exit 0 "combinations of half the memory, one at a time" "$RINGSIM" sweep s.yaml \
+        --vary workload.keys=$half,$((half + 1)),$((half + 2)) -j 1 --list -o mem.db
+    expect_exit 2 "three at once are refused" "$RINGSIM" sweep s.yaml \
+        --vary workload.keys=$half,$((half + 1)),$((half + 2)) -j 3 --list -o mem.db
+    expect_match "cannot run: 3 runs at once \(-j\) could need about .* of memory, more than this machine's .*; lower -j to 1" \
+        "$T/err" "naming -j and what would fit"
+    expect_exit 2 "and --force does not change it" "$RINGSIM" sweep s.yaml --force \
+        --vary workload.keys=$half,$((half + 1)),$((half + 2)) -j 3 --list -o mem.db
+else
+    _n=$((_n + 1)); echo "ok $_n - runs at once within memory # SKIP this machine has the memory for a billion keys"
+fi
 cp sh0.db damaged.db
 python3 -c "
 f = open('damaged.db', 'r+b')
