@@ -88,6 +88,18 @@ help:
 deps:
 	@sh tests/deps.sh
 
+# Every object waits for this check (order-only: it never forces a rebuild),
+# so a machine without the libraries' headers hears what to install rather
+# than a compiler error about a missing header.
+check-deps:
+	@pkg-config --exists $(PKGS) 2>/dev/null || { \
+	    missing=""; for p in $(PKGS); do pkg-config --exists $$p 2>/dev/null || missing="$$missing $$p"; done; \
+	    echo "make: missing the development files of:$${missing:- pkg-config itself}" >&2; \
+	    echo "make: run 'make deps' (as root it installs them with apt-get; otherwise it prints the command)" >&2; \
+	    exit 1; }
+
+$(LIB_OBJS) $(CLI_OBJS) $(TESTLIB_OBJS): | check-deps
+
 # --- build ----------------------------------------------------------------
 $(BUILD)/%.o: %.c
 	$(say) CC $<
