@@ -303,15 +303,16 @@ void health_probe_round(struct sim *s)
          * and when its result comes: a probe may arrive after the next
          * round's (probe_interval shorter than its delay, or jitter) */
         uint32_t round = (uint32_t)(now / h->probe_interval_ns);
+        int64_t timeout = s->sc->clients.timeout_ns, delay;
         if (!s->net->arrival_events) { /* admitted now: it arrives rtt/2 from now */
-            probe_arrives(s, i, now, round, now + n->half_rtt_ns);
-            continue;
+            delay = n->half_rtt_ns;
+            probe_arrives(s, i, now, round, now + delay);
+        } else {
+            delay = net_probe_delay(s, n);
+            sim_schedule(s, now + delay, EVK_PROBE_ARRIVE, i, round);
         }
-        int64_t delay = net_probe_delay(s, n);
-        sim_schedule(s, now + delay, EVK_PROBE_ARRIVE, i, round);
-        if (delay > s->sc->clients.timeout_ns) /* it fails at the timeout; the node still serves it */
-            sim_schedule(s, now + s->sc->clients.timeout_ns, EVK_PROBE_RESULT, probe_tag(n, false),
-                         round);
+        if (delay > timeout) /* it fails at the timeout; the node still serves it */
+            sim_schedule(s, now + timeout, EVK_PROBE_RESULT, probe_tag(n, false), round);
     }
     sim_schedule(s, now + h->probe_interval_ns, EVK_PROBE_ROUND, 0, 0);
 }

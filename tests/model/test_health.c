@@ -781,6 +781,27 @@ static void test_central_probe_fails_at_its_timeout(void **state)
     mem_run_free(&m);
 }
 
+/* Without jitter too, a probe that cannot arrive within the timeout fails
+ * at the timeout: B, 300 ms of round trip away, 100 ms of timeout, is
+ * ejected by the round at 1 s at 1.1 s. Such a probe was once never failed
+ * (B, whose every GET timed out, was never ejected). */
+static void test_central_probe_of_a_far_node_fails(void **state)
+{
+    (void)state;
+    const char *yaml = "name: far\nduration: 3s\ntick: 1s\n"
+                       "workload: {keys: 1000, qps: 1000}\n"
+                       "nodes: [{id: A}, {id: B, rtt: 300ms}, {id: C}]\n"
+                       "clients: {instances: 1, timeout: 100ms}\n"
+                       "health: {mode: central, failure_limit: 1, retry_after: 60s, "
+                       "probe_interval: 1s}\n";
+    struct mem_run m;
+    mem_run_yaml(&m, yaml, NULL);
+    double ej = first_event_time(&m, "eject", "B");
+    if (fabs(ej - 1.1) > 1e-9)
+        fail_msg("B ejected at %.6f s, expected 1.1 s", ej);
+    mem_run_free(&m);
+}
+
 /* A removed id that comes back is a new node: the slowness of the node that
  * left does not come back with it. It once did (a latency of 80 ms for the
  * rest of the run, given to B before its removal, made the new B time out
@@ -870,6 +891,7 @@ int main(void)
         cmocka_unit_test(test_central_ejected_column_is_the_coordinators),
         cmocka_unit_test(test_failure_limit_above_16_bits),
         cmocka_unit_test(test_central_probe_fails_at_its_timeout),
+        cmocka_unit_test(test_central_probe_of_a_far_node_fails),
         cmocka_unit_test(test_returning_node_is_not_slow),
         cmocka_unit_test(test_failure_of_the_node_that_left),
     };
