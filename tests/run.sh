@@ -44,6 +44,11 @@ while [ $# -gt 0 ]; do
         *) pats="$pats $1"; shift ;;
     esac
 done
+case "$jobs" in
+    ''|*[!0-9]*|0)
+        echo "tests/run.sh: -j (or RINGSIM_TEST_JOBS): expected a positive number of files at once, got \"$jobs\"" >&2
+        exit 2 ;;
+esac
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/.." && pwd)
 case "$bin" in /*) ;; *) bin="$top/${bin#./}" ;; esac
@@ -111,6 +116,7 @@ passed=0 failed=0
 while read -r kind path; do
     name=$(basename "$path")
     log="$out/$name.tap" rc=$(cat "$out/$name.rc" 2>/dev/null || echo 99)
+    [ -f "$log" ] || echo "not ok - $name did not run (its runner stopped before it)" >"$log"
     p=$(grep -c '^ok ' "$log")
     f=$(grep -c '^not ok ' "$log")
     if [ "$rc" != 0 ] && [ "$f" = 0 ]; then
