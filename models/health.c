@@ -11,10 +11,11 @@
  * central mode: a coordinator probes every member every probe_interval (a
  *   probe is a request through the node's queue, timed out like a client
  *   request: a failure is known at the timeout, or at an error reply if
- *   sooner; a crash before the reply is back loses it); failure_limit consecutive failed probes eject it; after
- *   retry_after, the next passing probe readmits it. Each change asks the
- *   membership for a new ring epoch (one per instant), which instances
- *   adopt after propagation_delay.
+ *   sooner; a crash before the reply is back loses it, and a probe that
+ *   cannot arrive within the timeout fails at it); failure_limit
+ *   consecutive failed probes eject it; after retry_after, the next passing
+ *   probe readmits it. Each change asks the membership for a new ring epoch
+ *   (one per instant), which instances adopt after propagation_delay.
  * Guards, in the scope that ejects (an instance, or the coordinator):
  *   cooldown — least time between two ejections; max_ejected — the share of
  *   members that may be ejected at once (past it, fail open: no more are

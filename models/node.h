@@ -127,7 +127,9 @@ const char *node_state_name(const struct node *n);
 void node_tick_close(struct sim *s, struct node *n, int64_t tick, int64_t len_ns,
                      struct node_tick_row *row);
 
-/* Sum of inflight equals inflight_total, and no count is negative (tests). */
+/* Sum of inflight equals inflight_total, and no count is negative; stores:
+ * also walk every node's store item by item (store_check). NULL, or what is
+ * broken (tests). */
 const char *nodes_check(const struct sim *s, bool stores);
 
 static inline uint32_t node_count(const struct sim *s)

@@ -116,11 +116,12 @@ static void add_node_cfg(struct node_acc *a, const struct scenario *sc, const ch
             latency = fmax(latency, (double)e->latency_ns);
         }
     }
+    double items = cache_items(c, keys, item_bytes);
     a->n++;
     a->weight += weight;
-    a->items += cache_items(c, keys, item_bytes);
+    a->items += items;
     if (at_start && c->prewarm)
-        a->prewarm_items += cache_items(c, keys, item_bytes);
+        a->prewarm_items += items;
     a->bytes += BYTES_PER_NODE + 8.0 * c->workers;
     a->slots += (double)c->max_queue + c->workers;
     a->rtt = fmax(a->rtt, (double)c->rtt_ns);
@@ -213,6 +214,13 @@ static double longest_for(const struct scenario *sc)
     return m;
 }
 
+/* Keys a staged transfer of the event (warm, drain, migrate) copies a
+ * second; 0 for an event without one. */
+static double transfer_rate(const struct event_cfg *e)
+{
+    return e->warm.rate + e->drain.rate + e->migrate.rate;
+}
+
 /* The most replicas a read can ask in turn (a key's own cure, detection). */
 static double read_replicas(const struct scenario *sc)
 {
@@ -247,24 +255,22 @@ static double inflight_requests(const struct scenario *sc, const struct node_acc
         wait_ns += (double)cl->backfill_wait_ns;
     double rate = max_qps;
     for (size_t i = 0; i < sc->n_events; i++) /* a transfer's copies */
-        rate += sc->events[i].warm.rate + sc->events[i].drain.rate + sc->events[i].migrate.rate;
+        rate += transfer_rate(&sc->events[i]);
     double slots = nodes->slots + (double)db->max_queue + db->workers;
-    return fmin(rate * wait_ns / 1e9, requests * (replicas + 2)) + slots;
+    return fmin(rate * wait_ns / 1e9, requests * gets) + slots;
 }
 
 /* Items held at once, at most: what the caches hold, and no more than the
  * copies the run can make — prewarm gives each key to its owners (at most
- * routing.replicas), each client operation stores at most a copy per
- * replica it reaches, a transfer one per key. */
-static double cached_items(const struct scenario *sc, const struct node_acc *nodes, double keys,
-                           double requests)
+ * routing.replicas: `owned` copies in all), each client operation stores at
+ * most a copy per replica it reaches, a transfer as many as prewarm. */
+static double cached_items(const struct scenario *sc, const struct node_acc *nodes,
+                           double owned, double requests)
 {
-    double made = keys * sc->routing.replicas + requests * (read_replicas(sc) + 1);
-    for (size_t i = 0; i < sc->n_events; i++) {
-        const struct event_cfg *e = &sc->events[i];
-        if (e->warm.rate > 0 || e->drain.rate > 0 || e->migrate.rate > 0)
-            made += keys * sc->routing.replicas;
-    }
+    double made = owned + requests * (read_replicas(sc) + 1);
+    for (size_t i = 0; i < sc->n_events; i++)
+        if (transfer_rate(&sc->events[i]) > 0)
+            made += owned;
     return fmin(nodes->items, made);
 }
 
@@ -286,8 +292,9 @@ void run_cost_estimate(const struct scenario *sc, struct run_cost *c)
 
     struct node_acc nodes = {0};
     estimate_nodes(sc, keys, item_bytes, &nodes);
-    c->item_bytes = cached_items(sc, &nodes, keys, c->requests) * BYTES_PER_ITEM
-                    + fmin(nodes.prewarm_items, keys * sc->routing.replicas) * BYTES_PER_PREWARM;
+    double owned = keys * sc->routing.replicas; /* a copy of each key at each of its owners */
+    c->item_bytes = cached_items(sc, &nodes, owned, c->requests) * BYTES_PER_ITEM
+                    + fmin(nodes.prewarm_items, owned) * BYTES_PER_PREWARM;
     double inst = sc->clients.instances;
     c->node_bytes = nodes.bytes + inst * nodes.n * 8.0;
 
@@ -296,8 +303,6 @@ void run_cost_estimate(const struct scenario *sc, struct run_cost *c)
                    + (sc->clients.fallback_to_previous_owner ? inst : 0);
     c->view_bytes = views * points * BYTES_PER_POINT;
 
-    const struct db_cfg *db = &sc->database;
-    double db_time = (double)db->service_ns * EXP_TAIL * ((double)db->max_queue / db->workers + 1);
     c->inflight_bytes = inflight_requests(sc, &nodes, max_qps, c->requests) * BYTES_PER_INFLIGHT;
 
     /* the clients' local caches: a pool of their own, filled one request at a time */
@@ -327,6 +332,8 @@ void run_cost_estimate(const struct scenario *sc, struct run_cost *c)
     c->events += c->probe_events + c->ticks;
 
     /* the latest time: duration plus the longest reach past it */
+    const struct db_cfg *db = &sc->database;
+    double db_time = (double)db->service_ns * EXP_TAIL * ((double)db->max_queue / db->workers + 1);
     struct { double ns; const char *key; } reach[] = {
         {nodes.queue_time, nodes.time_key},
         {db_time, "database.service_time × database.max_queue"},

@@ -81,7 +81,8 @@ struct run_options {
     /* called at every tick end; now/duration in ns */
     void (*progress)(void *ctx, int64_t now_ns, int64_t duration_ns, int64_t requests);
     void *progress_ctx;
-    bool check_invariants; /* verify stores and mirrored counts after every tick (tests) */
+    bool check_invariants; /* verify the mirrored counts after every tick, and the stores
+                              item by item as often as the requests pay for it (tests) */
     bool helper_thread;    /* draw the request stream and the service times ahead on a
                               second thread (sim/ahead.h); the results are the same */
 };

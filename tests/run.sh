@@ -4,7 +4,7 @@
 # and ends with the line CI reads:  N passed, N failed
 #
 #   sh tests/run.sh --bin ./ringsim --unit DIR [--unit DIR]... [--wrap CMD]
-#                   [--unit-only] [--cli-only] [--cli-files "a.sh b.sh"] [PATTERN...]
+#                   [--unit-only] [--cli-only] [--cli-files "a.sh b.sh"] [-j N] [PATTERN...]
 # --unit names a folder of test binaries (unit tests, model tests); a
 # PATTERN selects files whose name contains it; --cli-files names the
 # command-line test files to run (default: all; a name or a path). -j N runs

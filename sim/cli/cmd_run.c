@@ -154,7 +154,7 @@ static void report(const struct scenario *sc, const struct sim *s, enum run_stat
                         "peak memory %.0f MiB",
                 (long long)sum->requests, wall, wall > 0 ? (double)sum->requests / wall / 1e6 : 0,
                 (double)ru.ru_maxrss / 1024.0);
-        if (cli->estimate_bytes > 0) /* what the run was let through with: an upper bound */
+        if (cli->estimate_bytes > 0) /* what the run was let through with (it errs high) */
             fprintf(stderr, " (estimated %.0f MiB)", cli->estimate_bytes / (1024.0 * 1024));
         fputc('\n', stderr);
     }

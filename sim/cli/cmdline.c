@@ -39,9 +39,9 @@ static int parse_uint(const char *flag, const char *v, unsigned lo, unsigned hi,
     return 0;
 }
 
-/* The options only `sweep` takes, each with a value: --vary, --seeds, -j,
- * --shard, --metric. Returns 1 when a was one of them (its value taken), 0 when not,
- * -1 after a message on a bad or missing value. */
+/* The options only `sweep` takes, each with a value: --vary, --seeds, -j
+ * (--jobs), --shard, --metric. Returns 1 when a was one of them (its value
+ * taken), 0 when not, -1 after a message on a bad or missing value. */
 static int sweep_option(struct run_cli *c, const char *cmd, const char *a, const char *next,
                         const char *usage)
 {
@@ -65,7 +65,7 @@ static int sweep_option(struct run_cli *c, const char *cmd, const char *a, const
     }
     if (!strcmp(a, "--seeds"))
         return parse_uint(a, next, 1, 100000, &c->seeds) ? -1 : 1;
-    if (strcmp(a, "--shard"))
+    if (strcmp(a, "--shard")) /* -j, --jobs */
         return parse_uint(a, next, 1, 256, &c->jobs) ? -1 : 1;
     const char *slash = strchr(next, '/');
     char ibuf[32];

@@ -364,7 +364,8 @@ int sweep_validate(struct sweep *sw)
         scenario_destroy(sc);
     }
     /* -j runs at once, each as large as the largest: together within memory */
-    double at_once = (double)MIN((size_t)sw->cli.jobs, sw->n_todo), machine = machine_memory_bytes();
+    double at_once = (double)MIN((size_t)sw->cli.jobs, sw->n_todo);
+    double machine = machine_memory_bytes();
     if (!d.n && at_once > 1 && machine > 0 && at_once * most > machine) {
         char a[32], b[32];
         format_bytes(at_once * most, a, sizeof a);

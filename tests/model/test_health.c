@@ -26,12 +26,36 @@ static long long node_requests_between(const struct mem_run *m, const char *node
     return t;
 }
 
+/* The next row of node's at or after row *i of m->nodes (start at 0), or
+ * NULL when there is none; *i moves past it. */
+static const struct node_tick_row *next_node_row(const struct mem_run *m, const char *node,
+                                                 size_t *i)
+{
+    for (; *i < m->n_nodes; (*i)++)
+        if (!strcmp(m->nodes[*i].node, node))
+            return &m->nodes[(*i)++];
+    return NULL;
+}
+
 static double first_event_time(const struct mem_run *m, const char *kind, const char *node)
 {
     for (size_t i = 0; i < m->n_events; i++)
         if (!strcmp(m->events[i].kind, kind) && (!node || !strcmp(m->events[i].node, node)))
             return m->events[i].t_s;
     return -1;
+}
+
+/* Runs yaml and fails unless node's first ejection is at `want` s, within
+ * tol (what: the case, for the message). */
+static void check_first_eject(const char *yaml, const char *node, double want, double tol,
+                              const char *what)
+{
+    struct mem_run m;
+    mem_run_yaml(&m, yaml, NULL);
+    double ej = first_event_time(&m, "eject", node);
+    mem_run_free(&m);
+    if (fabs(ej - want) > tol)
+        fail_msg("%s: %s ejected at %.6f s, expected %g s", what, node, ej, want);
 }
 
 static size_t count_events_with(const struct mem_run *m, const char *kind, const char *text)
@@ -316,13 +340,12 @@ static void test_slow_factor_raises_latency(void **state)
     struct mem_run m;
     mem_run_yaml(&m, yaml, NULL);
     double u_before = 0, u_after = 0;
-    for (size_t i = 0; i < m.n_nodes; i++) {
-        if (strcmp(m.nodes[i].node, "B"))
-            continue;
-        if (m.nodes[i].t_s < 10)
-            u_before += m.nodes[i].util / 10;
-        else if (m.nodes[i].t_s >= 11)
-            u_after += m.nodes[i].util / 9;
+    const struct node_tick_row *r;
+    for (size_t i = 0; (r = next_node_row(&m, "B", &i));) {
+        if (r->t_s < 10)
+            u_before += r->util / 10;
+        else if (r->t_s >= 11)
+            u_after += r->util / 9;
     }
     /* 5000 GETs/s x 20 us = 0.10 busy; ten times slower: about 1.0 (saturated) */
     assert_true(fabs(u_before - 0.10) < 0.01);
@@ -351,11 +374,8 @@ static void test_crash_drops_queued_busy_time(void **state)
     struct mem_run m;
     mem_run_yaml(&m, yaml, NULL);
     size_t seen = 0;
-    for (size_t i = 0; i < m.n_nodes; i++) {
-        const struct node_tick_row *r = &m.nodes[i];
-        if (strcmp(r->node, "B"))
-            continue;
-        seen++;
+    const struct node_tick_row *r;
+    for (size_t i = 0; (r = next_node_row(&m, "B", &i)); seen++) {
         if (r->t_s >= 3 && r->t_s < 6)
             CHECK_NEAR(r->util, 1.0, 1e-9, "B saturated at %g s", r->t_s);
         else if (r->t_s == 6)
@@ -724,11 +744,7 @@ static void test_failure_limit_above_16_bits(void **state)
         "clients: {instances: 1, timeout: 10ms}\n"
         "health: {mode: central, failure_limit: 70000, retry_after: 60s, probe_interval: 20us}\n"
         "events: [{at: 1s, crash_node: {id: B}}]\n";
-    mem_run_yaml(&m, central, NULL);
-    ej = first_event_time(&m, "eject", "B");
-    if (fabs(ej - 2.41) > 1e-3)
-        fail_msg("central mode: B ejected at %.4f s, expected 2.41 s", ej);
-    mem_run_free(&m);
+    check_first_eject(central, "B", 2.41, 1e-3, "central mode");
 }
 
 /* Central mode: the coordinator learns that a probe failed when its error
@@ -749,12 +765,7 @@ static void test_central_probe_fails_at_its_timeout(void **state)
                         "health: {mode: central, failure_limit: 1, retry_after: 60s, "
                         "probe_interval: 1s}\n"
                         "events: [{at: 2.00005s, crash_node: {id: B}}]\n";
-    struct mem_run m;
-    mem_run_yaml(&m, crash, NULL);
-    double ej = first_event_time(&m, "eject", "B");
-    if (fabs(ej - 2.1) > 1e-9) /* the probe sent at 2 s, 100 ms on */
-        fail_msg("B ejected at %.6f s, expected 2.1 s", ej);
-    mem_run_free(&m);
+    check_first_eject(crash, "B", 2.1, 1e-9, "a crash"); /* the probe sent at 2 s, 100 ms on */
     /* jitter of mean 20 ms, timeout 10 ms: most probes fail, some by an
      * arrival after the timeout; each ejection comes at most 10 ms after
      * the round that sent the probe (rounds every second) */
@@ -765,6 +776,7 @@ static void test_central_probe_fails_at_its_timeout(void **state)
                        "clients: {instances: 1, timeout: 10ms}\n"
                        "health: {mode: central, failure_limit: 1, retry_after: 1s, "
                        "probe_interval: 1s}\n";
+    struct mem_run m;
     mem_run_yaml(&m, late, NULL);
     size_t n = 0;
     for (size_t i = 0; i < m.n_events; i++) {
@@ -794,12 +806,7 @@ static void test_central_probe_of_a_far_node_fails(void **state)
                        "clients: {instances: 1, timeout: 100ms}\n"
                        "health: {mode: central, failure_limit: 1, retry_after: 60s, "
                        "probe_interval: 1s}\n";
-    struct mem_run m;
-    mem_run_yaml(&m, yaml, NULL);
-    double ej = first_event_time(&m, "eject", "B");
-    if (fabs(ej - 1.1) > 1e-9)
-        fail_msg("B ejected at %.6f s, expected 1.1 s", ej);
-    mem_run_free(&m);
+    check_first_eject(yaml, "B", 1.1, 1e-9, "300 ms of round trip");
 }
 
 /* A removed id that comes back is a new node: the slowness of the node that
@@ -822,9 +829,9 @@ static void test_returning_node_is_not_slow(void **state)
     struct mem_run m;
     mem_run_yaml(&m, yaml, NULL);
     size_t rows = 0;
-    for (size_t i = 0; i < m.n_nodes; i++) {
-        const struct node_tick_row *r = &m.nodes[i];
-        if (strcmp(r->node, "B") || r->t_s < 9)
+    const struct node_tick_row *r;
+    for (size_t i = 0; (r = next_node_row(&m, "B", &i));) {
+        if (r->t_s < 9)
             continue;
         rows++;
         assert_string_equal(r->state, "up");
