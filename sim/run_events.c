@@ -290,6 +290,11 @@ void run_scenario_event(struct sim *s, uint32_t idx)
         break;
     case EV_CRASH_NODE:
         n = event_node(s, e);
+        if (n->state != NODE_UP) { /* a drained node's drain has ended, or a zone's crash took it */
+            sim_event(s, event_kind_name(e->kind), n->id, "nothing happens: the node is %s",
+                      n->state == NODE_CRASHED ? "down already" : "no longer in the cluster");
+            break;
+        }
         node_crash(s, n);
         sim_event(s, event_kind_name(e->kind), n->id, "%s", "");
         break;

@@ -57,6 +57,7 @@ struct member {
     double weight;
     uint32_t vnodes;        /* its own (set_vnodes), 0: the routing's */
     bool live, crashed;
+    int64_t drain_until_ns; /* removed with a drain: it may still be draining before this */
 };
 
 struct members {
@@ -163,6 +164,7 @@ static size_t member_join(struct members *m, const char *id, const char *addr, d
     x->vnodes = 0;
     x->live = true;
     x->crashed = false;
+    x->drain_until_ns = INT64_MIN;
     m->live++;
     return (size_t)(x - m->v);
 }
@@ -494,8 +496,24 @@ static bool apply_event(struct timeline *tl, const struct event_cfg *ev, size_t 
         }
         return true;
     }
+    if (!live && ev->kind == EV_CRASH_NODE && x && ev->at_ns < x->drain_until_ns) {
+        /* removed with a drain that may still run: the node may crash
+         * during it (if the drain has ended by then, the run records that
+         * the crash found it gone); once crashed, nothing more of it */
+        if (x->crashed)
+            report_path(L, path, "node \"%s\" is already crashed at %s", ev->node, t);
+        x->crashed = true;
+        return false;
+    }
     if (!live) {
-        report_path(L, path, "node \"%s\" is not in the cluster at %s", ev->node, t);
+        char why[160] = "";
+        if (ev->kind == EV_CRASH_NODE && x && x->drain_until_ns != INT64_MIN) {
+            char until[32];
+            format_duration(x->drain_until_ns, until, sizeof until);
+            snprintf(why, sizeof why, " (a node being drained may crash only before its "
+                     "drain's max_wait has passed: before %s)", until);
+        }
+        report_path(L, path, "node \"%s\" is not in the cluster at %s%s", ev->node, t, why);
         return false;
     }
     switch (ev->kind) {
@@ -505,6 +523,10 @@ static bool apply_event(struct timeline *tl, const struct event_cfg *ev, size_t 
             return false;
         }
         x->live = false;
+        x->drain_until_ns = ev->drain.rate <= 0 ? INT64_MIN
+                            : ev->drain.max_wait_ns > INT64_MAX - ev->at_ns
+                            ? INT64_MAX
+                            : ev->at_ns + ev->drain.max_wait_ns;
         m->live--;
         return true;
     case EV_CRASH_NODE:

@@ -646,7 +646,6 @@ static const struct key crash_zone_keys[] = {
      .doc = "A zone with at least one running node (in the cluster, not crashed) at that "
             "time."},
 };
-
 static const struct key set_qps_keys[] = {
     {"qps", KT_NUMBER, F(EC, qps), .flags = K_REQUIRED, ABOVE(0),
      .doc = "The new total request rate."},
@@ -654,7 +653,6 @@ static const struct key set_qps_keys[] = {
      .doc = "The rate moves linearly from its value at `at` to `qps` over this long; `0s` is "
             "a step."},
 };
-
 static const struct section set_qps_section = {
     SECTION("events.N.set_qps", set_qps_keys, struct event_cfg),
     .doc = "The total request rate changes: `set_qps: 20000` is a step, `set_qps: {qps: 20000, "
@@ -716,7 +714,9 @@ static const struct section slow_node_section = {
 static const struct section crash_node_section = {
     SECTION("events.N.crash_node", node_id_keys, struct event_cfg),
     .doc = "A node stops answering (it stays in the membership); it must not be crashed "
-           "already."};
+           "already. A node being drained (`remove_node` with `drain`) may crash until the "
+           "drain's `max_wait` has passed: the drain ends there and the node leaves; if the "
+           "drain ended sooner, the crash finds the node gone and nothing happens."};
 static const struct section restart_node_section = {
     SECTION("events.N.restart_node", node_id_keys, struct event_cfg),
     .doc = "A crashed node comes back, empty."};

@@ -463,6 +463,76 @@ static void test_transfers_of_nodes_gone(void **state)
     mem_run_free(&m);
 }
 
+/* crash_node of a node being drained: allowed until its drain's max_wait
+ * has passed. A crash during the drain ends it (the node is down: nothing
+ * more to copy) and the node leaves; a crash that comes after the drain
+ * ended records that it found the node gone and changes nothing. A second
+ * crash, a crash past max_wait and a restart of the node gone are refused. */
+static const char *drain_crash_yaml(const char *rate, const char *crash_at, const char *more)
+{
+    static char yaml[1024];
+    snprintf(yaml, sizeof yaml,
+             "name: dc\nduration: 40s\ntick: 1s\n"
+             "workload: {keys: 20000, qps: 4000}\n"
+             "routing: {vnodes: 128}\n"
+             "nodes: [{id: A}, {id: B}, {id: C}]\n"
+             "events:\n"
+             "  - {at: 10s, remove_node: {id: B, drain: {rate: %s, max_wait: 20s}}}\n"
+             "  - {at: %s, crash_node: {id: B}}\n%s",
+             rate, crash_at, more);
+    return yaml;
+}
+
+static void expect_load_error(const char *yaml, const char *needle)
+{
+    struct diag d;
+    diag_init(&d);
+    struct scenario *sc = scenario_load_string("dc.yaml", yaml, strlen(yaml), NULL, 0, &d);
+    assert_null(sc);
+    bool found = false;
+    for (size_t i = 0; i < d.n && !found; i++)
+        found = strstr(d.msgs[i], needle) != NULL;
+    if (!found) {
+        diag_print(&d, stderr);
+        fail_msg("no message with \"%s\"", needle);
+    }
+    diag_deinit(&d);
+}
+
+static void test_crash_while_draining(void **state)
+{
+    (void)state;
+    struct mem_run m;
+    /* 100 keys a second: B still drains at 15 s */
+    mem_run_yaml(&m, drain_crash_yaml("100", "15s", ""), NULL);
+    CHECK_RANGE(event_time(&m, "crash_node"), 15, 15.001, "the crash at its time");
+    CHECK_RANGE(event_time(&m, "drain_done"), 15, 15.01, "the drain ends at the crash");
+    assert_non_null(strstr(event_detail(&m, "drain_done"), "the node is down"));
+    assert_string_equal(event_detail(&m, "crash_node"), "");
+    assert_int_equal(mem_count_events(&m, "epoch"), 1); /* B leaves: one epoch */
+    mem_run_free(&m);
+
+    /* 1,000,000 keys a second: the drain is over long before 15 s */
+    mem_run_yaml(&m, drain_crash_yaml("1000000", "15s", ""), NULL);
+    assert_true(event_time(&m, "drain_done") < 11);
+    assert_non_null(strstr(event_detail(&m, "drain_done"), "every key copied"));
+    assert_non_null(strstr(event_detail(&m, "crash_node"), "nothing happens"));
+    assert_int_equal(mem_count_events(&m, "epoch"), 1);
+    mem_run_free(&m);
+
+    expect_load_error(drain_crash_yaml("100", "30s", ""),
+                      "node \"B\" is not in the cluster at 30s (a node being drained may crash "
+                      "only before its drain's max_wait has passed: before 30s)");
+    expect_load_error(drain_crash_yaml("100", "15s", "  - {at: 16s, crash_node: {id: B}}\n"),
+                      "node \"B\" is already crashed at 16s");
+    expect_load_error(drain_crash_yaml("100", "15s", "  - {at: 16s, restart_node: {id: B}}\n"),
+                      "node \"B\" is not in the cluster at 16s");
+    /* without a drain, a removed node cannot crash */
+    expect_load_error("name: dc\nnodes: [{id: A}, {id: B}]\nevents:\n"
+                      "  - {at: 1s, remove_node: {id: B}}\n  - {at: 2s, crash_node: {id: B}}\n",
+                      "node \"B\" is not in the cluster at 2s");
+}
+
 /* ---- a fenced invalidation deletes the previous owner's copy ----------------------------- */
 
 /* Two of four instances frozen on the old ring while D joins; the others
@@ -900,6 +970,7 @@ int main(void)
         cmocka_unit_test(test_drain_follows_a_routing_change),
         cmocka_unit_test(test_drain_of_the_last_node),
         cmocka_unit_test(test_transfers_of_nodes_gone),
+        cmocka_unit_test(test_crash_while_draining),
         cmocka_unit_test(test_fenced_invalidation_deletes_the_copy),
         cmocka_unit_test(test_crashed_node_does_not_fence),
         cmocka_unit_test(test_backfill_race),
