@@ -28,7 +28,10 @@
  *              trace is read (its table, counts, ids, the sort)
  *   events   ≈ 4 per request (a miss: served, reply, database, fill)
  *            + central probes: 2 per member per probe_interval
- *   rows     = ticks × (1 tick + nodes + views) + sampled requests
+ *   rows     = ticks × (2 + nodes + min(instances, 8)) + sampled requests:
+ *              a tick row, a node_ticks row per node, a views row per
+ *              distinct view (at most the instances; counted as at most 8),
+ *              and one more for the events and the rest
  *   time     = duration + the longest a value can reach past it: a full
  *              node queue of the slowest service (an exponential draw is
  *              below 40 × its mean), a full database queue, timeouts,
