@@ -680,13 +680,19 @@ static void pw_offer(struct pw_sorter *so, struct pw_node *h, const struct pw_it
  * of time: live, m = (1 − e^(−wr T)) / wr (T while nothing writes); expired
  * and still held, e^(−wr T) / (r + wr) (a life ends by its TTL with
  * probability e^(−wr T), and the expired item waits for the next request);
- * deleted by a write (invalidate only), wr (the two others) / r. When held:
- * *age, the time since it was last read or set (what orders an LRU), and
- * *expire, its expiry (0: none; below 0: expired). */
-static bool pw_sample(struct rng *g, double r, double wr, bool through, int64_t ttl_ns,
-                      double *age, int64_t *expire)
+ * deleted by a write (invalidate only), wr (the two others) / r. Without
+ * fills (`fill: none`) only a write-through stores the item: with
+ * invalidation nothing is ever held; written through, an item that expired
+ * and is then found by a read is dropped and stays out until the next
+ * write, e^(−wr T) r / (r + wr) / wr. When held: *age, the time since it
+ * was last read or set (what orders an LRU), and *expire, its expiry (0:
+ * none; below 0: expired). */
+static bool pw_sample(struct rng *g, double r, double wr, bool fills, bool through,
+                      int64_t ttl_ns, double *age, int64_t *expire)
 {
     *expire = 0;
+    if (!fills && (!through || wr <= 0))
+        return false; /* nothing ever stores it */
     if (r <= 0 && (!through || wr <= 0))
         return false; /* never filled */
     if (!ttl_ns) { /* the last request: a read (held), or a write (held when through) */
@@ -698,7 +704,9 @@ static bool pw_sample(struct rng *g, double r, double wr, bool through, int64_t 
     double T = (double)ttl_ns / 1e9;
     double m = wr > 0 ? -expm1(-wr * T) / wr : T;
     double held = exp(-wr * T) / (r + wr);
-    double gone = through ? 0 : wr * (m + held) / r;
+    double gone = !through ? wr * (m + held) / r
+                  : fills  ? 0
+                           : exp(-wr * T) * r / (r + wr) / wr;
     double z = m + held + gone, u = rng_uniform(g) * z;
     if (!(z < INFINITY) || u >= m + held) /* (z: a key read less than once in 1e300 s) */
         return false; /* deleted by a write, not read since */
@@ -731,8 +739,9 @@ static void pw_key(struct sim *s, const struct placement *pl, struct rng *g,
 {
     double age;
     int64_t expire;
-    if (!pw_sample(g, r, wr, s->sc->clients.write == WRITE_THROUGH,
-                   workload_ttl_ns(s->wl, key), &age, &expire))
+    if (!pw_sample(g, r, wr, s->sc->clients.fill != FILL_NONE,
+                   s->sc->clients.write == WRITE_THROUGH, workload_ttl_ns(s->wl, key), &age,
+                   &expire))
         return;
     uint32_t owners[PLACE_MAX_REPLICAS], n = prewarm_owners(s, pl, key, owners);
     struct pw_item x = {(float)age, key, expire};
@@ -821,8 +830,10 @@ void nodes_prewarm(struct sim *s, const struct placement *pl)
     }
     struct rng rng;
     if (open && !rng_init(&rng, s->sc->seed, "prewarm")) {
-        if (s->wl->trace)
-            prewarm_trace(s, pl, full, open, &rng);
+        if (s->wl->trace) { /* by read counts: nothing when reads never fill */
+            if (s->sc->clients.fill != FILL_NONE)
+                prewarm_trace(s, pl, full, open, &rng);
+        }
         else
             prewarm_steady(s, pl, full, &rng);
         rng_deinit(&rng);

@@ -167,11 +167,14 @@ static double rerouted_theory(double L, unsigned n, double c, enum place_bounded
     return sum;
 }
 
+/* No fills: every key is held at its ring owner (prewarm: a write now and
+ * then, written through, is what stores keys when reads never fill), and a
+ * GET rerouted elsewhere misses without filling. */
 static const char *no_fill =
     "name: bounded-reroutes\nduration: 12s\ntick: 1s\nseed: 3\n"
-    "workload: {keys: 20000, popularity: uniform}\n"
+    "workload: {keys: 20000, popularity: uniform, write_ratio: 0.0001}\n"
     "routing: {algorithm: bounded, vnodes: 160, load_factor: 1.25}\n"
-    "clients: {fill: none}\nhealth: {mode: off}\n"
+    "clients: {fill: none, write: write_through}\nhealth: {mode: off}\n"
     "cache: {service_time: 50us, service_dist: exp, workers: 1, rtt: 200us, prewarm: true}\n"
     "nodes: [{id: n1}, {id: n2}, {id: n3}, {id: n4}, {id: n5}, {id: n6}, {id: n7}, "
     "{id: n8}, {id: n9}, {id: n10}]\n";

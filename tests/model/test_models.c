@@ -8,7 +8,8 @@
  *    second (prewarm starts the LRU in its steady state), 0.02
  *  - TTL with fill on miss: λT / (1 + λT), 0.01; with writes invalidating
  *    or written through (and without a TTL: r / (r + w) and 1), 0.01, and
- *    0.02 in the first second
+ *    0.02 in the first second; with `fill: none` (only write-throughs
+ *    store), from the first second, 0.03, and over the run, 0.01
  *  - arrivals per tick: Poisson mean and variance, 4 standard deviations;
  *    write share; uniform keys, chi-square within 5 standard deviations
  *  - node_ticks: util against the offered load (0.01-0.015), p99 against
@@ -351,6 +352,53 @@ static void test_ttl_and_writes(void **state)
             }
             CHECK_NEAR((double)first, (double)last, 0.02 * (double)last, "TTL %s, %s: items",
                        ttls[i], through ? "write_through" : "invalidate");
+            mem_run_free(&m);
+        }
+    }
+}
+
+/* `fill: none`: reads never fill, so only write-throughs store items, and
+ * prewarm starts the nodes as such a cache is after a long run: empty when
+ * writes invalidate; written through, every key written since (all of them,
+ * without a TTL), and with a TTL T a key is live m = (1 - e^-wT) / w, held
+ * expired e^-wT / (r + w), then, when a read finds it expired, out until the
+ * next write, e^-wT r / (r + w) / w: the hit ratio is the live share. */
+static void test_prewarm_without_fills(void **state)
+{
+    (void)state;
+    const char *ttls[] = {"0s", "3s"};
+    const double T[] = {0, 3};
+    for (size_t i = 0; i < ARRAY_LEN(ttls); i++) {
+        for (int through = 0; through < 2; through++) {
+            char yaml[600];
+            snprintf(yaml, sizeof yaml,
+                     "name: nofill\nduration: 40s\nwarmup: 10s\ntick: 1s\n"
+                     "workload: {keys: 10000, popularity: uniform, qps: 10000, "
+                     "write_ratio: 0.2, ttl: %s}\n"
+                     "nodes: [{id: A}, {id: B}]\ndatabase: {workers: 64}\n"
+                     "clients: {fill: none, write: %s}\nhealth: {mode: off}\n",
+                     ttls[i], through ? "write_through" : "invalidate");
+            struct mem_run m;
+            mem_run_yaml(&m, yaml, NULL);
+            const char *how = through ? "write_through" : "invalidate";
+            if (!through) { /* nothing stores an item: none held, no hit, ever */
+                for (size_t k = 0; k < m.n_nodes; k++)
+                    assert_int_equal(m.nodes[k].items, 0);
+                for (size_t k = 0; k < m.n_ticks; k++)
+                    assert_int_equal(m.ticks[k].hits, 0);
+                mem_run_free(&m);
+                continue;
+            }
+            double r = 0.8, w = 0.2, want = 1; /* a request per key per second */
+            if (T[i] > 0) {
+                double live = -expm1(-w * T[i]) / w, held = exp(-w * T[i]) / (r + w);
+                want = live / (live + held + exp(-w * T[i]) * r / (r + w) / w);
+            }
+            CHECK_NEAR(m.summary.hit_rate, want, 0.01, "fill none, TTL %s, %s", ttls[i], how);
+            /* from the start: the first second (8,000 reads of keys whose
+             * states last seconds) within 0.03 */
+            CHECK_NEAR(m.ticks[0].hit_rate, want, 0.03, "fill none, TTL %s, %s: first second",
+                       ttls[i], how);
             mem_run_free(&m);
         }
     }
@@ -789,6 +837,7 @@ int main(void)
         cmocka_unit_test(test_zipf_sampler),
         cmocka_unit_test(test_ttl_hit_ratio),
         cmocka_unit_test(test_ttl_and_writes),
+        cmocka_unit_test(test_prewarm_without_fills),
         cmocka_unit_test(test_database_mmc),
         cmocka_unit_test(test_database_md1_and_p99),
         cmocka_unit_test(test_database_overload_seconds),

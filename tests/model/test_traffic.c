@@ -9,7 +9,8 @@
  *  - a trace's requests are spread evenly over their second, time_scale
  *    stretches them, the run goes on after the trace ends (trace_end);
  *  - object ids print whole (64 bits), items take the trace's first size,
- *    a csv ttl expires items, prewarm holds the most requested keys;
+ *    a csv ttl expires items, prewarm holds the most requested keys
+ *    (nothing under `fill: none`);
  *  - a bad trace is an error naming the trace file and its record or line;
  *  - arrivals per window follow the integrated rate (within Poisson noise)
  *    for a ramp and a daily cycle; a constant rate draws as it always did;
@@ -409,6 +410,30 @@ static void test_trace_ttl(void **state)
     }
 }
 
+/* Prewarm from a trace holds its most requested keys, but not when reads
+ * never fill (`fill: none`): such a cache holds nothing after a trace of
+ * reads, so it starts with nothing. */
+static void test_trace_prewarm_without_fills(void **state)
+{
+    (void)state;
+    const char *path = tmp_path("nofill.csv");
+    FILE *f = fopen(path, "w");
+    fprintf(f, "0,a,get\n0,b,get\n1,a,get\n1,b,get\n");
+    fclose(f);
+    for (int none = 0; none < 2; none++) {
+        char yaml[600];
+        snprintf(yaml, sizeof yaml,
+                 "name: t\nduration: 5s\n"
+                 "workload:\n  trace: {path: %s, format: csv}\n"
+                 "nodes: [{id: A}]\nclients: {fill: %s}\n", path, none ? "none" : "set");
+        struct mem_run m;
+        mem_run_yaml(&m, yaml, NULL);
+        assert_int_equal(MEM_SUM(&m, hits, 0, 5), none ? 0 : 4);
+        assert_int_equal(MEM_SUM(&m, misses, 0, 5), none ? 4 : 0);
+        mem_run_free(&m);
+    }
+}
+
 /* ---- errors found while reading a trace ------------------------------------------------------- */
 
 static void expect_build_error(const char *name, const char *content, size_t len,
@@ -721,6 +746,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_lru_parity_oracle),
         cmocka_unit_test(test_lru_parity_csv),
+        cmocka_unit_test(test_trace_prewarm_without_fills),
         cmocka_unit_test(test_trace_time),
         cmocka_unit_test(test_trace_keys),
         cmocka_unit_test(test_trace_ttl),
