@@ -25,7 +25,7 @@ struct instance {
     struct view *prev_view;  /* the view before the last epoch adopted (fallback) */
     struct u64map db_reads;  /* coalesce: key -> the request reading it from the database */
     bool frozen;             /* split brain: ignores new epochs */
-    uint32_t frozen_by;      /* scenario event that froze it */
+    int64_t frozen_until;    /* ... until the last split brain holding it ends */
     double tokens;           /* backfill token bucket */
     int64_t tokens_ns;
 };
@@ -71,10 +71,12 @@ int client_refresh_view(struct sim *s, struct instance *in);
 void clients_epoch_published(struct sim *s, uint32_t epoch);
 /* EVK_ADOPT, and the end of a split brain: instance adopts epoch if newer. */
 void client_adopt(struct sim *s, uint32_t inst, uint32_t epoch);
-void client_freeze(struct sim *s, uint32_t inst, uint32_t by_event);
-/* Ends the freeze of scenario event by_event (if it still holds) and adopts
- * the latest epoch. */
-void client_unfreeze(struct sim *s, uint32_t inst, uint32_t by_event);
+/* A split brain freezes inst until until_ns; overlapping ones add up: it
+ * stays frozen until the last of them ends. */
+void client_freeze(struct sim *s, uint32_t inst, int64_t until_ns);
+/* The end of a split brain: unless a longer one still holds inst, it
+ * thaws and adopts the latest epoch. Whether it is no longer frozen. */
+bool client_unfreeze(struct sim *s, uint32_t inst);
 
 /* The clients' part of a tick row, then their tick counters start afresh. */
 void clients_tick_close(struct sim *s, struct tick_row *row);

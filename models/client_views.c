@@ -76,19 +76,24 @@ void clients_epoch_published(struct sim *s, uint32_t epoch)
     }
 }
 
-void client_freeze(struct sim *s, uint32_t inst, uint32_t by_event)
-{
-    s->inst[inst].frozen = true;
-    s->inst[inst].frozen_by = by_event;
-}
-
-void client_unfreeze(struct sim *s, uint32_t inst, uint32_t by_event)
+void client_freeze(struct sim *s, uint32_t inst, int64_t until_ns)
 {
     struct instance *in = &s->inst[inst];
-    if (!in->frozen || in->frozen_by != by_event)
-        return;
+    if (!in->frozen || until_ns > in->frozen_until)
+        in->frozen_until = until_ns;
+    in->frozen = true;
+}
+
+bool client_unfreeze(struct sim *s, uint32_t inst)
+{
+    struct instance *in = &s->inst[inst];
+    if (!in->frozen)
+        return true;
+    if (in->frozen_until > s->eng.now_ns)
+        return false; /* a longer split brain still holds it */
     in->frozen = false;
     client_adopt(s, inst, membership_latest(s)->id);
+    return true;
 }
 
 void client_readmit(struct sim *s, uint32_t inst, uint32_t b)

@@ -130,12 +130,12 @@ static void slow_node(struct sim *s, const struct event_cfg *e, uint32_t idx)
     sim_event(s, event_kind_name(e->kind), n->id, "service x%g, +%s latency, for %s", e->factor, lat, dur);
 }
 
-static void split_brain(struct sim *s, const struct event_cfg *e, uint32_t idx)
+static void split_brain(struct sim *s, const struct event_cfg *e)
 {
     struct strbuf sb;
     sb_init(&sb);
     for (size_t i = 0; i < e->n_instances; i++) {
-        client_freeze(s, e->instances[i], idx);
+        client_freeze(s, e->instances[i], s->eng.now_ns + e->for_ns);
         sb_printf(&sb, "%s%u", i ? "," : "", e->instances[i]);
     }
     char dur[32];
@@ -304,7 +304,7 @@ void run_scenario_event(struct sim *s, uint32_t idx)
         sim_event(s, event_kind_name(e->kind), n->id, "back, empty");
         break;
     case EV_SPLIT_BRAIN:
-        split_brain(s, e, idx);
+        split_brain(s, e);
         break;
     case EV_SET_QPS:
         workload_set_qps(s->wl, s->eng.now_ns, e->qps, e->over_ns);
@@ -374,12 +374,22 @@ void run_scenario_event_end(struct sim *s, uint32_t idx)
             sim_event(s, "slow_node_end", n->id, "back to normal speed");
         break;
     }
-    case EV_SPLIT_BRAIN:
+    case EV_SPLIT_BRAIN: {
+        struct strbuf held;
+        sb_init(&held);
         for (size_t i = 0; i < e->n_instances; i++)
-            client_unfreeze(s, e->instances[i], idx);
-        sim_event(s, "split_brain_end", NULL, "instances adopt epoch %u",
-                  membership_latest(s)->id);
+            if (!client_unfreeze(s, e->instances[i]))
+                sb_printf(&held, "%s%u", held.len ? "," : "", e->instances[i]);
+        if (held.len)
+            sim_event(s, "split_brain_end", NULL,
+                      "instances adopt epoch %u but %s (frozen by a longer split_brain)",
+                      membership_latest(s)->id, held.buf);
+        else
+            sim_event(s, "split_brain_end", NULL, "instances adopt epoch %u",
+                      membership_latest(s)->id);
+        sb_deinit(&held);
         break;
+    }
     case EV_HOT_KEY:
         workload_set_hot(s->wl, s->sc, s->eng.now_ns);
         cures_hot_changed(s);

@@ -1,8 +1,9 @@
 /*
  * Client behaviour tests: fill modes (set, add, versioned, lease), write
  * modes, coalescing, the backfill limit, falling back to the previous owner,
- * split brain, and bounded loads in the dynamic model. Each compares a run
- * with the behaviour against the same seed without it.
+ * split brain (overlapping ones holding an instance until the last ends),
+ * and bounded loads in the dynamic model. Each compares a run with the
+ * behaviour against the same seed without it.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -244,6 +245,38 @@ static void test_split_brain(void **state)
     mem_run_free(&m);
 }
 
+/* Overlapping split brains add up: an instance two of them freeze stays on
+ * its epoch until the longer one ends, whichever started last. Instance 0
+ * is frozen from 2 s to 12 s, instances 0 and 1 from 3 s to 5 s; a node
+ * joins at 4 s (epoch 2). Instance 1 adopts it at 5 s, instance 0 at 12 s. */
+static void test_split_brains_overlap(void **state)
+{
+    (void)state;
+    const char *yaml =
+        "name: splits\nduration: 16s\ntick: 1s\n"
+        "workload: {keys: 2000, qps: 2000}\n"
+        "nodes: [{id: A}, {id: B}]\nclients: {instances: 4}\nhealth: {mode: off}\n"
+        "events:\n"
+        "  - {at: 2s, split_brain: {instances: [0], for: 10s}}\n"
+        "  - {at: 3s, split_brain: {instances: [0, 1], for: 2s}}\n"
+        "  - {at: 4s, add_node: {id: C}}\n";
+    struct mem_run m;
+    mem_run_yaml(&m, yaml, NULL);
+    for (double t = 4; t < 12; t++) {
+        const struct tick_row *r = mem_tick_at(&m, t);
+        if (r->epoch_min != 1 || r->epoch_max != 2 || r->views != 2)
+            fail_msg("tick %g: epochs %lld..%lld in %lld views, expected 1..2 in 2", t,
+                     (long long)r->epoch_min, (long long)r->epoch_max, (long long)r->views);
+    }
+    for (double t = 12; t < 16; t++)
+        assert_int_equal(mem_tick_at(&m, t)->epoch_min, 2);
+    assert_int_equal(mem_count_events(&m, "split_brain_end"), 2);
+    for (size_t i = 0; i < m.n_events; i++)
+        if (strcmp(m.events[i].kind, "split_brain_end") == 0 && m.events[i].t_s == 5)
+            assert_non_null(strstr(m.events[i].detail, "but 0 (frozen by a longer split_brain)"));
+    mem_run_free(&m);
+}
+
 static void test_bounded_loads_spread_a_hot_key(void **state)
 {
     (void)state;
@@ -278,6 +311,7 @@ int main(void)
         cmocka_unit_test(test_versioned_never_clobbers),
         cmocka_unit_test(test_fallback_to_previous_owner),
         cmocka_unit_test(test_split_brain),
+        cmocka_unit_test(test_split_brains_overlap),
         cmocka_unit_test(test_bounded_loads_spread_a_hot_key),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
