@@ -830,12 +830,10 @@ void nodes_prewarm(struct sim *s, const struct placement *pl)
     }
     struct rng rng;
     if (open && !rng_init(&rng, s->sc->seed, "prewarm")) {
-        if (s->wl->trace) { /* by read counts: nothing when reads never fill */
-            if (s->sc->clients.fill != FILL_NONE)
-                prewarm_trace(s, pl, full, open, &rng);
-        }
-        else
+        if (!s->wl->trace)
             prewarm_steady(s, pl, full, &rng);
+        else if (s->sc->clients.fill != FILL_NONE) /* by read counts: none when reads never fill */
+            prewarm_trace(s, pl, full, open, &rng);
         rng_deinit(&rng);
     }
     free(full);
