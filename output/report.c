@@ -176,9 +176,10 @@ static enum report_status open_db(struct loader *L)
 {
     const char *path = L->o->db;
     struct stat st;
-    if (stat(path, &st)) { /* missing, or not ours to read: it cannot be read */
-        snprintf(L->err, L->errlen, "%s: cannot read: %s", path, strerror(errno));
-        return REPORT_FAILED;
+    if (stat(path, &st)) { /* a name that is not there is bad usage, as in run and plot */
+        int e = errno;
+        snprintf(L->err, L->errlen, "%s: cannot read: %s", path, strerror(e));
+        return e == ENOENT || e == ENOTDIR ? REPORT_BAD_INPUT : REPORT_FAILED;
     }
     if (!S_ISREG(st.st_mode)) {
         snprintf(L->err, L->errlen, "%s: not a file", path);

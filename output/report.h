@@ -97,8 +97,8 @@ struct report_options {
 enum report_status {
     REPORT_OK = 0,
     REPORT_FAILED = 1,      /* the database cannot be read */
-    REPORT_BAD_INPUT = 2,   /* not a ringsim database, no complete run, an unknown
-                             * metric, --by or --baseline */
+    REPORT_BAD_INPUT = 2,   /* no such file, not a ringsim database, no complete run,
+                             * an unknown metric, --by or --baseline */
 };
 
 /* One run taken into the report (complete, with a summary). */

@@ -6,6 +6,7 @@
  * not damaged) before anything is copied; an input that is the output file,
  * or another input, under another name (same device and inode) is refused.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,9 +29,9 @@ static const char merge_usage[] =
     "retry copies nothing twice). The same file given twice is refused. A run whose\n"
     "status is still 'running' (being recorded, or its process was killed) is copied\n"
     "as it is, with a warning naming the input and the run.\n"
-    "Exit: 0 merged; 1 an input is missing, not a ringsim database or damaged, or OUT.db\n"
-    "cannot be written (nothing is merged); 2 bad usage, an input that is OUT.db, or\n"
-    "one given twice.\n"
+    "Exit: 0 merged; 1 an input is not a ringsim database or is damaged, or OUT.db\n"
+    "cannot be written (nothing is merged); 2 bad usage, an input that does not exist,\n"
+    "is OUT.db, or is given twice.\n"
     "\n"
     "example:\n"
     "  ringsim merge results/all.db results/shard0.db results/shard1.db\n";
@@ -75,6 +76,13 @@ int cmd_merge(int argc, char **argv)
     for (int i = 0; i < n_in && rc == EXIT_OK; i++) {
         const char *in = argv[i + 2];
         in_ok[i] = stat(in, &in_st[i]) == 0;
+        if (!in_ok[i] && (errno == ENOENT || errno == ENOTDIR)) {
+            /* a name that is not there is bad usage, as in run, report and plot */
+            fprintf(stderr, "ringsim merge: %s: cannot read: %s; nothing was merged\n", in,
+                    strerror(errno));
+            rc = EXIT_USAGE;
+            break;
+        }
         if (!strcmp(in, argv[1])
             || (out_exists && in_ok[i] && in_st[i].st_dev == out_st.st_dev
                 && in_st[i].st_ino == out_st.st_ino)) {

@@ -61,8 +61,8 @@ static const char report_usage[] =
     "  ringsim report results/vnodes.db --by routing.vnodes --json | python3 -m json.tool\n"
     "\n"
     "The database is opened read-only. Exit: 0 printed; 1 the database cannot be read;\n"
-    "2 bad usage, a file that is not a ringsim database, no complete run, an unknown\n"
-    "metric, or a --by or --baseline no run has. Formats: output/README.md.\n";
+    "2 bad usage, no such file, a file that is not a ringsim database, no complete run,\n"
+    "an unknown metric, or a --by or --baseline no run has. Formats: output/README.md.\n";
 
 static int usage_error(const char *fmt, const char *arg)
 {

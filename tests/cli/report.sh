@@ -201,7 +201,7 @@ expect_exit 2 "--by a path no run has" "$RINGSIM" report "$db" --by health.coold
 expect_match "no run has health.cooldwn" "$T/err" "saying so"
 expect_exit 2 "--csv and --json" "$RINGSIM" report "$db" --csv --json
 expect_exit 2 "no database" "$RINGSIM" report
-expect_exit 1 "a missing file cannot be read (exit 1, as --help says)" "$RINGSIM" report "$T/missing.db"
+expect_exit 2 "a missing file is bad usage (exit 2, as run, check and plot)" "$RINGSIM" report "$T/missing.db"
 expect_match "missing.db: cannot read" "$T/err" "saying so"
 printf 'not a database' >"$T/text.db"
 expect_exit 2 "a file that is not a database" "$RINGSIM" report "$T/text.db"

@@ -204,7 +204,9 @@ expect_exit 2 "sweep with a bad value runs nothing" "$RINGSIM" sweep "$S" --vary
 [ ! -e "$T/s3.db" ]; ok $? "no database for a sweep that did not start"
 expect_exit 2 "sweep without -o" "$RINGSIM" sweep "$S" --vary routing.vnodes=8
 expect_exit 2 "merge needs inputs" "$RINGSIM" merge "$T/x.db"
-expect_exit 1 "merge of a missing file fails" "$RINGSIM" merge "$T/x.db" "$T/missing.db"
+expect_exit 2 "merge of a missing file is bad usage (exit 2, as run, report and plot)" "$RINGSIM" merge "$T/x.db" "$T/h0.db" "$T/missing.db"
+expect_match "^ringsim merge: [^ ]*missing.db: cannot read: No such file or directory; nothing was merged" "$T/err" "it names the missing input"
+[ ! -e "$T/x.db" ]; ok $? "and creates nothing"
 # as run and sweep: OUT.db's folder is made when missing (merge once failed: unable to open)
 expect_exit 0 "merge into a folder that does not exist yet" "$RINGSIM" merge "$T/newm/dir/m.db" "$T/h0.db" "$T/h1.db"
 expect_eq "$(sqlite3 "$T/newm/dir/m.db" 'SELECT count(*) FROM runs')" 8 "it is created and holds the runs"

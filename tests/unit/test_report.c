@@ -385,9 +385,10 @@ static void test_report_errors(void **state)
     const char *by[] = {"no.such.path"};
     struct report_options d = {db, by, 1, NULL, 0, NULL};
     assert_int_equal(report_load(&d, &r, err, sizeof err), REPORT_BAD_INPUT);
-    /* a file that cannot be read: the database cannot be read (exit 1) */
+    /* a file that does not exist: bad usage (exit 2), as in run, check and plot */
     struct report_options e = {"/nonexistent/x.db", NULL, 0, NULL, 0, NULL};
-    assert_int_equal(report_load(&e, &r, err, sizeof err), REPORT_FAILED);
+    assert_int_equal(report_load(&e, &r, err, sizeof err), REPORT_BAD_INPUT);
+    assert_non_null(strstr(err, "cannot read"));
     /* --by a fixed parameter: one combination of every run */
     const char *by_v[] = {"routing.vnodes"};
     struct report_options f = {db, by_v, 1, NULL, 0, NULL};
