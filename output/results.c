@@ -862,8 +862,11 @@ void results_schema_markdown(FILE *f)
              results_sum_cols, ARRAY_LEN(results_sum_cols));
     md_table(f, "requests", "With `output.sample_requests: F`, one row per recorded client "
                             "operation (a seeded fraction F of them, the same operations for "
-                            "the same seed): `(run_id, ...)`. The request trace of a "
-                            "postmortem: README.md has a worked example.",
+                            "the same seed): `(run_id, ...)`, written when the operation is "
+                            "answered, so one still in flight when the run ends has no row "
+                            "(with F = 1 the rows can be a few fewer than the ticks' "
+                            "`requests`). The request trace of a postmortem: README.md has a "
+                            "worked example.",
              results_req_cols, ARRAY_LEN(results_req_cols));
 }
 
