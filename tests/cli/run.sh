@@ -387,6 +387,11 @@ rm -f "$T/tiny.db"
 sh -c "trap '' XFSZ; ulimit -f 2; exec '$RINGSIM' run '$S' -o '$T/tiny.db' --quiet" 2>"$T/tiny.err"
 expect_eq "$?" 1 "no room for the tables: the run exits 1"
 [ ! -e "$T/tiny.db" ] && [ ! -e "$T/tiny.db-journal" ]; ok $? "and leaves no file it made"
+# the same limit without the caller ignoring SIGXFSZ: ringsim ignores it itself, so the
+# run still exits 1 and says why (the signal used to end it with status 153, silently)
+sh -c "ulimit -f 2; exec '$RINGSIM' run '$S' -o '$T/tiny2.db' --quiet" 2>"$T/tiny2.err"
+expect_eq "$?" 1 "at the file size limit with SIGXFSZ at its default: the run exits 1"
+expect_match "^ringsim run: .*tiny2.db: " "$T/tiny2.err" "and says why, naming the database"
 
 # -o '' would record nowhere: refused
 expect_exit 2 "run -o '' is refused" "$RINGSIM" run "$S" -o ''
