@@ -20,12 +20,15 @@
 #include "sim/cli/ring_print.h"
 #include "sim/util.h"
 
+/* A number as JSON, to 15 significant digits: a ratio checks against the
+ * counts beside it to 1e-15, and a share that is 1/4 up to rounding prints as
+ * 0.25 (six digits, as once, were off by up to 5e-6). */
 static void json_num(struct strbuf *sb, double x)
 {
     if (!isfinite(x))
         sb_puts(sb, "null");
     else
-        sb_printf(sb, "%.6g", x);
+        sb_printf(sb, "%.15g", x);
 }
 
 /* {"A": value, ...} over the nodes of the membership before or after:

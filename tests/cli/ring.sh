@@ -37,6 +37,17 @@ expect_match '^  max/min ' "$T/table" "table: max/min"
 expect_match 'relative std +4\.42%' "$T/table" "table: theoretical spread 1/sqrt(512)"
 
 # --- JSON is valid UTF-8 whatever the names: non-ASCII kept, control characters escaped ---
+# ratios to 15 significant digits (six, as once, were off by up to 5e-6: 12/7 was 1.71429)
+$R --count 7 --json >"$T/r7.json" 2>/dev/null
+if command -v python3 >/dev/null 2>&1; then
+    python3 -c 'import json,sys
+d = json.load(open(sys.argv[1])); b = list(d["before"].values())
+want = {"max_over_avg_before": max(b) * len(b) / sum(b), "max_over_min_before": max(b) / min(b)}
+sys.exit(any(abs(d[k] - v) > 1e-12 * v for k, v in want.items()))' "$T/r7.json"
+    ok $? "json ratios match the counts beside them to 1e-12 (7 keys: max/avg 12/7)"
+else
+    echo "ok $((_n + 1)) - json ratios # SKIP no python3"; _n=$((_n + 1))
+fi
 keys=$(printf 'cl\303\251-%%d-\342\234\223')
 expect_exit 0 "a non-ASCII key pattern and node ids" \
     $R --keys "$keys" --nodes "$(printf 'n\303\2641,n2')" --count 50 --json
