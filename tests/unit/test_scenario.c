@@ -800,9 +800,9 @@ static double load_keys_seconds(size_t n)
     for (size_t i = 0; i < n; i++)
         sb_printf(&sb, "  k%zu: 1\n", i);
     diag_init(&d);
-    clock_gettime(CLOCK_MONOTONIC, &t0);
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t0);
     struct scenario *s = scenario_load_string("x.yaml", sb.buf, sb.len, NULL, 0, &d);
-    clock_gettime(CLOCK_MONOTONIC, &t1);
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t1);
     assert_null(s);
     assert_int_equal(d.n, 101);
     assert_non_null(strstr(d.msgs[0], "x.yaml:3:3: workload.k0: unknown key"));
@@ -815,15 +815,18 @@ static double load_keys_seconds(size_t n)
 
 /* Loading is linear in the keys of a mapping: ten times the keys take
  * about ten times as long (a duplicate-key check by linear search made it
- * quadratic: 16 s for 50,000 keys). The bound leaves room for a noisy
- * machine and a slow build; the quadratic loader is a hundred times over. */
+ * quadratic: 16 s for 50,000 keys). Processor time, not wall time, and the
+ * least of a few tries of each, so a loaded machine (other tests beside
+ * it) does not count; the bound leaves room for a slow build, and the
+ * quadratic loader is a hundred times over. */
 static void test_many_keys_linear(void **state)
 {
     (void)state;
-    double small = 1e9;
+    double small = 1e9, big = 1e9;
     for (int i = 0; i < 3; i++)
         small = fmin(small, load_keys_seconds(20000));
-    double big = load_keys_seconds(200000);
+    for (int i = 0; i < 2 && big > 1.0; i++)
+        big = fmin(big, load_keys_seconds(200000));
     if (big > 1.0 && big > 30 * small)
         fail_msg("200000 keys took %.2f s, 20000 keys %.3f s: not linear", big, small);
 }
