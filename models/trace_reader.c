@@ -95,6 +95,7 @@ struct pass {
     size_t col;               /* csv: the column (from 1, in bytes) of its time field */
     bool before_requests;     /* csv: no line but blank lines and comments read yet (the
                                  next other line may be a header) */
+    bool malformed;           /* the error is the file's content, not reading or memory */
 };
 
 /* Where the pass is, for messages: "FILE: record N (byte B)", or
@@ -117,6 +118,18 @@ static int fail(struct pass *p, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(p->err, p->errlen, fmt, ap);
     va_end(ap);
+    return -1;
+}
+
+/* fail() for a fault of the file's content (a bad line or record). */
+static int bad(struct pass *p, const char *fmt, ...) PRINTF_LIKE(2, 3);
+static int bad(struct pass *p, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(p->err, p->errlen, fmt, ap);
+    va_end(ap);
+    p->malformed = true;
     return -1;
 }
 
@@ -160,7 +173,7 @@ static int add_request(struct pass *p, uint64_t sec, uint32_t id, enum trace_op 
     char at[4200];
     if (UNLIKELY(!p->in_sec || sec != p->sec)) {
         if (p->t->n_requests && sec < p->sec)
-            return fail(p, "%s: time %llu s is before the previous request's (%llu s); the "
+            return bad(p, "%s: time %llu s is before the previous request's (%llu s); the "
                            "requests must be in time order", where(p, at, sizeof at),
                         (unsigned long long)sec, (unsigned long long)p->sec);
         if (close_second(p))
@@ -320,7 +333,7 @@ static int read_oracle(struct pass *p, int fd)
         }
         rec += n;
         if ((size_t)got % REC) {
-            fail(p, "%s: record %llu is truncated (%zu of %d bytes)", p->t->file,
+            bad(p, "%s: record %llu is truncated (%zu of %d bytes)", p->t->file,
                  (unsigned long long)(rec + 1), (size_t)got % REC, REC);
             goto out;
         }
@@ -414,10 +427,10 @@ static int csv_line(struct pass *p, const char *line, size_t len)
         return 0; /* a header: the first line that is not blank or a comment */
     const char *nul = memchr(line, '\0', len);
     if (nul)
-        return fail(p, "%s:%zu: a NUL byte in the line (a csv trace is text; is it an "
+        return bad(p, "%s:%zu: a NUL byte in the line (a csv trace is text; is it an "
                        "oracle_general trace?)", where, (size_t)(nul - line) + 1);
     if (nf < 3 || nf > 5)
-        return fail(p, "%s:%zu: expected time,key,op[,size[,ttl]] (3 to 5 fields), got %zu "
+        return bad(p, "%s:%zu: expected time,key,op[,size[,ttl]] (3 to 5 fields), got %zu "
                        "field%s", where, nf > 5 ? column(line, &f[5]) : len + 1, nf,
                     nf == 1 ? "" : "s");
     uint64_t sec, size = 0, ttl_whole;
@@ -425,12 +438,12 @@ static int csv_line(struct pass *p, const char *line, size_t len)
     p->col = column(line, &f[0]);
     if (!parse_seconds(&f[0], UINT32_MAX, &sec, NULL)) {
         quote(f[0].p, f[0].len, got, sizeof got);
-        return fail(p, "%s:%zu: time: expected seconds from 0 to 4294967295 (such as 12 or "
+        return bad(p, "%s:%zu: time: expected seconds from 0 to 4294967295 (such as 12 or "
                        "12.5), got %s", where, p->col, got);
     }
     if (!f[1].len || f[1].len > TRACE_KEY_MAX_BYTES) {
         quote(f[1].p, f[1].len, got, sizeof got);
-        return fail(p, "%s:%zu: key: expected 1 to %d bytes, got %s (%zu bytes)", where,
+        return bad(p, "%s:%zu: key: expected 1 to %d bytes, got %s (%zu bytes)", where,
                     column(line, &f[1]), TRACE_KEY_MAX_BYTES, got, f[1].len);
     }
     enum trace_op op;
@@ -442,7 +455,7 @@ static int csv_line(struct pass *p, const char *line, size_t len)
         op = TRACE_DELETE;
     } else {
         quote(f[2].p, f[2].len, got, sizeof got);
-        return fail(p, "%s:%zu: op: expected get, set or delete, got %s", where,
+        return bad(p, "%s:%zu: op: expected get, set or delete, got %s", where,
                     column(line, &f[2]), got);
     }
     if (nf > 3 && f[3].len) {
@@ -453,14 +466,14 @@ static int csv_line(struct pass *p, const char *line, size_t len)
                  <= UINT32_MAX;
         if (!ok) {
             quote(g.p, g.len, got, sizeof got);
-            return fail(p, "%s:%zu: size: expected bytes from 0 to 4294967295, got %s", where,
+            return bad(p, "%s:%zu: size: expected bytes from 0 to 4294967295, got %s", where,
                         column(line, &g), got);
         }
     }
     if (nf > 4 && f[4].len
         && !parse_seconds(&f[4], (uint64_t)1080000000, &ttl_whole, &ttl_s)) {
         quote(f[4].p, f[4].len, got, sizeof got);
-        return fail(p, "%s:%zu: ttl: expected seconds from 0 to 1080000000 (300000 h), got %s",
+        return bad(p, "%s:%zu: ttl: expected seconds from 0 to 1080000000 (300000 h), got %s",
                     where, column(line, &f[4]), got);
     }
     uint32_t id;
@@ -493,7 +506,7 @@ static int read_csv(struct pass *p, int fd)
         char *nl = memchr(buf + at, '\n', have - at);
         if (!nl && !eof) {
             if (have - at > TRACE_LINE_MAX_BYTES) {
-                fail(p, "%s:%llu:%d: a line longer than %d bytes", p->t->file,
+                bad(p, "%s:%llu:%d: a line longer than %d bytes", p->t->file,
                      (unsigned long long)lineno + 1, TRACE_LINE_MAX_BYTES + 1,
                      TRACE_LINE_MAX_BYTES);
                 goto out;
@@ -515,7 +528,7 @@ static int read_csv(struct pass *p, int fd)
             break;
         p->at = ++lineno;
         if (len > TRACE_LINE_MAX_BYTES) {
-            fail(p, "%s:%llu:%d: a line longer than %d bytes", p->t->file,
+            bad(p, "%s:%llu:%d: a line longer than %d bytes", p->t->file,
                  (unsigned long long)lineno, TRACE_LINE_MAX_BYTES + 1, TRACE_LINE_MAX_BYTES);
             goto out;
         }
@@ -629,8 +642,8 @@ static int make_temp(struct pass *p)
 }
 
 struct trace_reader *trace_reader_open(const struct trace_cfg *cfg,
-                                       const volatile sig_atomic_t *stop, char *err,
-                                       size_t errlen)
+                                       const volatile sig_atomic_t *stop, bool *malformed,
+                                       char *err, size_t errlen)
 {
     struct trace_reader *t = xcalloc(1, sizeof(*t));
     struct pass p = {.t = t, .cfg = cfg, .stop = stop, .err = err, .errlen = errlen, .fd = -1,
@@ -661,7 +674,7 @@ struct trace_reader *trace_reader_open(const struct trace_cfg *cfg,
     if (rc || close_second(&p) || flush_words(&p))
         goto fail;
     if (!t->n_requests) {
-        fail(&p, "%s: the trace has no requests", cfg->path);
+        bad(&p, "%s: the trace has no requests", cfg->path);
         goto fail;
     }
     t->span_s = p.sec - p.first_sec + 1;
@@ -703,6 +716,8 @@ fail:
     free(p.wbuf);
     u64map_deinit(&p.wraps);
     trace_reader_destroy(t);
+    if (malformed)
+        *malformed = p.malformed;
     return NULL;
 }
 

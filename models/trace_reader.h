@@ -67,10 +67,12 @@ struct trace_reader {
 
 /* Reads the whole trace once (the first pass). Returns NULL with the reason
  * in err: the trace file and the record or line at fault, out of memory or
- * disk, or interrupted (stop). Caller destroys. */
+ * disk, or interrupted (stop); *malformed (when not NULL) then says whether
+ * the fault is the file's content (a bad line or record, no request), as
+ * opposed to reading, memory or disk. Caller destroys. */
 struct trace_reader *trace_reader_open(const struct trace_cfg *cfg,
-                                       const volatile sig_atomic_t *stop, char *err,
-                                       size_t errlen);
+                                       const volatile sig_atomic_t *stop, bool *malformed,
+                                       char *err, size_t errlen);
 void trace_reader_destroy(struct trace_reader *t);
 
 /* The next request: its time (ns from the start, exact), key id and

@@ -631,9 +631,13 @@ static uint64_t draw_request(const void *ctx, void *state);
 static int workload_create_trace(struct sim *s, struct workload *w, char *err, size_t errlen)
 {
     const struct scenario *sc = s->sc;
-    w->trace = trace_reader_open(&sc->workload.trace, s->opt.stop, err, errlen);
-    if (!w->trace)
+    bool malformed = false;
+    w->trace = trace_reader_open(&sc->workload.trace, s->opt.stop, &malformed, err, errlen);
+    if (!w->trace) {
+        if (malformed && s->opt.invalid_input)
+            *s->opt.invalid_input = true;
         return -1;
+    }
     if (keyspace_init_trace(&w->ks, sc, &s->pp, w->trace, s->opt.stop, err, errlen))
         return -1;
     w->end_ns = (double)sc->duration_ns;

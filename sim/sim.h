@@ -85,6 +85,8 @@ struct run_options {
                               item by item as often as the requests pay for it (tests) */
     bool helper_thread;    /* draw the request stream and the service times ahead on a
                               second thread (sim/ahead.h); the results are the same */
+    bool *invalid_input;   /* when not NULL, set by sim_create failing on invalid input:
+                              a trace whose content is malformed (a bad line or record) */
 };
 
 /* What the summary needs of every tick (kept in memory: 64 bytes a tick). */

@@ -54,9 +54,10 @@ static const char run_usage[] =
     "the cost estimate's memory beside it. While the run is recorded its status is\n"
     "'running'.\n"
     "Ctrl-C (or SIGTERM, SIGHUP) stops it: what was recorded is kept, with status\n"
-    "'interrupted'. Exit: 0 complete, 1 failed or interrupted, 2 bad usage or invalid\n"
-    "scenario, or one the cost estimate refuses (the refusal prints the estimate, and\n"
-    "`ringsim check` refuses the same).\n"
+    "'interrupted'. Exit: 0 complete, 1 failed or interrupted, 2 bad usage, an invalid\n"
+    "scenario or trace (a bad trace line or record, found before anything is simulated;\n"
+    "the run's status is then 'failed'), or one the cost estimate refuses (the refusal\n"
+    "prints the estimate, and `ringsim check` refuses the same).\n"
     "\n"
     "examples:\n"
     "  ringsim run scenarios/scale_out_3_to_4.yaml\n"
@@ -184,8 +185,9 @@ static int simulate(const struct scenario *sc, struct results *res, const char *
     struct progress prog = {cli->progress, {0, 0}, {0, 0}};
     clock_gettime(CLOCK_MONOTONIC, &prog.t0);
     prog.last = prog.t0;
+    bool invalid_input = false;
     struct run_options opt = {&interrupted, show_progress, &prog, false,
-                              run_cli_helper_thread(cli)};
+                              run_cli_helper_thread(cli), &invalid_input};
     struct sink sink = results_sink(res);
     struct sim *s = sim_create(sc, &sink, &opt, err, sizeof err);
     if (!s) {
@@ -194,7 +196,9 @@ static int simulate(const struct scenario *sc, struct results *res, const char *
                 interrupted ? " (nothing was simulated; the run is recorded as interrupted)" : "");
         results_finish_run(res, NULL, st, since(&prog.t0), interrupted ? NULL : err, err,
                            sizeof err);
-        return EXIT_RUN_FAILED;
+        /* A malformed trace is invalid input, as an invalid scenario is: exit 2
+         * (nothing was simulated; the run's row says failed, with the reason). */
+        return invalid_input && !interrupted ? EXIT_USAGE : EXIT_RUN_FAILED;
     }
     enum run_status st = sim_run(s);
     double wall = since(&prog.t0);

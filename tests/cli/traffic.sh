@@ -68,12 +68,15 @@ expect_match "^$T/sc/refused.yaml:6:19: events.0.set_qps: does not apply with wo
 printf '1,a,get\n2,b,fetch\n' >"$T/sc/traces/bad.csv"
 sed 's/small.csv/bad.csv/' "$T/sc/replay.yaml" >"$T/sc/bad.yaml"
 expect_exit 0 "check does not read the whole trace" "$RINGSIM" check "$T/sc/bad.yaml"
-expect_exit 1 "a bad line: the run fails before it starts" "$RINGSIM" run "$T/sc/bad.yaml" \
+expect_exit 2 "a bad line: invalid input, exit 2 before anything is simulated" "$RINGSIM" run "$T/sc/bad.yaml" \
     -o "$T/bad.db" --quiet
 expect_eq "$(cat "$T/err")" \
     "ringsim run: replay: $T/sc/traces/bad.csv:2:5: op: expected get, set or delete, got \"fetch\"" \
     "a bad line: the trace file, the line and what was expected"
 expect_eq "$(sqlite3 "$T/bad.db" 'SELECT status FROM runs')" failed "recorded as failed"
+printf 'time,key,op,size\n3,a,get\n3,b,set,12x\n' >"$T/sc/traces/bad.csv"
+expect_exit 2 "a bad size: exit 2" "$RINGSIM" run "$T/sc/bad.yaml" -o "$T/bad2.db" --quiet
+expect_match "bad.csv:3:9: size: expected bytes" "$T/err" "a bad size: its line and column"
 
 # an oracle_general record: uint32 time, uint64 id, uint32 size, int64 next access (LE)
 rec() { # time id (both < 256)
@@ -92,6 +95,12 @@ sed 's/t.bin/cut.bin/' "$T/sc/bin.yaml" >"$T/sc/cut.yaml"
 expect_exit 2 "a truncated oracle_general trace: exit 2" "$RINGSIM" check "$T/sc/cut.yaml"
 expect_match "^$T/sc/cut.yaml:5:17: workload.trace.path: the trace \"traces/cut.bin\" .* has 60 bytes, not a whole number of 24-byte oracle_general records: record 3 is truncated \(12 of 24 bytes\)" \
     "$T/err" "a truncated record: which, and how much of it is there"
+{ rec 7 1; rec 9 2; rec 8 1; } >"$T/sc/traces/order.bin"
+sed 's/t.bin/order.bin/' "$T/sc/bin.yaml" >"$T/sc/order.yaml"
+expect_exit 2 "an oracle_general record out of time order: exit 2" "$RINGSIM" run \
+    "$T/sc/order.yaml" -o "$T/order.db" --quiet
+expect_match "order.bin: record 3 \(byte 48\): time 8 s is before the previous request's \(9 s\)" \
+    "$T/err" "out of order: the record and its byte"
 
 # --- shapes in the events table ---------------------------------------------------------------
 cat >"$T/shapes.yaml" <<'Y'
