@@ -592,8 +592,10 @@ static void write_committed(struct sim *s, uint32_t r)
     struct instance *in = &s->inst[q->inst];
     if (UNLIKELY(cures_local_on(s)))
         cures_local_drop(s, q->inst, q->key); /* its own copy; not the other instances' */
-    enum req_kind kind = s->sc->clients.write == WRITE_INVALIDATE ? RQ_INVALIDATE
-                                                                   : RQ_WRITE_THROUGH;
+    /* a delete leaves nothing to write through: its operations invalidate */
+    enum req_kind kind = s->sc->clients.write == WRITE_INVALIDATE || q->kind == RQ_DELETE
+                             ? RQ_INVALIDATE
+                             : RQ_WRITE_THROUGH;
     uint32_t first, copies = cures_split(s, q->key, &first);
     if (UNLIKELY(copies > 1)) {
         write_split(s, r, kind, v, first, copies);
@@ -619,7 +621,7 @@ void client_db_done(struct sim *s, uint32_t r, uint32_t b)
 {
     (void)b;
     struct req *q = R(s, r);
-    if (q->kind == RQ_WRITE) {
+    if ((unsigned)q->kind - RQ_WRITE <= RQ_DELETE - RQ_WRITE) { /* a write or a delete */
         lhist_add(&TK(s)->client_lat, s->eng.now_ns - q->t0_ns);
         write_committed(s, r);
         return;
@@ -647,11 +649,11 @@ void client_db_done(struct sim *s, uint32_t r, uint32_t b)
     fill(s, r, v);
 }
 
-static void client_start_write(struct sim *s, uint32_t r)
+static void client_start_write(struct sim *s, uint32_t r, bool del)
 {
     struct req *q = R(s, r);
     TK(s)->writes++;
-    q->kind = RQ_WRITE;
+    q->kind = del ? RQ_DELETE : RQ_WRITE;
     int64_t done;
     if (db_submit(s, &done)) {
         failed(s, r);
@@ -867,7 +869,7 @@ void client_moved(struct sim *s, uint32_t r, uint32_t b)
 
 /* ---- entry point ------------------------------------------------------------------------ */
 
-void client_arrival(struct sim *s, int64_t t_ns, uint32_t inst, bool is_write, uint32_t key)
+void client_arrival(struct sim *s, int64_t t_ns, uint32_t inst, unsigned op, uint32_t key)
 {
     TK(s)->requests++;
     uint32_t r = req_alloc(&s->eng);
@@ -882,10 +884,10 @@ void client_arrival(struct sim *s, int64_t t_ns, uint32_t inst, bool is_write, u
     q->next_waiter = NO_WAITER;
     if (UNLIKELY(s->traces)) {
         const struct instance *in = &s->inst[inst];
-        trace_arrival(s, r, is_write, in->epoch, in->view, in->prev_view);
+        trace_arrival(s, r, op, in->epoch, in->view, in->prev_view);
     }
-    if (is_write)
-        client_start_write(s, r);
+    if (op != WOP_GET)
+        client_start_write(s, r, op == WOP_DELETE);
     else
         client_start_read(s, r);
     req_put(&s->eng, r);

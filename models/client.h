@@ -49,7 +49,8 @@ int clients_create(struct sim *s);
 void clients_destroy(struct sim *s);
 
 /* A new operation from the workload. */
-void client_arrival(struct sim *s, int64_t t_ns, uint32_t inst, bool is_write, uint32_t key);
+/* A client operation arrives: op is an enum workload_op. */
+void client_arrival(struct sim *s, int64_t t_ns, uint32_t inst, unsigned op, uint32_t key);
 /* The request events (r: the request record, b: the attempt it is about). */
 void client_get_done(struct sim *s, uint32_t r, uint32_t b);
 void client_get_resp(struct sim *s, uint32_t r, uint32_t b);

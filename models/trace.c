@@ -27,7 +27,7 @@ struct trace {
     uint32_t inst, key, epoch, owner, previous;
     uint32_t nodes[TRACE_NODES];
     uint32_t n_nodes;
-    bool write;
+    uint8_t op; /* enum workload_op */
 };
 
 struct traces {
@@ -80,7 +80,7 @@ static uint32_t slot_alloc(struct traces *tr)
     return tr->n++;
 }
 
-void trace_arrival(struct sim *s, uint32_t r, bool is_write, uint32_t epoch,
+void trace_arrival(struct sim *s, uint32_t r, unsigned op, uint32_t epoch,
                    const struct view *view, const struct view *prev_view)
 {
     struct traces *tr = s->traces;
@@ -94,7 +94,7 @@ void trace_arrival(struct sim *s, uint32_t r, bool is_write, uint32_t epoch,
     t->inst = q->inst;
     t->key = q->key;
     t->epoch = epoch;
-    t->write = is_write;
+    t->op = (uint8_t)op;
     t->owner = placement_lookup(view->pl, view_position(s, view, q->key));
     t->previous = PLACE_NONE;
     if (prev_view) {
@@ -154,7 +154,7 @@ void trace_answer(struct sim *s, uint32_t r, enum trace_source src, enum trace_o
             .t_ns = t->t0_ns,
             .instance = t->inst,
             .key = keyspace_name(&s->wl->ks, t->key, name, sizeof name),
-            .op = t->write ? "set" : "get",
+            .op = t->op == WOP_GET ? "get" : t->op == WOP_SET ? "set" : "delete",
             .epoch = t->epoch,
             .owner = node_name(s, t->owner),
             .previous_owner = node_name(s, t->previous),

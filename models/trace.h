@@ -22,7 +22,7 @@ void traces_destroy(struct sim *s);
 /* Decides (from its own stream, for every arrival) whether the operation
  * starting as request r is sampled; if so opens its record (RQF_SAMPLED),
  * with the instance's epoch and views. */
-void trace_arrival(struct sim *s, uint32_t r, bool is_write, uint32_t epoch,
+void trace_arrival(struct sim *s, uint32_t r, unsigned op, uint32_t epoch,
                    const struct view *view, const struct view *prev_view);
 /* A GET of r went to node. */
 void trace_asked(struct sim *s, uint32_t r, uint32_t node);

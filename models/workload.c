@@ -874,7 +874,7 @@ static void draw_ahead(struct workload *w)
         struct arrival_draw *d = &w->ahead[(w->ahead_head + w->ahead_n) % WORKLOAD_AHEAD];
         uint64_t v = next_request(w);
         d->inst = (uint32_t)(v >> 33);
-        d->write = (v >> 32) & 1;
+        d->op = (uint8_t)((v >> 32) & 1); /* WOP_GET or WOP_SET */
         d->key = pick_to_key(w, (uint32_t)v);
         __builtin_prefetch(&w->ks.rec[d->key], 1);
         w->ahead_n++;
@@ -895,14 +895,14 @@ static void trace_ahead(struct workload *w)
             break;
         }
         d->inst = w->rd->n_inst > 1 ? rng_below(&w->rs.instances, w->rd->n_inst) : 0;
-        d->write = op != TRACE_GET;
+        d->op = op == TRACE_GET ? WOP_GET : op == TRACE_SET ? WOP_SET : WOP_DELETE;
         __builtin_prefetch(&w->ks.rec[d->key], 1);
         w->ahead_n++;
     }
     w->next_arrival_ns = w->ahead_n ? w->ahead[w->ahead_head].t_ns : WORKLOAD_NEVER_NS;
 }
 
-void workload_next(struct workload *w, int64_t *t_ns, uint32_t *inst, bool *is_write,
+void workload_next(struct workload *w, int64_t *t_ns, uint32_t *inst, uint8_t *op,
                    uint32_t *key)
 {
     if (w->trace) {
@@ -910,7 +910,7 @@ void workload_next(struct workload *w, int64_t *t_ns, uint32_t *inst, bool *is_w
         assert(w->ahead_n > 0);
         *t_ns = (int64_t)d->t_ns;
         *inst = d->inst;
-        *is_write = d->write;
+        *op = d->op;
         *key = d->key;
         w->ahead_head = (w->ahead_head + 1) % WORKLOAD_AHEAD;
         w->ahead_n--;
@@ -921,7 +921,7 @@ void workload_next(struct workload *w, int64_t *t_ns, uint32_t *inst, bool *is_w
     const struct arrival_draw *d = &w->ahead[w->ahead_head];
     *t_ns = (int64_t)w->next_arrival_ns;
     *inst = d->inst;
-    *is_write = d->write;
+    *op = d->op;
     *key = d->key;
     w->ahead_head = (w->ahead_head + 1) % WORKLOAD_AHEAD;
     w->ahead_n--;

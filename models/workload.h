@@ -74,11 +74,15 @@ struct request_streams {
     struct rng instances, ops, keys;
 };
 
+/* A request's operation: a read, a write (a set), or a trace's delete (a
+ * write whose cache operations always invalidate, whatever clients.write). */
+enum workload_op { WOP_GET, WOP_SET, WOP_DELETE };
+
 /* One arrival's draws, made ahead of time (see workload.c). */
 struct arrival_draw {
     double t_ns;             /* a trace's request: its time (synthetic: next_arrival_ns) */
     uint32_t key, inst;
-    bool write;
+    uint8_t op;              /* enum workload_op */
 };
 
 /* A time after the end of every run (2^62 ns): no more arrivals. */
@@ -120,7 +124,7 @@ struct workload {
 int workload_create(struct sim *s, char *err, size_t errlen);
 void workload_destroy(struct workload *w);
 /* The next arrival: its time, instance, operation and key. */
-void workload_next(struct workload *w, int64_t *t_ns, uint32_t *inst, bool *is_write,
+void workload_next(struct workload *w, int64_t *t_ns, uint32_t *inst, uint8_t *op,
                    uint32_t *key);
 /* When the next arrival will be (ns, exact). */
 static inline double workload_next_time(const struct workload *w)

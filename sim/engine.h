@@ -34,7 +34,8 @@ enum run_status { RUN_COMPLETE, RUN_INTERRUPTED, RUN_FAILED };
 
 /* What a request record is doing. */
 enum req_kind {
-    RQ_READ, RQ_WRITE, RQ_FILL, RQ_INVALIDATE, RQ_WRITE_THROUGH,
+    RQ_READ, RQ_WRITE, RQ_DELETE /* a trace's delete: a write that always invalidates */,
+    RQ_FILL, RQ_INVALIDATE, RQ_WRITE_THROUGH,
     /* from here on: copies between nodes, which are never fenced */
     RQ_COPY,       /* a transfer's copy landing at the key's destination */
     RQ_COPY_READ,  /* a transfer reading the key at its source (through its queue) */

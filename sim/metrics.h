@@ -89,7 +89,7 @@
     X(t_ns,             I, "when the operation started, in simulated nanoseconds") \
     X(instance,         I, "the client instance") \
     X(key,              T, "the key") \
-    X(op,               T, "get or set (a write)") \
+    X(op,               T, "get, set (a write) or delete (a trace's delete)") \
     X(epoch,            I, "the ring epoch the instance held when it started") \
     X(owner,            T, "the key's owner in the instance's view then (the node it routes to, unless a gutter node, a bounded-load cap or replica reads send it elsewhere: `node` says where)") \
     X(previous_owner,   T, "the key's owner in the instance's previous epoch, when it differs; NULL otherwise") \

@@ -278,8 +278,8 @@ static void arrival(struct sim *s)
 {
     int64_t at;
     uint32_t inst, key;
-    bool is_write;
-    workload_next(s->wl, &at, &inst, &is_write, &key);
+    uint8_t op;
+    workload_next(s->wl, &at, &inst, &op, &key);
     if (UNLIKELY(s->wl->error)) /* the trace could not be read on: after this request */
         sim_fail(s, "%s", s->wl->error);
     /* the next arrival's key record was prefetched when it was drawn; now
@@ -297,7 +297,7 @@ static void arrival(struct sim *s)
         if (items[it].next != STORE_NIL)
             __builtin_prefetch(&items[items[it].next], 1);
     }
-    client_arrival(s, at, inst, is_write, key);
+    client_arrival(s, at, inst, op, key);
 }
 
 static bool stop_requested(const struct sim *s)

@@ -63,7 +63,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     struct scenario *sc = scenario_load_string("fuzz.yaml", text, size, sets, n_sets, &d);
     if (sc && small_enough(sc)) {
-        struct run_options opt = {NULL, NULL, NULL, true, false};
+        struct run_options opt = {NULL, NULL, NULL, true, false, NULL};
         char err[256];
         struct sim *s = sim_create(sc, NULL, &opt, err, sizeof err);
         if (!s) {

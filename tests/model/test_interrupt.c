@@ -52,7 +52,7 @@ static void test_sparse_run_stops(void **state)
         sb_printf(&y, "  - {id: n%d}\n", i);
     struct scenario *sc = load(y.buf);
     struct counter c = {0, 0, 5};
-    struct run_options opt = {&c.stop, on_progress, &c, false, false};
+    struct run_options opt = {&c.stop, on_progress, &c, false, false, NULL};
     char err[256];
     struct sim *s = sim_create(sc, NULL, &opt, err, sizeof err);
     assert_non_null(s);
@@ -70,7 +70,8 @@ static void test_busy_run_stops(void **state)
     struct scenario *sc = load("name: busy\nduration: 100s\ntick: 1s\n"
                                "workload: {qps: 100000}\nnodes: [{id: A}]\n");
     struct counter c = {0, 0, 2};
-    struct run_options opt = {&c.stop, on_progress, &c, false, true}; /* with the helper thread */
+    /* with the helper thread */
+    struct run_options opt = {&c.stop, on_progress, &c, false, true, NULL};
     char err[256];
     struct sim *s = sim_create(sc, NULL, &opt, err, sizeof err);
     assert_non_null(s);
@@ -119,7 +120,7 @@ static void test_stop_mid_tick_summary(void **state)
                                "events: [{at: 2500ms, remove_node: {id: B}}]\n");
     struct rows_seen v = {0, {0, 0}};
     struct sink sink = {.ctx = &v, .node_tick = seen_node, .event = seen_event};
-    struct run_options opt = {&v.stop, NULL, NULL, false, false};
+    struct run_options opt = {&v.stop, NULL, NULL, false, false, NULL};
     char err[256];
     struct sim *s = sim_create(sc, &sink, &opt, err, sizeof err);
     assert_non_null(s);
@@ -140,7 +141,8 @@ static void test_setup_stops(void **state)
     (void)state;
     struct scenario *sc = load("name: big\nworkload: {keys: 20000000}\nnodes: [{id: A}]\n");
     struct counter c = {1, 0, 0};
-    struct run_options opt = {&c.stop, NULL, NULL, false, true}; /* the helper is stopped too */
+    /* the helper is stopped too */
+    struct run_options opt = {&c.stop, NULL, NULL, false, true, NULL};
     char err[256];
     struct sim *s = sim_create(sc, NULL, &opt, err, sizeof err);
     assert_null(s);

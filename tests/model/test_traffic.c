@@ -434,6 +434,53 @@ static void test_trace_prewarm_without_fills(void **state)
     }
 }
 
+/* A trace's delete removes the key from the cache whatever clients.write:
+ * a write through writes the new value into the cache, a delete has none
+ * to write (it was written through once, so the next read hit). Sampled,
+ * its op is `delete`. */
+static int count_ops(void *ctx, const struct request_row *r)
+{
+    long long *n = ctx;
+    n[0] += !strcmp(r->op, "get");
+    n[1] += !strcmp(r->op, "set");
+    n[2] += !strcmp(r->op, "delete");
+    return 0;
+}
+
+static void test_trace_delete_invalidates(void **state)
+{
+    (void)state;
+    const char *path = tmp_path("del.csv");
+    FILE *f = fopen(path, "w");
+    fprintf(f, "0,a,get\n1,a,set\n2,a,get\n3,a,delete\n4,a,get\n5,a,DELETE\n6,a,get\n");
+    fclose(f);
+    for (int through = 0; through < 2; through++) {
+        char yaml[600];
+        snprintf(yaml, sizeof yaml,
+                 "name: t\nduration: 8s\ntick: 1s\n"
+                 "workload:\n  trace: {path: %s, format: csv}\n"
+                 "nodes: [{id: A}]\ncache: {prewarm: false}\n"
+                 "clients: {write: %s}\noutput: {sample_requests: 1}\n", path,
+                 through ? "write_through" : "invalidate");
+        struct mem_run m;
+        mem_run_yaml(&m, yaml, NULL);
+        /* the set at 1 s: written through, the read at 2 s hits; invalidated, it misses */
+        assert_int_equal(MEM_SUM(&m, hits, 2, 3), through ? 1 : 0);
+        /* after each delete the read misses, in both modes */
+        assert_int_equal(MEM_SUM(&m, hits, 4, 5) + MEM_SUM(&m, hits, 6, 7), 0);
+        assert_int_equal(MEM_SUM(&m, misses, 4, 5) + MEM_SUM(&m, misses, 6, 7), 2);
+        assert_int_equal(MEM_SUM(&m, db_writes, 0, 8), 3); /* each write commits */
+        mem_run_free(&m);
+
+        long long n[3] = {0};
+        struct sink sink = {.ctx = n, .request = count_ops};
+        assert_int_equal(sink_run_yaml(yaml, NULL, &sink, false, NULL, NULL, 0), RUN_COMPLETE);
+        assert_int_equal(n[0], 4);
+        assert_int_equal(n[1], 1);
+        assert_int_equal(n[2], 2);
+    }
+}
+
 /* ---- errors found while reading a trace ------------------------------------------------------- */
 
 static void expect_build_error(const char *name, const char *content, size_t len,
@@ -747,6 +794,7 @@ int main(void)
         cmocka_unit_test(test_lru_parity_oracle),
         cmocka_unit_test(test_lru_parity_csv),
         cmocka_unit_test(test_trace_prewarm_without_fills),
+        cmocka_unit_test(test_trace_delete_invalidates),
         cmocka_unit_test(test_trace_time),
         cmocka_unit_test(test_trace_keys),
         cmocka_unit_test(test_trace_ttl),

@@ -95,7 +95,7 @@ enum run_status sink_run_yaml(const char *yaml, const char *const *sets, const s
         diag_print(&d, stderr);
         fail_msg("scenario did not load");
     }
-    struct run_options opt = {NULL, NULL, NULL, true, helper};
+    struct run_options opt = {NULL, NULL, NULL, true, helper, NULL};
     char err[256];
     struct sim *s = sim_create(sc, sink, &opt, err, sizeof err);
     if (!s)
