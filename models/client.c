@@ -363,8 +363,12 @@ static void read_db(struct sim *s, uint32_t r)
         }
     }
     int64_t wait = take_token(s, in);
-    if (wait < 0) {
-        failed(s, r);
+    if (wait < 0) { /* wait mode: none due within backfill_wait, which the read waits out */
+        if (s->sc->clients.backfill_mode == BACKFILL_WAIT && s->sc->clients.backfill_wait_ns > 0)
+            req_schedule_b(&s->eng, r, s->eng.now_ns + s->sc->clients.backfill_wait_ns,
+                           EVK_BACKFILL, 1);
+        else
+            failed(s, r);
         return;
     }
     if (s->sc->clients.coalesce)
@@ -375,10 +379,13 @@ static void read_db(struct sim *s, uint32_t r)
         req_schedule(&s->eng, r, s->eng.now_ns + wait, EVK_BACKFILL);
 }
 
+/* b: 0 the token is due, 1 the read has waited backfill_wait for none and fails. */
 void client_backfill(struct sim *s, uint32_t r, uint32_t b)
 {
-    (void)b;
-    submit_read(s, r);
+    if (b)
+        failed(s, r);
+    else
+        submit_read(s, r);
 }
 
 /* After a timeout or an error reply: the database, or fail (on_timeout). */

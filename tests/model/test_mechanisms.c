@@ -14,6 +14,7 @@
  *  - a later set_weight (set_vnodes) of a node replaces an earlier one's
  *    steps left, and an id added back has the routing's vnodes again;
  *  - backfill_mode wait: fewer failed reads than fail, at a latency cost;
+ *    a read with no token due in backfill_wait fails after waiting it;
  *  - network jitter: fills and write-throughs overtake each other (clobbers);
  *  - sampled request traces: about the fraction asked, and they change
  *    nothing else (the tick rows are identical); a redirected operation
@@ -276,6 +277,37 @@ static void test_backfill_wait(void **state)
     mem_run_free(&wait);
 }
 
+/* A read with no token due within backfill_wait waits that long, then fails:
+ * its error comes backfill_wait after the miss (it once came at once, so
+ * the first tick of a cold start was full of them). */
+static void test_backfill_wait_fails_after_the_wait(void **state)
+{
+    (void)state;
+    const char *yaml =
+        "name: bfw\nduration: 6s\ntick: 1s\n"
+        "workload: {keys: 100000, qps: 2000}\n"
+        "nodes: [{id: A}, {id: B}]\n"
+        "cache: {capacity_items: 1000000, prewarm: false}\n"
+        "database: {workers: 64}\n"
+        "clients: {instances: 2, backfill_qps: 300, backfill_mode: wait, "
+        "backfill_wait: 1500ms}\n";
+    struct mem_run m, f;
+    mem_run_yaml(&m, yaml, NULL);
+    const char *fail[] = {"clients.backfill_mode=fail", NULL};
+    mem_run_yaml(&f, yaml, fail);
+    /* fail mode: about 2000 - 600 reads a second fail at once (cold: all miss) */
+    CHECK_RANGE((double)MEM_SUM(&f, errors, 0, 1), 500, 1200, "fail: errors of the first second");
+    /* wait mode: each instance's 1,000 misses a second take its 300 tokens of
+     * burst, 300 a second and 450 of debt (1.5 s), so the first read without
+     * a token due in time comes at 1.07 s, and fails 1.5 s later: no error
+     * before 2.57 s (the error at once put about 900 in [1 s, 2 s)) */
+    assert_int_equal(MEM_SUM(&m, errors, 0, 2), 0);
+    CHECK_RANGE((double)MEM_SUM(&m, errors, 3, 6), 0.8 * MEM_SUM(&f, errors, 3, 6),
+                1.2 * MEM_SUM(&f, errors, 3, 6), "wait: errors of seconds 3-6");
+    mem_run_free(&m);
+    mem_run_free(&f);
+}
+
 static void test_jitter_reorders(void **state)
 {
     (void)state;
@@ -449,6 +481,7 @@ int main(void)
         cmocka_unit_test(test_gradual_latest_wins),
         cmocka_unit_test(test_protocol_changes),
         cmocka_unit_test(test_backfill_wait),
+        cmocka_unit_test(test_backfill_wait_fails_after_the_wait),
         cmocka_unit_test(test_jitter_reorders),
         cmocka_unit_test(test_request_traces),
         cmocka_unit_test(test_request_trace_error_replies),
