@@ -228,12 +228,16 @@ static void outcome(struct sim *s, struct req *q, bool hit)
         TK(s)->misses++;
 }
 
-/* A client operation failed (counted once per operation). */
+/* A client operation failed (counted once per operation). In the request
+ * trace a read whose last GET timed out is a timeout, from no source. */
 static void failed(struct sim *s, uint32_t r)
 {
     TK(s)->errors++;
-    if (R(s, r)->flags & RQF_SAMPLED)
-        trace_answer(s, r, SRC_NONE, OUT_ERROR, UINT32_MAX, s->eng.now_ns - R(s, r)->t0_ns);
+    const struct req *q = R(s, r);
+    if (q->flags & RQF_SAMPLED)
+        trace_answer(s, r, SRC_NONE,
+                     (q->flags & RQF_FAILED) && !q->rejected ? OUT_TIMEOUT : OUT_ERROR,
+                     UINT32_MAX, s->eng.now_ns - q->t0_ns);
 }
 
 /* The read is answered by the database with version v. */

@@ -97,7 +97,7 @@
     X(source,           T, "where the answer came from: node, previous_owner, local (the instance's local cache), db, or none (the operation failed)") \
     X(version_seen,     I, "the version the client got (a read) or wrote (a write); NULL if none") \
     X(db_version,       I, "the database's version of the key when the answer came") \
-    X(outcome,          T, "hit, miss, timeout, error or write: a read's timeout or error (an error reply from a full queue) is its last GET's, answered by the database after it (source db) or failed (source none)") \
+    X(outcome,          T, "hit, miss, timeout, error or write: a read's timeout or error (an error reply from a full queue) is its last GET's, answered by the database after it (source db) or failed (source none: on_timeout: error, or the database refused); error from none also for reads that failed with no GET failing (no backfill token, the database refused)") \
     X(latency_us,       R, "from the start to the answer, in microseconds")
 #define REQUEST_NULL INT64_MIN
 

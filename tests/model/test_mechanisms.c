@@ -391,7 +391,7 @@ static void test_request_traces(void **state)
 
 /* Counts a run's sampled reads by outcome and source. */
 struct outcomes {
-    long long error_db, timeout_db, error_none, rows, cache_errors;
+    long long error_db, timeout_db, error_none, timeout_none, rows, cache_errors;
 };
 
 static int sum_cache_errors(void *ctx, const struct tick_row *t)
@@ -408,7 +408,39 @@ static int count_outcome(void *ctx, const struct request_row *r)
     o->error_db += db && !strcmp(r->outcome, "error");
     o->timeout_db += db && !strcmp(r->outcome, "timeout");
     o->error_none += !strcmp(r->source, "none") && !strcmp(r->outcome, "error");
+    o->timeout_none += !strcmp(r->source, "none") && !strcmp(r->outcome, "timeout");
     return 0;
+}
+
+/* A crashed node's GETs time out: with on_timeout: db each such read is a
+ * `timeout` answered by `db`, with on_timeout: error a `timeout` from `none`
+ * (it was once an `error`, as if the node had refused it): one row per
+ * timed-out read, as many as the ticks' timeouts but for the reads still
+ * waiting at the run's end. */
+static void test_request_trace_timeouts(void **state)
+{
+    (void)state;
+    static const char *yaml =
+        "name: crash\nduration: 8s\ntick: 1s\n"
+        "workload: {keys: 10000, qps: 3000, write_ratio: 0.1}\n"
+        "nodes: [{id: A}, {id: B}, {id: C}]\n"
+        "clients: {instances: 2, timeout: 30ms}\n"
+        "health: {failure_limit: 5, retry_after: 3s}\n"
+        "output: {sample_requests: 1}\n"
+        "events: [{at: 2s, crash_node: {id: B}}]\n";
+    for (int fail = 0; fail < 2; fail++) {
+        const char *sets[] = {fail ? "clients.on_timeout=error" : "clients.on_timeout=db", NULL};
+        struct outcomes n = {0};
+        struct sink sink = {.ctx = &n, .request = count_outcome};
+        struct summary_row sum;
+        assert_int_equal(sink_run_yaml(yaml, sets, &sink, false, &sum, NULL, 0), RUN_COMPLETE);
+        assert_true(sum.timeouts >= 10); /* each instance's 5 before B is ejected, then probes */
+        long long got = fail ? n.timeout_none : n.timeout_db;
+        if (got > sum.timeouts || got < sum.timeouts - 5)
+            fail_msg("%lld timeout rows for %lld timeouts", got, (long long)sum.timeouts);
+        assert_int_equal(fail ? n.timeout_db : n.timeout_none, 0);
+        assert_int_equal(n.error_none + n.error_db, 0);
+    }
 }
 
 /* A node whose queue overflows answers error replies, never a timeout (its
@@ -485,6 +517,7 @@ int main(void)
         cmocka_unit_test(test_jitter_reorders),
         cmocka_unit_test(test_request_traces),
         cmocka_unit_test(test_request_trace_error_replies),
+        cmocka_unit_test(test_request_trace_timeouts),
         cmocka_unit_test(test_event_at_the_end),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
