@@ -75,9 +75,17 @@ int cmd_check(int argc, char **argv)
     int rc = EXIT_USAGE;
 
     diag_init(&d);
+    static const char *const flags[] = {"--help", "--force", "--schema", NULL};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *val = NULL;
         char *seed_arg = NULL;
+        const char *flag = long_option_value(a, flags, &val);
+        if (flag) {
+            fprintf(stderr, "ringsim check: %s takes no value, got %s; write %s alone\n", flag,
+                    a, flag);
+            fputs(USAGE "  (ringsim check --help)\n", stderr);
+            goto out;
+        }
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
             usage(stdout);
             rc = EXIT_OK;

@@ -54,6 +54,12 @@ int cmd_merge(int argc, char **argv)
             fputs(merge_usage, stdout);
             return EXIT_OK;
         }
+        const char *v;
+        if (long_option_value(argv[i], (const char *const[]){"--help", NULL}, &v)) {
+            fprintf(stderr, "ringsim merge: --help takes no value, got %s; write --help alone\n",
+                    argv[i]);
+            return EXIT_USAGE;
+        }
         if (argv[i][0] == '-') {
             fprintf(stderr, "ringsim merge: unknown option %s\n%s", argv[i], merge_usage);
             return EXIT_USAGE;

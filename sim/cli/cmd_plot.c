@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "sim/cli/cli.h"
+#include "sim/cli/cmdline.h"
 
 static const char *usage_line =
     "usage: ringsim plot DB [--run ID[,ID...]] [-d DIR] [--format png|svg]\n"
@@ -119,8 +120,15 @@ static int parse_args(int argc, char **argv, struct plot_args *a)
     a->metrics = xcalloc((size_t)argc + 1, sizeof(*a->metrics));
     a->o.by = a->by;
     a->o.metrics = a->metrics;
+    static const char *const flags[] = {"--help", "--sweep", NULL};
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i], *val = NULL;
+        const char *flag = long_option_value(arg, flags, &val);
+        if (flag) {
+            fprintf(stderr, "ringsim plot: %s takes no value, got %s; write %s alone\n%s  "
+                            "(ringsim plot --help)\n", flag, arg, flag, usage_line);
+            return EXIT_USAGE;
+        }
         if (!strcmp(arg, "-h") || !strcmp(arg, "--help")) {
             usage(stdout);
             return EXIT_OK;

@@ -80,6 +80,7 @@ int cmd_report(int argc, char **argv)
     enum { TABLE, CSV, JSON } format = TABLE;
     int rc = -1;
     static const char *const with_value[] = {"--by", "--metric", "--baseline", NULL};
+    static const char *const flags[] = {"--help", "--csv", "--json", NULL};
     for (int i = 1; i < argc && rc < 0; i++) {
         const char *a = argv[i];
         const char *next = i + 1 < argc ? argv[i + 1] : NULL;
@@ -88,6 +89,13 @@ int cmd_report(int argc, char **argv)
         if (bare) {
             a = bare;
             next = inline_value;
+        }
+        const char *flag = long_option_value(a, flags, &inline_value);
+        if (flag) {
+            char *msg = xasprintf("%s takes no value, got %s; write %s alone", flag, a, flag);
+            rc = usage_error("%s", msg);
+            free(msg);
+            break;
         }
         bool takes = !strcmp(a, "--by") || !strcmp(a, "--metric") || !strcmp(a, "--baseline");
         if (takes && next && !inline_value)

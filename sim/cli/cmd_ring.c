@@ -31,6 +31,7 @@
 #include "models/placement/placement.h"
 #include "models/placement/ring_analysis.h"
 #include "sim/cli/cli.h"
+#include "sim/cli/cmdline.h"
 #include "sim/cli/ring_print.h"
 #include "sim/scenario.h"
 #include "sim/util.h"
@@ -651,7 +652,10 @@ static int read_flags(int argc, char **argv, struct ring_opts *o, bool *help)
 {
     *help = false;
     for (int i = 1; i < argc; i++) {
-        const char *arg = argv[i];
+        const char *arg = argv[i], *v;
+        const char *flag = long_option_value(arg, (const char *const[]){"--help", "--json", NULL}, &v);
+        if (flag)
+            return usage_error("%s takes no value, got %s; write %s alone", flag, arg, flag);
         if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
             *help = true;
             return 0;

@@ -92,6 +92,10 @@ int run_cli_parse(struct run_cli *c, int argc, char **argv, const char *usage, b
     static const char *const with_value[] = {"--output", "--set",  "--seed",  "--threads",
                                              "--vary",   "--seeds", "--jobs",  "--shard",
                                              "--metric", NULL};
+    static const char *const run_flags[] = {"--help",  "--quiet",   "--no-progress",
+                                            "--force", "--metrics", NULL};
+    static const char *const sweep_flags[] = {"--help",  "--quiet", "--no-progress",
+                                              "--force", "--list",  NULL};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *next = i + 1 < argc ? argv[i + 1] : NULL;
@@ -100,6 +104,12 @@ int run_cli_parse(struct run_cli *c, int argc, char **argv, const char *usage, b
         if (bare) {
             a = bare;
             next = inline_value;
+        }
+        const char *flag = long_option_value(a, is_run ? run_flags : sweep_flags, &inline_value);
+        if (flag) {
+            fprintf(stderr, "ringsim %s: %s takes no value, got %s; write %s alone\n%s", argv[0],
+                    flag, a, flag, usage);
+            goto usage_error;
         }
         int took;
 #define NEED_VALUE                                                                   \
