@@ -108,6 +108,7 @@ int cmd_check(int argc, char **argv)
             val = argv[++i];
         } else if (!strncmp(a, "--set=", 6) || !strncmp(a, "--seed=", 7)) {
             val = strchr(a, '=') + 1;
+            a = !strncmp(a, "--set=", 6) ? "--set" : "--seed";
         } else if (a[0] == '-' && a[1]) {
             rc = usage_error("unknown option", a);
             goto out;
@@ -119,7 +120,12 @@ int cmd_check(int argc, char **argv)
             file = a;
             continue;
         }
-        if (!strncmp(a, "--seed", 6))
+        if (!*val) {
+            fprintf(stderr, "ringsim check: %s needs a value, got \"\"\n", a);
+            fputs(USAGE "  (ringsim check --help)\n", stderr);
+            goto out;
+        }
+        if (!strcmp(a, "--seed"))
             val = seed_arg = xasprintf("seed=%s", val);
         int bad = override_parse(val, &sets[n_sets], &d);
         free(seed_arg);

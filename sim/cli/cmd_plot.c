@@ -153,6 +153,11 @@ static int parse_args(int argc, char **argv, struct plot_args *a)
         }
         if (!opt && arg[0] == '-' && arg[1])
             return usage_error("unknown option", arg);
+        if (opt && !*val) {
+            fprintf(stderr, "ringsim plot: %s needs a value, got \"\"\n%s  (ringsim plot --help)\n",
+                    opt, usage_line);
+            return EXIT_USAGE;
+        }
         if (!opt) {
             if (a->o.db)
                 return usage_error("more than one database:", arg);
@@ -163,8 +168,6 @@ static int parse_args(int argc, char **argv, struct plot_args *a)
             a->o.runs = a->want;
             a->o.n_runs = n_want;
         } else if (!strcmp(opt, "--by") || !strcmp(opt, "--metric")) {
-            if (!*val)
-                return usage_error("missing value after", opt);
             if (!strcmp(opt, "--by"))
                 a->by[a->o.n_by++] = val;
             else
@@ -174,8 +177,6 @@ static int parse_args(int argc, char **argv, struct plot_args *a)
                 return usage_error("--format: expected png or svg, got", val);
             a->o.svg = !strcmp(val, "svg");
         } else {
-            if (!*val)
-                return usage_error("-d needs a folder", NULL);
             a->o.dir = val;
         }
     }

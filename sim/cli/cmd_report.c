@@ -105,6 +105,8 @@ int cmd_report(int argc, char **argv)
             rc = EXIT_OK;
         } else if (takes && !next) {
             rc = usage_error("%s needs a value", a);
+        } else if (takes && !*next) {
+            rc = usage_error("%s needs a value, got \"\"", a);
         } else if (!strcmp(a, "--by")) {
             by[o.n_by++] = next;
         } else if (!strcmp(a, "--metric")) {

@@ -49,8 +49,9 @@ static int sweep_option(struct run_cli *c, const char *cmd, const char *a, const
                  || !strcmp(a, "--jobs") || !strcmp(a, "--shard") || !strcmp(a, "--metric");
     if (!known)
         return 0;
-    if (!next) {
-        fprintf(stderr, "ringsim %s: %s needs a value\n%s", cmd, a, usage);
+    if (!next || !*next) {
+        fprintf(stderr, "ringsim %s: %s needs a value%s\n%s", cmd, a, next ? ", got \"\"" : "",
+                usage);
         return -1;
     }
     if (!strcmp(a, "--vary")) {
@@ -114,8 +115,9 @@ int run_cli_parse(struct run_cli *c, int argc, char **argv, const char *usage, b
         int took;
 #define NEED_VALUE                                                                   \
     do {                                                                             \
-        if (!next) {                                                                 \
-            fprintf(stderr, "ringsim %s: %s needs a value\n%s", argv[0], a, usage);  \
+        if (!next || !*next) {                                                       \
+            fprintf(stderr, "ringsim %s: %s needs a value%s\n%s", argv[0], a,        \
+                    next ? ", got \"\"" : "", usage);                                \
             goto usage_error;                                                        \
         }                                                                            \
         if (!inline_value)                                                           \
@@ -127,10 +129,6 @@ int run_cli_parse(struct run_cli *c, int argc, char **argv, const char *usage, b
             return EXIT_OK;
         } else if (!strcmp(a, "-o") || !strcmp(a, "--output")) {
             NEED_VALUE;
-            if (!*next) {
-                fprintf(stderr, "ringsim %s: %s needs a file name, got \"\"\n", argv[0], a);
-                goto usage_error;
-            }
             c->out = next;
         } else if (!strcmp(a, "--set")) {
             NEED_VALUE;

@@ -1,7 +1,8 @@
 #!/bin/sh
 # The option syntax every subcommand shares (sim/cli/README.md, "Conventions"):
 # an option that takes no value, given one (--force=1), is refused as such, not
-# as an unknown option.
+# as an unknown option; an empty value for an option that takes one is refused,
+# naming the option (exit 2).
 . "$(dirname "$0")/lib.sh"
 S=tests/data/minimal.yaml
 printf 'x\n' >"$T/x.db"
@@ -39,4 +40,45 @@ no_value "merge --help=1" "^ringsim merge: --help takes no value, got --help=1; 
 no_value "run --force= (empty)" "^ringsim run: --force takes no value" run "$S" --force=
 expect_exit 2 "run --list=1 (a sweep option): unknown to run" "$RINGSIM" run "$S" --list=1
 expect_match "^ringsim run: unknown option --list=1" "$T/err" "run --list=1: says unknown"
+
+# --- an empty value for an option that takes one -------------------------------------
+# empty EXPECTED CMD...: exit 2, and the message names the option ($4 onward is argv)
+empty() {
+    re=$1
+    shift
+    expect_exit 2 "$* (an empty value): exit 2" "$RINGSIM" "$@"
+    expect_match "$re" "$T/err" "$*: names the option"
+}
+for o in -o --output --set --seed --threads; do
+    empty "^ringsim run: $o needs a value, got \"\"$" run "$S" "$o" ""
+done
+empty '^ringsim run: --seed needs a value, got ""$' run "$S" --seed=
+empty '^ringsim run: --output needs a value, got ""$' run "$S" --output=
+for o in -o --vary --seeds -j --jobs --shard --metric; do
+    empty "^ringsim sweep: $o needs a value, got \"\"$" sweep "$S" --seeds 2 "$o" ""
+done
+empty '^ringsim sweep: --vary needs a value, got ""$' sweep "$S" --vary= -o "$T/s.db"
+for o in --set --seed; do
+    empty "^ringsim check: $o needs a value, got \"\"$" check "$S" "$o" ""
+    empty "^ringsim check: $o needs a value, got \"\"$" check "$S" "$o="
+done
+for o in --by --metric --baseline; do
+    empty "^ringsim report: $o needs a value, got \"\"$" report "$T/x.db" "$o" ""
+    empty "^ringsim report: $o needs a value, got \"\"$" report "$T/x.db" "$o="
+done
+# of a real database: --by= was taken as a path and refused later as one no run has
+"$RINGSIM" run "$S" -o "$T/r.db" --quiet
+empty '^ringsim report: --by needs a value, got ""$' report "$T/r.db" --by=
+for o in --run -d --dir --format --by --metric; do
+    empty "^ringsim plot: $o needs a value, got \"\"$" plot "$T/x.db" "$o" ""
+done
+for o in --run --dir --format --by --metric; do
+    empty "^ringsim plot: $o needs a value, got \"\"$" plot "$T/x.db" "$o="
+done
+for o in --algo --hash --vnodes --nodes --to --keys --start --count --weights --load-factor \
+    --point-format --node-key --table-size --keys-file; do
+    empty "^ringsim ring: $o:? " ring "$o="
+done
+# the one exception: --key '' is the empty key, a key like any other
+expect_exit 0 "ring --key '' looks up the empty key" "$RINGSIM" ring --key '' --count 10 --json
 finish

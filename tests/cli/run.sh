@@ -395,7 +395,7 @@ expect_match "^ringsim run: .*tiny2.db: " "$T/tiny2.err" "and says why, naming t
 
 # -o '' would record nowhere: refused
 expect_exit 2 "run -o '' is refused" "$RINGSIM" run "$S" -o ''
-expect_match "needs a file name" "$T/err" "saying a file name is needed"
+expect_match "^ringsim run: -o needs a value, got \"\"" "$T/err" "saying a file name is needed"
 expect_exit 2 "sweep -o '' is refused" "$RINGSIM" sweep "$S" --seeds 2 -o ''
 expect_exit 2 "merge into '' is refused" "$RINGSIM" merge '' "$T/h0.db"
 
