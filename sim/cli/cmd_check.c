@@ -76,6 +76,7 @@ int cmd_check(int argc, char **argv)
 
     diag_init(&d);
     static const char *const flags[] = {"--help", "--force", "--schema", NULL};
+    static const char *const with_value[] = {"--set", "--seed", NULL};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *val = NULL;
         char *seed_arg = NULL;
@@ -100,15 +101,16 @@ int cmd_check(int argc, char **argv)
             rc = EXIT_OK;
             goto out;
         }
-        if (!strcmp(a, "--set") || !strcmp(a, "--seed")) {
+        const char *opt = long_option_value(a, with_value, &val);
+        if (opt) {
+            a = opt;
+        } else if (option_in(a, with_value)) {
             if (i + 1 >= argc) {
-                rc = usage_error("missing value after", a);
+                fprintf(stderr, "ringsim check: %s needs a value\n", a);
+                fputs(USAGE "  (ringsim check --help)\n", stderr);
                 goto out;
             }
             val = argv[++i];
-        } else if (!strncmp(a, "--set=", 6) || !strncmp(a, "--seed=", 7)) {
-            val = strchr(a, '=') + 1;
-            a = !strncmp(a, "--set=", 6) ? "--set" : "--seed";
         } else if (a[0] == '-' && a[1]) {
             rc = usage_error("unknown option", a);
             goto out;

@@ -121,6 +121,8 @@ static int parse_args(int argc, char **argv, struct plot_args *a)
     a->o.by = a->by;
     a->o.metrics = a->metrics;
     static const char *const flags[] = {"--help", "--sweep", NULL};
+    static const char *const with_value[] = {"--run", "--dir", "--format", "--by", "--metric",
+                                             NULL}; /* and -d, --dir's short form */
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i], *val = NULL;
         const char *flag = long_option_value(arg, flags, &val);
@@ -137,19 +139,15 @@ static int parse_args(int argc, char **argv, struct plot_args *a)
             a->o.sweep = true;
             continue;
         }
-        const char *opts[] = {"--run", "-d", "--dir", "--format", "--by", "--metric"};
-        const char *opt = NULL;
-        for (size_t j = 0; j < ARRAY_LEN(opts) && !opt; j++) {
-            size_t n = strlen(opts[j]);
-            if (!strcmp(arg, opts[j])) {
-                if (i + 1 >= argc)
-                    return usage_error("missing value after", arg);
-                opt = opts[j];
-                val = argv[++i];
-            } else if (!strncmp(arg, opts[j], n) && arg[n] == '=' && opts[j][1] == '-') {
-                opt = opts[j];
-                val = arg + n + 1;
+        const char *opt = long_option_value(arg, with_value, &val);
+        if (!opt && (!strcmp(arg, "-d") || option_in(arg, with_value))) {
+            if (i + 1 >= argc) {
+                fprintf(stderr, "ringsim plot: %s needs a value\n%s  (ringsim plot --help)\n", arg,
+                        usage_line);
+                return EXIT_USAGE;
             }
+            opt = arg;
+            val = argv[++i];
         }
         if (!opt && arg[0] == '-' && arg[1])
             return usage_error("unknown option", arg);

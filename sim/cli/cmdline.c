@@ -243,6 +243,14 @@ const char *long_option_value(const char *a, const char *const *names, const cha
     return NULL;
 }
 
+bool option_in(const char *a, const char *const *names)
+{
+    for (; *names; names++)
+        if (!strcmp(a, *names))
+            return true;
+    return false;
+}
+
 int make_parent_dirs(const char *path, const char *cmd)
 {
     const char *slash = strrchr(path, '/');

@@ -65,6 +65,9 @@ int make_parent_dirs(const char *path, const char *cmd);
  * entry of names and sets *value to what follows the '='; else NULL. So every
  * option with a value may also be written --NAME=VALUE. */
 const char *long_option_value(const char *a, const char *const *names, const char **value);
+/* Whether a is one of names (NULL-terminated), exactly: the option written
+ * alone, its value (if it takes one) the next argument. */
+bool option_in(const char *a, const char *const *names);
 
 /* The run's cost (sim/estimate.h) judged for this machine: memory, and the
  * free space where out_path (NULL: none) goes. 0; else, after one

@@ -6,6 +6,7 @@
 . "$(dirname "$0")/lib.sh"
 S=tests/data/minimal.yaml
 printf 'x\n' >"$T/x.db"
+"$RINGSIM" run "$S" -o "$T/r.db" --quiet
 
 # no_value NAME REGEX CMD...: exit 2, and the message names the option
 no_value() {
@@ -41,6 +42,32 @@ no_value "run --force= (empty)" "^ringsim run: --force takes no value" run "$S" 
 expect_exit 2 "run --list=1 (a sweep option): unknown to run" "$RINGSIM" run "$S" --list=1
 expect_match "^ringsim run: unknown option --list=1" "$T/err" "run --list=1: says unknown"
 
+# --- a missing value: the same message in every subcommand ---------------------------
+# (plot said "missing value after --by", check "missing value after --set")
+expect_exit 2 "run --seed (no value)" "$RINGSIM" run "$S" --seed
+expect_match '^ringsim run: --seed needs a value$' "$T/err" "run: names the option"
+expect_exit 2 "sweep --vary (no value)" "$RINGSIM" sweep "$S" --vary
+expect_match '^ringsim sweep: --vary needs a value$' "$T/err" "sweep: names the option"
+for o in --set --seed; do
+    expect_exit 2 "check $o (no value)" "$RINGSIM" check "$S" "$o"
+    expect_match "^ringsim check: $o needs a value$" "$T/err" "check $o: names the option"
+done
+for o in --by --metric --baseline; do
+    expect_exit 2 "report $o (no value)" "$RINGSIM" report "$T/r.db" "$o"
+    expect_match "^ringsim report: $o needs a value$" "$T/err" "report $o: names the option"
+done
+for o in --run -d --dir --format --by --metric; do
+    expect_exit 2 "plot $o (no value)" "$RINGSIM" plot "$T/r.db" "$o"
+    expect_match "^ringsim plot: $o needs a value$" "$T/err" "plot $o: names the option"
+done
+expect_exit 2 "ring --count (no value)" "$RINGSIM" ring --count
+expect_match '^ringsim ring: --count needs a value$' "$T/err" "ring: names the option"
+# --NAME=VALUE for every long option of plot and check
+expect_exit 0 "check --set=PATH=VALUE --seed=N" "$RINGSIM" check "$S" --set=routing.vnodes=8 --seed=3
+expect_exit 2 "plot -d=DIR: a short option takes its value as the next argument" \
+    "$RINGSIM" plot "$T/r.db" -d="$T/p"
+expect_match '^ringsim plot: unknown option -d=' "$T/err" "plot -d=DIR: unknown option"
+
 # --- an empty value for an option that takes one -------------------------------------
 # empty EXPECTED CMD...: exit 2, and the message names the option ($4 onward is argv)
 empty() {
@@ -67,7 +94,6 @@ for o in --by --metric --baseline; do
     empty "^ringsim report: $o needs a value, got \"\"$" report "$T/x.db" "$o="
 done
 # of a real database: --by= was taken as a path and refused later as one no run has
-"$RINGSIM" run "$S" -o "$T/r.db" --quiet
 empty '^ringsim report: --by needs a value, got ""$' report "$T/r.db" --by=
 for o in --run -d --dir --format --by --metric; do
     empty "^ringsim plot: $o needs a value, got \"\"$" plot "$T/x.db" "$o" ""
