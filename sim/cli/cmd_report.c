@@ -97,7 +97,7 @@ int cmd_report(int argc, char **argv)
             free(msg);
             break;
         }
-        bool takes = !strcmp(a, "--by") || !strcmp(a, "--metric") || !strcmp(a, "--baseline");
+        bool takes = option_in(a, with_value);
         if (takes && next && !inline_value)
             i++;
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
