@@ -95,10 +95,11 @@ static const char sweep_usage[] =
     "                     peak_backend_qps, peak_db_util, db_overload_s,\n"
     "                     cascade_removals, stale_reads, stale_overwrites, errors)\n"
     "  --list             run nothing: print one line per run, \"I COMMAND\", where\n"
-    "                     COMMAND is this sweep with --shard I/N (N = the number of\n"
-    "                     runs) writing to its own part file OUT.db.part-I (I zero-\n"
-    "                     padded); run the lines anywhere (GNU parallel, a job array),\n"
-    "                     then ringsim merge OUT.db OUT.db.part-*; -o - is refused\n"
+    "                     COMMAND is this sweep without --list, -o and -j, with\n"
+    "                     --shard I/N (N = the number of runs) and -o its own part\n"
+    "                     file OUT.db.part-I (I zero-padded); run the lines anywhere\n"
+    "                     (GNU parallel, a job array), then ringsim merge OUT.db\n"
+    "                     OUT.db.part-*; -o - is refused\n"
     "\n"
     "Prints one line per run and, at the end, one table per metric with a row per\n"
     "combination, in ringsim report's order: its complete runs, the mean with its\n"
@@ -551,14 +552,13 @@ static int print_list(struct sweep *sw)
     sb_init(&line);
     shell_word(&base, cli_program());
     sb_puts(&base, " sweep");
-    static const char *const dropped[] = {"--output", "--jobs", NULL};
+    static const char *const dropped[] = {"-o", "--output", "-j", "--jobs", NULL};
     for (int i = 1; i < sw->cli.argc; i++) {
         const char *a = sw->cli.argv[i], *v;
         if (!strcmp(a, "--list") || long_option_value(a, dropped, &v))
             continue;
-        if (!strcmp(a, "-o") || !strcmp(a, "--output") || !strcmp(a, "-j")
-            || !strcmp(a, "--jobs")) {
-            i++;
+        if (option_in(a, dropped)) {
+            i++; /* and its value */
             continue;
         }
         sb_putc(&base, ' ');

@@ -68,6 +68,12 @@ expect_exit 2 "plot -d=DIR: a short option takes its value as the next argument"
     "$RINGSIM" plot "$T/r.db" -d="$T/p"
 expect_match '^ringsim plot: unknown option -d=' "$T/err" "plot -d=DIR: unknown option"
 
+# --- sweep --list: each command is the sweep without --list, -o and -j, in any form ---
+expect_exit 0 "sweep --list with -o, --output=, -j, --jobs=" "$RINGSIM" sweep "$S" --seeds 2 \
+    -o "$T/a.db" --output="$T/l.db" -j 2 --jobs=3 --list --threads 1 --metric=hit_rate
+expect_eq "$(sed -n 1p "$T/out")" "0 $RINGSIM sweep $S --seeds 2 --threads 1 --metric=hit_rate --shard 0/2 -o $T/l.db.part-0" \
+    "the command keeps the other options as given and drops -o, --output, -j, --jobs and --list"
+
 # --- an empty value for an option that takes one -------------------------------------
 # empty EXPECTED CMD...: exit 2, and the message names the option ($4 onward is argv)
 empty() {
