@@ -43,6 +43,8 @@ static void usage(FILE *f)
           "                    about 146 years) or this machine's memory\n"
           "  --schema          print the schema reference (scenarios/README.md) and exit\n"
           "  -h, --help        this text\n"
+          "  --                the end of the options: what follows is the scenario file,\n"
+          "                    even a name that starts with -\n"
           "\n"
           "examples:\n"
           "  ringsim check scenarios/scale_out_3_to_4.yaml --set routing.vnodes=512\n"
@@ -77,9 +79,22 @@ int cmd_check(int argc, char **argv)
     diag_init(&d);
     static const char *const flags[] = {"--help", "--force", "--schema", NULL};
     static const char *const with_value[] = {"--set", "--seed", NULL};
+    bool options_ended = false; /* after "--": every argument is the scenario file */
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *val = NULL;
         char *seed_arg = NULL;
+        if (!options_ended && !strcmp(a, "--")) {
+            options_ended = true;
+            continue;
+        }
+        if (options_ended) {
+            if (file) {
+                rc = usage_error("more than one scenario file:", a);
+                goto out;
+            }
+            file = a;
+            continue;
+        }
         const char *flag = long_option_value(a, flags, &val);
         if (flag) {
             fprintf(stderr, "ringsim check: %s takes no value, got %s; write %s alone\n", flag,

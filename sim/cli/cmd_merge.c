@@ -33,6 +33,9 @@ static const char merge_usage[] =
     "cannot be written (nothing is merged); 2 bad usage, an input that does not exist,\n"
     "is OUT.db, or is given twice.\n"
     "\n"
+    "Options: -h, --help (this text); -- ends the options, so that a file whose name\n"
+    "starts with - can follow (ringsim merge -- -all.db a.db).\n"
+    "\n"
     "example:\n"
     "  ringsim merge results/all.db results/shard0.db results/shard1.db\n";
 
@@ -47,24 +50,50 @@ static void warn_running(void *ctx, const char *src_path, int64_t run_id, const 
               src_path, (long long)run_id, name ? name : "?");
 }
 
-int cmd_merge(int argc, char **argv)
+/* The files (argv[1] OUT.db, then the inputs) after the options, a "--"
+ * ending them: returns a new argv of argv[0] and the files, and its argc
+ * in *n; NULL after a message on bad usage (exit 2), *n 0 after --help. */
+static char **merge_files(int argc, char **argv, int *n)
 {
+    char **files = xcalloc((size_t)argc + 1, sizeof(*files));
+    bool options_ended = false;
+    files[0] = argv[0];
+    *n = 1;
     for (int i = 1; i < argc; i++) {
+        if (options_ended) {
+            files[(*n)++] = argv[i];
+            continue;
+        }
+        if (!strcmp(argv[i], "--")) {
+            options_ended = true;
+            continue;
+        }
         if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
             fputs(merge_usage, stdout);
-            return EXIT_OK;
+            *n = 0;
+            return files;
         }
         const char *v;
         if (long_option_value(argv[i], (const char *const[]){"--help", NULL}, &v)) {
             fprintf(stderr, "ringsim merge: --help takes no value, got %s; write --help alone\n",
                     argv[i]);
-            return EXIT_USAGE;
+            free(files);
+            return NULL;
         }
-        if (argv[i][0] == '-') {
+        if (argv[i][0] == '-' && argv[i][1]) {
             fprintf(stderr, "ringsim merge: unknown option %s\n%s", argv[i], merge_usage);
-            return EXIT_USAGE;
+            free(files);
+            return NULL;
         }
+        files[(*n)++] = argv[i];
     }
+    return files;
+}
+
+/* merge OUT.db IN.db... once the options are read: argv[1] OUT.db, then
+ * the inputs. */
+static int merge(int argc, char **argv)
+{
     if (argc < 3) {
         fprintf(stderr, "ringsim merge: need OUT.db and at least one IN.db\n%s", merge_usage);
         return EXIT_USAGE;
@@ -145,4 +174,15 @@ int cmd_merge(int argc, char **argv)
     printf("%d run%s merged into %s\n", total, total == 1 ? "" : "s", argv[1]);
     free(each);
     return EXIT_OK;
+}
+
+int cmd_merge(int argc, char **argv)
+{
+    int n;
+    char **files = merge_files(argc, argv, &n);
+    if (!files)
+        return EXIT_USAGE;
+    int rc = n ? merge(n, files) : EXIT_OK;
+    free(files);
+    return rc;
 }

@@ -62,6 +62,8 @@ static void usage(FILE *f)
             "  -d, --dir DIR     where to write (default: results/plots/<DB name without .db>/)\n"
             "  --format F        png (the default; 1100 px wide) or svg\n"
             "  -h, --help        this text\n"
+            "  --                the end of the options: what follows is the database, even\n"
+            "                    a name that starts with -\n"
             "\n"
             "examples:\n"
             "  ringsim run scenarios/scale_out_3_to_4.yaml -o results/so.db\n"
@@ -123,8 +125,19 @@ static int parse_args(int argc, char **argv, struct plot_args *a)
     static const char *const flags[] = {"--help", "--sweep", NULL};
     static const char *const with_value[] = {"--run", "--dir", "--format", "--by", "--metric",
                                              NULL}; /* and -d, --dir's short form */
+    bool options_ended = false; /* after "--": every argument is the database */
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i], *val = NULL;
+        if (!options_ended && !strcmp(arg, "--")) {
+            options_ended = true;
+            continue;
+        }
+        if (options_ended) {
+            if (a->o.db)
+                return usage_error("more than one database:", arg);
+            a->o.db = arg;
+            continue;
+        }
         const char *flag = long_option_value(arg, flags, &val);
         if (flag) {
             fprintf(stderr, "ringsim plot: %s takes no value, got %s; write %s alone\n%s  "

@@ -45,6 +45,8 @@ static const char report_usage[] =
     "                        \"nulls\"[,\"diff\":{\"mean\",\"ci95\",\"pairs\"}]}},\n"
     "                        \"runs_with\":{\"cascade_removals\":k,\"db_overload_s\":k}}\n"
     "  -h, --help            this text\n"
+    "  --                    the end of the options: what follows is the database, even a\n"
+    "                        name that starts with -\n"
     "\n"
     "The table shows shares as % (hit rates, peak_db_util); CSV and JSON keep the\n"
     "database's units (0..1). A CI needs two runs with a value: with one it is \"-\"\n"
@@ -81,8 +83,19 @@ int cmd_report(int argc, char **argv)
     int rc = -1;
     static const char *const with_value[] = {"--by", "--metric", "--baseline", NULL};
     static const char *const flags[] = {"--help", "--csv", "--json", NULL};
+    bool options_ended = false; /* after "--": every argument is the database */
     for (int i = 1; i < argc && rc < 0; i++) {
         const char *a = argv[i];
+        if (!options_ended && !strcmp(a, "--")) {
+            options_ended = true;
+            continue;
+        }
+        if (options_ended) {
+            if (o.db)
+                rc = usage_error("one database at a time (got a second: %s)", a);
+            o.db = a;
+            continue;
+        }
         const char *next = i + 1 < argc ? argv[i + 1] : NULL;
         const char *inline_value = NULL;
         const char *bare = long_option_value(a, with_value, &inline_value);

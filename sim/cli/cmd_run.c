@@ -48,6 +48,8 @@ static const char run_usage[] =
     "                     request stream and the service times ahead (default: 2 when\n"
     "                     two processors are available); the results are the same\n"
     "  --metrics          print the results database reference (output/README.md) and exit\n"
+    "  --                 the end of the options: what follows is the scenario file, even\n"
+    "                     a name that starts with - (ringsim run -o x.db -- -a.yaml)\n"
     "\n"
     "Prints the summary (the `summary` table's numbers) on stdout and a progress bar on\n"
     "stderr when stderr is a terminal, then on stderr the wall time, the peak memory and\n"

@@ -100,6 +100,8 @@ static const char sweep_usage[] =
     "                     file OUT.db.part-I (I zero-padded); run the lines anywhere\n"
     "                     (GNU parallel, a job array), then ringsim merge OUT.db\n"
     "                     OUT.db.part-*; -o - is refused\n"
+    "  --                 the end of the options: what follows is the scenario file,\n"
+    "                     even a name that starts with -\n"
     "\n"
     "Prints one line per run and, at the end, one table per metric with a row per\n"
     "combination, in ringsim report's order: its complete runs, the mean with its\n"
@@ -546,15 +548,24 @@ static int print_list(struct sweep *sw)
     int digits = 1;
     for (size_t n = sw->n_runs - 1; n >= 10; n /= 10)
         digits++;
-    /* the command as given, without --list, -o and -j */
-    struct strbuf base, line;
+    /* the command as given, without --list, -o and -j; what follows a "--"
+     * (the scenario) goes after the options each line adds, as tail */
+    struct strbuf base, line, tail;
     sb_init(&base);
     sb_init(&line);
+    sb_init(&tail);
     shell_word(&base, cli_program());
     sb_puts(&base, " sweep");
     static const char *const dropped[] = {"-o", "--output", "-j", "--jobs", NULL};
     for (int i = 1; i < sw->cli.argc; i++) {
         const char *a = sw->cli.argv[i], *v;
+        if (!strcmp(a, "--")) {
+            for (; i < sw->cli.argc; i++) {
+                sb_putc(&tail, ' ');
+                shell_word(&tail, sw->cli.argv[i]);
+            }
+            break;
+        }
         if (!strcmp(a, "--list") || long_option_value(a, dropped, &v))
             continue;
         if (option_in(a, dropped)) {
@@ -570,6 +581,7 @@ static int print_list(struct sweep *sw)
         char *part = xasprintf("%s.part-%0*zu", sw->cli.out, digits, i);
         shell_word(&line, part);
         free(part);
+        sb_puts(&line, tail.len ? tail.buf : "");
         sb_putc(&line, '\n');
         fwrite(line.buf, 1, line.len, stdout);
     }
@@ -589,6 +601,7 @@ static int print_list(struct sweep *sw)
             sw->seeds, sw->seeds == 1 ? "" : "s", line.buf);
     sb_deinit(&base);
     sb_deinit(&line);
+    sb_deinit(&tail);
     if (fflush(stdout) || ferror(stdout)) {
         perror("ringsim sweep: stdout");
         return EXIT_RUN_FAILED;

@@ -82,6 +82,19 @@ static int sweep_option(struct run_cli *c, const char *cmd, const char *a, const
     return 1;
 }
 
+/* The scenario file: the one argument that is not an option. 0, or -1 after
+ * a message. */
+static int take_scenario(struct run_cli *c, const char *cmd, const char *a)
+{
+    if (c->scenario) {
+        fprintf(stderr, "ringsim %s: one scenario at a time (got %s and %s)\n", cmd, c->scenario,
+                a);
+        return -1;
+    }
+    c->scenario = a;
+    return 0;
+}
+
 int run_cli_parse(struct run_cli *c, int argc, char **argv, const char *usage, bool is_run,
                   struct diag *d)
 {
@@ -97,8 +110,15 @@ int run_cli_parse(struct run_cli *c, int argc, char **argv, const char *usage, b
                                             "--force", "--metrics", NULL};
     static const char *const sweep_flags[] = {"--help",  "--quiet", "--no-progress",
                                               "--force", "--list",  NULL};
+    bool options_ended = false; /* after "--": every argument is the scenario */
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
+        if (options_ended || !strcmp(a, "--")) {
+            if (options_ended && take_scenario(c, argv[0], a))
+                goto usage_error;
+            options_ended = true;
+            continue;
+        }
         const char *next = i + 1 < argc ? argv[i + 1] : NULL;
         const char *inline_value = NULL;
         const char *bare = long_option_value(a, with_value, &inline_value);
@@ -161,11 +181,7 @@ int run_cli_parse(struct run_cli *c, int argc, char **argv, const char *usage, b
         } else if (a[0] == '-' && a[1]) {
             fprintf(stderr, "ringsim %s: unknown option %s\n%s", argv[0], a, usage);
             goto usage_error;
-        } else if (!c->scenario) {
-            c->scenario = a;
-        } else {
-            fprintf(stderr, "ringsim %s: one scenario at a time (got %s and %s)\n", argv[0],
-                    c->scenario, a);
+        } else if (take_scenario(c, argv[0], a)) {
             goto usage_error;
         }
 #undef NEED_VALUE

@@ -2,7 +2,7 @@
 # The option syntax every subcommand shares (sim/cli/README.md, "Conventions"):
 # an option that takes no value, given one (--force=1), is refused as such, not
 # as an unknown option; an empty value for an option that takes one is refused,
-# naming the option (exit 2).
+# naming the option (exit 2); "--" ends the options of every command that takes files.
 . "$(dirname "$0")/lib.sh"
 S=tests/data/minimal.yaml
 printf 'x\n' >"$T/x.db"
@@ -73,6 +73,46 @@ expect_exit 0 "sweep --list with -o, --output=, -j, --jobs=" "$RINGSIM" sweep "$
     -o "$T/a.db" --output="$T/l.db" -j 2 --jobs=3 --list --threads 1 --metric=hit_rate
 expect_eq "$(sed -n 1p "$T/out")" "0 $RINGSIM sweep $S --seeds 2 --threads 1 --metric=hit_rate --shard 0/2 -o $T/l.db.part-0" \
     "the command keeps the other options as given and drops -o, --output, -j, --jobs and --list"
+
+# --- "--": the end of the options ------------------------------------------------------
+# (every command refused it as an unknown option, so a file whose name starts with -
+# could not be named at all but as ./-x)
+mkdir "$T/d"
+cp "$S" "$T/d/-m.yaml"
+cp "$T/r.db" "$T/d/-r.db"
+top=$(pwd)
+cd "$T/d" || exit 1
+expect_exit 0 "run -o x.db -- -m.yaml" "$RINGSIM" run --quiet -o x.db -- -m.yaml
+expect_eq "$(sqlite3 x.db 'SELECT count(*) FROM runs')" 1 "run --: the scenario after it ran"
+expect_exit 2 "run -- x -o y: after --, -o is a second file" "$RINGSIM" run -- -m.yaml -o y.db
+expect_match '^ringsim run: one scenario at a time \(got -m.yaml and -o\)' "$T/err" \
+    "run --: says so"
+expect_exit 0 "check -- -m.yaml" "$RINGSIM" check -- -m.yaml
+expect_match '^ok: ' "$T/out" "check --: ok"
+expect_exit 2 "check -m.yaml without --" "$RINGSIM" check -m.yaml
+expect_match '^ringsim check: unknown option -m.yaml' "$T/err" "an option without --"
+expect_exit 0 "report --metric hit_rate --csv -- -r.db" "$RINGSIM" report --metric hit_rate \
+    --csv -- -r.db
+expect_match '^minimal,1,hit_rate,' "$T/out" "report --: the database after it"
+expect_exit 0 "plot -d p -- -r.db" "$RINGSIM" plot -d p -- -r.db
+[ -f p/index.html ]; ok $? "plot --: drawn"
+expect_exit 0 "merge -- -all.db -r.db x.db" "$RINGSIM" merge -- -all.db -r.db x.db
+expect_eq "$(sqlite3 ./-all.db 'SELECT count(*) FROM runs')" 2 "merge --: both merged"
+expect_exit 2 "merge -all.db without --" "$RINGSIM" merge -all.db x.db
+expect_exit 0 "sweep --seeds 2 -j 2 -o -s.db -- -m.yaml" "$RINGSIM" sweep --seeds 2 -j 2 \
+    -o -s.db --no-progress -- -m.yaml
+expect_eq "$(sqlite3 ./-s.db 'SELECT count(*) FROM runs')" 2 "sweep --: both seeds"
+# --list: "--" and the scenario after the options each command adds
+expect_exit 0 "sweep --list -- -m.yaml" "$RINGSIM" sweep --seeds 2 -o l.db --list -- -m.yaml
+expect_eq "$(sed -n 2p "$T/out")" "1 $RINGSIM sweep --seeds 2 --shard 1/2 -o l.db.part-1 -- -m.yaml" \
+    "sweep --list: -- and the scenario last"
+cut -d' ' -f2- "$T/out" | sh >/dev/null 2>&1
+ok $? "the listed commands run"
+expect_exit 0 "merge the parts" "$RINGSIM" merge l.db l.db.part-0 l.db.part-1
+# a second "--" is a file name
+expect_exit 2 "run -- -- (a file named --)" "$RINGSIM" run -- --
+expect_match '^--: ' "$T/err" "run -- --: the file -- is read"
+cd "$top" || exit 1
 
 # --- an empty value for an option that takes one -------------------------------------
 # empty EXPECTED CMD...: exit 2, and the message names the option ($4 onward is argv)
