@@ -5,7 +5,8 @@
 #
 #   sh tests/run.sh --bin ./ringsim --unit DIR [--unit DIR]... [--wrap CMD]
 #                   [--unit-only] [--cli-only] [--cli-files "a.sh b.sh"] [-j N] [PATTERN...]
-# --unit names a folder of test binaries (unit tests, model tests); a
+# --unit names a folder of test binaries (unit tests, model tests; files of
+# the same name in two folders are two files, each with its own results); a
 # PATTERN selects files whose name contains it; --cli-files names the
 # command-line test files to run (default: all; a name or a path). -j N runs
 # N files at once (default 2, or $RINGSIM_TEST_JOBS), the longest first, a
@@ -15,9 +16,11 @@
 #   sh tests/run.sh --bin ./ringsim --cli-only --cli-files ring.sh
 #   sh tests/run.sh --unit build/release/tests/model --unit-only test_health
 set -u
-# (internal) one file, run by the pool below: --one "KIND PATH"
+# (internal) one file, run by the pool below: --one "INDEX KIND PATH"
 if [ "${1:-}" = --one ]; then
-    kind=${2%% *} path=${2#* } name=$(basename "${2#* }")
+    idx=${2%% *} rest=${2#* }
+    kind=${rest%% *} path=${rest#* }
+    name=$idx-$(basename "$path")
     (
         cd "$RUN_TOP" || exit 1
         if [ "$kind" = unit ]; then
@@ -40,7 +43,7 @@ while [ $# -gt 0 ]; do
         --unit-only) unit_only=1; shift ;;
         --cli-only) cli_only=1; shift ;;
         -j) jobs=$2; shift 2 ;;
-        -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
         *) pats="$pats $1"; shift ;;
     esac
 done
@@ -103,19 +106,21 @@ fi
 # longest files start first (so the pool ends together; measured, with and
 # without the sanitizers), then the other command-line files, then the rest.
 # A name missing here only costs time. Each file's TAP goes to
-# $out/<name>.tap and its exit code to .rc.
+# $out/<I>-<name>.tap and its exit code to .rc, I its line in the list (two
+# --unit folders may hold files of the same name).
 long="test_migration test_incidents test_transitions test_bounded run.sh test_health
       test_replicas test_mechanisms ring.sh test_models test_engine"
 awk -v long="$long" 'BEGIN { n = split(long, a, /[ \n]+/); for (i = 1; i <= n; i++) r[a[i]] = i }
     { f = $0; sub(/.*\//, "", f); k = (f in r) ? r[f] : (/^cli / ? 100 : 200)
-      printf "%d\t%d\t%s\n", k, NR, $0 }' "$list" | sort -n -k1,1 -k2,2 | cut -f3- >"$out/order"
+      printf "%d\t%d\t%d %s\n", k, NR, NR, $0 }' "$list" | sort -n -k1,1 -k2,2 | cut -f3- >"$out/order"
 RUN_TOP=$top RUN_OUT=$out RUN_WRAP=$wrap \
     xargs -d '\n' -P "$jobs" -n 1 sh "$here/run.sh" --one <"$out/order"
 
-passed=0 failed=0
+passed=0 failed=0 idx=0
 while read -r kind path; do
+    idx=$((idx + 1))
     name=$(basename "$path")
-    log="$out/$name.tap" rc=$(cat "$out/$name.rc" 2>/dev/null || echo 99)
+    log="$out/$idx-$name.tap" rc=$(cat "$out/$idx-$name.rc" 2>/dev/null || echo 99)
     [ -f "$log" ] || echo "not ok - $name did not run (its runner stopped before it)" >"$log"
     p=$(grep -c '^ok ' "$log")
     f=$(grep -c '^not ok ' "$log")

@@ -2,7 +2,8 @@
 # tests/run.sh itself: a file that did not run is never a pass. A -j that
 # is not a positive number (or RINGSIM_TEST_JOBS) once ran nothing and ended
 # "0 passed, 0 failed" with status 0; a file its runner never started (the
-# pool stops when a runner is killed) counted as nothing, not as a failure.
+# pool stops when a runner is killed) counted as nothing, not as a failure;
+# two files of the same name in two --unit folders shared one result file.
 . "$(dirname "$0")/lib.sh"
 RUNNER="${RINGSIM_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/run.sh"
 mkdir -p "$T/u"
@@ -43,4 +44,17 @@ if [ -r /proc/self/stat ]; then
 else
     _n=$((_n + 1)); echo "ok $_n - a killed runner # SKIP no /proc"
 fi
+
+# two --unit folders with a file of the same name: each counts with its own results
+# (both wrote NAME.tap, so one's results were counted twice and the other's lost)
+mkdir -p "$T/v1" "$T/v2"
+cp "$T/u/test_a" "$T/v1/test_same"
+printf '#!/bin/sh\necho "not ok 1 - same, failing"\nexit 1\n' >"$T/v2/test_same"
+chmod +x "$T/v1/test_same" "$T/v2/test_same"
+expect_exit 1 "two files named test_same: the failing one fails the run" sh "$RUNNER" -j 2 \
+    --unit "$T/v1" --unit "$T/v2" --unit-only
+expect_match "^1 passed, 1 failed$" "$T/out" "one passed, one failed: each file's own results"
+expect_exit 1 "the same, one file at a time" sh "$RUNNER" -j 1 --unit "$T/v1" --unit "$T/v2" \
+    --unit-only
+expect_match "^1 passed, 1 failed$" "$T/out" "one passed, one failed (-j 1)"
 finish
