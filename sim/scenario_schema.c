@@ -103,7 +103,8 @@ static const struct key cache_keys[] = {
     {"prewarm", KT_BOOL, F(CC, prewarm), .def = "true",
      .doc = "Nodes present at time 0 start as after a long run of the workload: holding what "
             "their LRU would hold then (the most recently requested keys they own that fit, "
-            "writes and TTLs included; with a trace, its most requested keys), so the hit "
+            "writes and TTLs included; with a trace, its most requested keys; with "
+            "`clients.fill: none`, only what write-throughs leave), so the hit "
             "rate starts at its steady state (a node "
             "added by an event always joins empty)."},
 };
