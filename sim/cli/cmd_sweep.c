@@ -588,6 +588,8 @@ static int print_list(struct sweep *sw)
     /* a name that starts with '-' would read as an option of merge */
     const char *dot = sw->cli.out[0] == '-' ? "./" : "";
     sb_reset(&line);
+    shell_word(&line, cli_program()); /* the binary as invoked, as in the lines above */
+    sb_puts(&line, " merge ");
     char *merged = xasprintf("%s%s", dot, sw->cli.out);
     shell_word(&line, merged);
     free(merged);
@@ -596,7 +598,7 @@ static int print_list(struct sweep *sw)
     shell_word(&line, parts);
     free(parts);
     fprintf(stderr, "ringsim sweep: %zu command%s, one run each (%zu combination%s x %u seed%s); "
-                    "when all have run: ringsim merge %s*\n",
+                    "when all have run: %s*\n",
             sw->n_runs, sw->n_runs == 1 ? "" : "s", sw->n_groups, sw->n_groups == 1 ? "" : "s",
             sw->seeds, sw->seeds == 1 ? "" : "s", line.buf);
     sb_deinit(&base);
