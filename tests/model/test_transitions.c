@@ -755,7 +755,7 @@ static void test_staged_join(void **state)
 
     /* staged from the owners: enters the ring at 34.7 s with 95% of its GETs
      * covered, then dips by what is left: 0.6-0.9 points (seeds 1-8), a
-     * database peak of 458-497/s, a fifth of the cold join's or less */
+     * database peak of 460-500/s, a fifth of the cold join's or less */
     CHECK_NEAR(event_time(&st, "warm_done"), 34.75, 0.05, "staged: enters the ring");
     CHECK_RANGE(SUM(&st, warm_copies, 30, 120), 23400, 23900, "staged: copies");
     CHECK_RANGE(base - st.summary.min_hit_rate, 0.005, 0.025, "staged: dip below the baseline");
