@@ -159,7 +159,11 @@ int trace_reader_estimate(const struct trace_cfg *cfg, struct trace_estimate *e)
         }
     } else {
         bool whole = (size_t)got < want;
-        size_t used = csv_sample(buf, (size_t)got, whole, h, &n, &first, &last);
+        /* a UTF-8 byte order mark opening the file is not part of its first line
+         * (as the reader drops it) */
+        size_t bom = got >= 3 && !memcmp(buf, "\xef\xbb\xbf", 3) ? 3 : 0;
+        size_t used = bom + csv_sample(buf + bom, (size_t)got - bom, whole, h, &n, &first,
+                                       &last);
         e->requests = whole || !used ? (double)n : floor((double)n * e->bytes / (double)used);
         if (!whole && !csv_last_time(fd, e->bytes, &last))
             last = first;

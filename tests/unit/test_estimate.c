@@ -277,6 +277,14 @@ static void test_trace_estimate(void **state)
     judge(yaml, NULL, false, msg, sizeof msg, &c);
     assert_true(c.requests == 3000);
     assert_true(c.key_bytes == 700 * 100.0);
+    /* a byte order mark opening the file does not hide its first line (its only
+     * one: no request estimated before) */
+    f = fopen(path, "w");
+    fprintf(f, "\xef\xbb\xbf" "0,k1,get\n");
+    fclose(f);
+    judge(yaml, NULL, false, msg, sizeof msg, &c);
+    assert_true(c.requests == 1);
+    assert_true(c.key_bytes == 100.0);
     /* a csv larger than the sample ends in a comment and a blank line: its span
      * still comes from its last request (1,000 s; 100 s of it played: a tenth) */
     f = fopen(path, "w");
