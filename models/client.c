@@ -303,11 +303,12 @@ static int64_t take_token(struct sim *s, struct instance *in)
     }
     if (c->backfill_mode != BACKFILL_WAIT)
         return -1;
-    int64_t wait = (int64_t)ceil((1.0 - in->tokens) * 1e9 / rate);
-    if (wait > c->backfill_wait_ns)
+    /* a tiny rate makes the wait too long for an int64_t (past any backfill_wait) */
+    double wait = ceil((1.0 - in->tokens) * 1e9 / rate);
+    if (wait >= 0x1p63 || (int64_t)wait > c->backfill_wait_ns)
         return -1;
     in->tokens -= 1.0;
-    return wait;
+    return (int64_t)wait;
 }
 
 /* The waiters of r's coalesced read fail with it. */

@@ -14,7 +14,8 @@
  *  - a later set_weight (set_vnodes) of a node replaces an earlier one's
  *    steps left, and an id added back has the routing's vnodes again;
  *  - backfill_mode wait: fewer failed reads than fail, at a latency cost;
- *    a read with no token due in backfill_wait fails after waiting it;
+ *    a read with no token due in backfill_wait fails after waiting it, one
+ *    due past the clock's range too;
  *  - network jitter: fills and write-throughs overtake each other (clobbers);
  *  - sampled request traces: about the fraction asked, and they change
  *    nothing else (the tick rows are identical); a redirected operation
@@ -308,6 +309,28 @@ static void test_backfill_wait_fails_after_the_wait(void **state)
     mem_run_free(&f);
 }
 
+/* A backfill_qps so small that the next token is due past what an int64_t
+ * holds: no read waits for it; each waits backfill_wait and fails (the wait
+ * once overflowed to a time in the past, and the reads went through). */
+static void test_backfill_wait_tiny_rate(void **state)
+{
+    (void)state;
+    const char *yaml =
+        "name: bft\nduration: 6s\ntick: 1s\n"
+        "workload: {keys: 100000, qps: 2000}\n"
+        "nodes: [{id: A}, {id: B}]\n"
+        "cache: {capacity_items: 1000000, prewarm: false}\n"
+        "clients: {instances: 2, backfill_qps: 1e-300, backfill_mode: wait, "
+        "backfill_wait: 1500ms}\n";
+    struct mem_run m;
+    mem_run_yaml(&m, yaml, NULL);
+    /* cold: every read misses; but the first of each instance, each fails 1.5 s later */
+    assert_int_equal(MEM_SUM(&m, errors, 0, 1), 0);
+    CHECK_RANGE((double)MEM_SUM(&m, errors, 2, 6), 0.9 * 4 * 2000, 1.1 * 4 * 2000,
+                "errors of seconds 2-6");
+    mem_run_free(&m);
+}
+
 static void test_jitter_reorders(void **state)
 {
     (void)state;
@@ -514,6 +537,7 @@ int main(void)
         cmocka_unit_test(test_protocol_changes),
         cmocka_unit_test(test_backfill_wait),
         cmocka_unit_test(test_backfill_wait_fails_after_the_wait),
+        cmocka_unit_test(test_backfill_wait_tiny_rate),
         cmocka_unit_test(test_jitter_reorders),
         cmocka_unit_test(test_request_traces),
         cmocka_unit_test(test_request_trace_error_replies),
