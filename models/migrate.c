@@ -315,6 +315,14 @@ static bool next_slot(struct sim *s, struct migration *m)
 
 /* ---- copies ------------------------------------------------------------------------- */
 
+/* When the next copy is due: the k-th starts k / rate after the start (retries
+ * count); with a rate so small that it is due past 2^62 ns (a time no run
+ * reaches), then (the time must fit an int64_t). */
+static int64_t copy_at(const struct migration *m)
+{
+    return m->start_ns + (int64_t)fmin(ceil((double)m->attempts * 1e9 / m->rate), 0x1p62);
+}
+
 /* Starts moving the next key of the slot: a read at the source. */
 static void copy_next(struct sim *s, struct migration *m)
 {
@@ -459,11 +467,10 @@ void migrate_step(struct sim *s)
         return;
     if (m->next_key == m->n_keys)
         return; /* every key under way: the last copy done hands the slot over */
-    /* the k-th copy starts k / rate after the start (retries count) */
-    int64_t at = m->start_ns + (int64_t)ceil((double)m->attempts * 1e9 / m->rate);
+    int64_t at = copy_at(m);
     if (at <= s->eng.now_ns) {
         copy_next(s, m);
-        at = m->start_ns + (int64_t)ceil((double)m->attempts * 1e9 / m->rate);
+        at = copy_at(m);
     }
     if (m->next_key < m->n_keys)
         ask_step(s, at);

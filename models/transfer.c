@@ -324,11 +324,14 @@ void transfer_start_drain(struct sim *s, uint32_t node, uint32_t event)
             return; /* the run has failed */
 }
 
-/* When the k-th turn of the transfer's list (from its first plan) is due. */
+/* When the k-th turn of the transfer's list (from its first plan) is due;
+ * with a rate so small that it is due past 2^62 ns (a time no run reaches),
+ * then (the time must fit an int64_t). */
 static int64_t turn_at(const struct sim *s, const struct transfer *t)
 {
     int64_t k = t->turns;
-    return MAX(t->start_ns + (int64_t)ceil((double)k * 1e9 / t->rate), s->eng.now_ns);
+    double after = fmin(ceil((double)k * 1e9 / t->rate), 0x1p62);
+    return MAX(t->start_ns + (int64_t)after, s->eng.now_ns);
 }
 
 /* Plans transfer i again; -1 if the run has failed. */

@@ -6,7 +6,9 @@
  *  - a staged join warmed from the owners: the hit rate within a few points
  *    of the baseline and the database peak far below the cold join's; warmed
  *    from the database at a rate past its headroom: it is overloaded;
- *  - a drain: the hit rate stays up where an instant removal drops it;
+ *  - a drain: the hit rate stays up where an instant removal drops it; at
+ *    a rate too small for the clock's range (as a warm-up, a migration) it
+ *    copies one key;
  *  - a weight halved in four steps: the same keys move, in smaller waves;
  *  - a hash change: about 1 - 1/N of the keys move (N equal nodes);
  *  - an address change moves keys under node_key: address only, the
@@ -331,6 +333,40 @@ static void test_backfill_wait_tiny_rate(void **state)
     mem_run_free(&m);
 }
 
+/* A drain, a warm-up or a slot migration at a rate so small that its second
+ * copy is due past the clock's range copies one key, not all of them at once
+ * (the time of the next copy once overflowed to the past); the drain ends at
+ * its max_wait, the migration with the run. */
+static void test_transfer_tiny_rate(void **state)
+{
+    (void)state;
+    const char *base =
+        "name: tiny\nduration: 5s\ntick: 1s\n"
+        "workload: {keys: 5000, qps: 2000}\n"
+        "nodes: [{id: A}, {id: B}, {id: C}]\n"
+        "cache: {capacity_items: 100000}\n";
+    const char *ev[] = {
+        "events: [{at: 1s, remove_node: {id: B, drain: {rate: 1e-300, max_wait: 2s}}}]\n",
+        "events: [{at: 1s, add_node: {id: D, warm: {rate: 1e-300}}}]\n",
+        "routing: {algorithm: slots}\n"
+        "events: [{at: 1s, migrate_slots: {from: A, to: B, slots: 4000, rate: 1e-300}}]\n"};
+    for (size_t i = 0; i < sizeof ev / sizeof ev[0]; i++) {
+        char yaml[1024];
+        snprintf(yaml, sizeof yaml, "%s%s", base, ev[i]);
+        struct mem_run m;
+        mem_run_yaml(&m, yaml, NULL);
+        if (i < 2 && MEM_SUM(&m, warm_copies, 0, 5) > 1)
+            fail_msg("%s: %lld copies", ev[i], MEM_SUM(&m, warm_copies, 0, 5));
+        if (i == 0)
+            assert_int_equal(mem_count_events(&m, "drain_done"), 1);
+        if (i == 2) {
+            assert_true(MEM_SUM(&m, migrated_keys, 0, 5) <= 1);
+            assert_int_equal(mem_count_events(&m, "migrate_done"), 0);
+        }
+        mem_run_free(&m);
+    }
+}
+
 static void test_jitter_reorders(void **state)
 {
     (void)state;
@@ -538,6 +574,7 @@ int main(void)
         cmocka_unit_test(test_backfill_wait),
         cmocka_unit_test(test_backfill_wait_fails_after_the_wait),
         cmocka_unit_test(test_backfill_wait_tiny_rate),
+        cmocka_unit_test(test_transfer_tiny_rate),
         cmocka_unit_test(test_jitter_reorders),
         cmocka_unit_test(test_request_traces),
         cmocka_unit_test(test_request_trace_error_replies),
