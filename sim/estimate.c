@@ -217,6 +217,19 @@ static double longest_for(const struct scenario *sc)
     return m;
 }
 
+/* The longest any gradual change (set_weight, set_vnodes) takes: its last
+ * step comes (steps - 1) x every after it. */
+static double longest_steps(const struct scenario *sc)
+{
+    double m = 0;
+    for (size_t i = 0; i < sc->n_events; i++) {
+        const struct event_cfg *e = &sc->events[i];
+        if (e->kind == EV_SET_WEIGHT || e->kind == EV_SET_VNODES)
+            m = fmax(m, ((double)e->steps - 1) * (double)e->every_ns);
+    }
+    return m;
+}
+
 /* Keys a staged transfer of the event (warm, drain, migrate) copies a
  * second; 0 for an event without one. */
 static double transfer_rate(const struct event_cfg *e)
@@ -347,6 +360,7 @@ void run_cost_estimate(const struct scenario *sc, struct run_cost *c)
         {(double)sc->health.gutter_ttl_ns, "health.gutter_ttl"},
         {(double)w->ttl_ns, "workload.ttl"},
         {longest_for(sc), "an event's `for`"},
+        {longest_steps(sc), "a set_weight's or set_vnodes' `every` × `steps`"},
     };
     c->max_time_ns = (double)sc->duration_ns;
     c->time_key = "duration";

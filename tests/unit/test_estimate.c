@@ -141,6 +141,16 @@ static void test_clock_overflow_impossible(void **state)
                            NULL, true, msg, sizeof msg, NULL),
                      COST_IMPOSSIBLE);
     assert_non_null(strstr(msg, "slow_node.factor"));
+    /* the last step of a gradual change: 999 x 300000 h (it overflowed the clock) */
+    assert_int_equal(judge("name: o\nnodes: [{id: A}, {id: B}]\n"
+                           "events: [{at: 1s, set_weight: {id: A, weight: 2, steps: 1000, "
+                           "every: 300000h}}]\n", NULL, true, msg, sizeof msg, NULL),
+                     COST_IMPOSSIBLE);
+    assert_non_null(strstr(msg, "`every` × `steps`"));
+    assert_int_equal(judge("name: o\nnodes: [{id: A}, {id: B}]\n"
+                           "events: [{at: 1s, set_vnodes: {id: A, vnodes: 8, steps: 1000, "
+                           "every: 300000h}}]\n", NULL, true, msg, sizeof msg, NULL),
+                     COST_IMPOSSIBLE);
     /* the defaults are far from it */
     assert_int_equal(judge(small, NULL, false, msg, sizeof msg, &c), COST_OK);
     assert_true(c.max_time_ns < 1e12);
