@@ -822,7 +822,6 @@ const char *event_kind_name(enum event_kind k)
     return (unsigned)k < EV_KIND_COUNT ? event_names[k] : "?";
 }
 
-
 /* ---- extra checks -------------------------------------------------------- */
 
 /* The key pattern rule of the placement library (key_format_init): exactly
@@ -889,7 +888,6 @@ static const char *check_name(const void *field, char *buf, size_t n)
 bad:
     return "a non-empty name without '/' or control characters";
 }
-
 
 /* ---- section checks ----------------------------------------------------- */
 
