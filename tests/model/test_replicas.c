@@ -192,35 +192,19 @@ static void test_local_cache(void **state)
     mem_run_free(&off);
 }
 
-static void expect_refused(const char *yaml, const char *needle)
-{
-    struct diag d;
-    diag_init(&d);
-    struct scenario *sc = scenario_load_string("x.yaml", yaml, strlen(yaml), NULL, 0, &d);
-    assert_null(sc);
-    bool found = false;
-    for (size_t i = 0; i < d.n && !found; i++)
-        found = strstr(d.msgs[i], needle) != NULL;
-    if (!found) {
-        diag_print(&d, stderr);
-        fail_msg("no message with \"%s\"", needle);
-    }
-    diag_deinit(&d);
-}
-
 static void test_refused(void **state)
 {
     (void)state;
-    expect_refused("routing: {replicas: 3}\nnodes: [{id: A}, {id: B}]\n",
+    expect_load_refused("routing: {replicas: 3}\nnodes: [{id: A}, {id: B}]\n",
                    "routing.replicas: routing.replicas is 3 but the cluster has 2 nodes");
-    expect_refused("routing: {replicas: 2}\nnodes: [{id: A}, {id: B}]\n"
+    expect_load_refused("routing: {replicas: 2}\nnodes: [{id: A}, {id: B}]\n"
                    "events: [{at: 1s, remove_node: {id: B}}]\n",
                    "events.0.remove_node.id: routing.replicas is 2 but the cluster has 1 node");
-    expect_refused("routing: {algorithm: bounded, replicas: 2}\nnodes: [{id: A}, {id: B}]\n",
+    expect_load_refused("routing: {algorithm: bounded, replicas: 2}\nnodes: [{id: A}, {id: B}]\n",
                    "under bounded loads");
-    expect_refused("nodes: [{id: A, zone: z1}]\nevents: [{at: 1s, crash_zone: {zone: z2}}]\n",
+    expect_load_refused("nodes: [{id: A, zone: z1}]\nevents: [{at: 1s, crash_zone: {zone: z2}}]\n",
                    "no running node of the cluster is in zone \"z2\"");
-    expect_refused("clients: {fill: lease}\nnodes: [{id: A}]\n"
+    expect_load_refused("clients: {fill: lease}\nnodes: [{id: A}]\n"
                    "workload: {hot_keys: [{key: key-000001, share: 0.1, split: 4}]}\n",
                    "key splitting does not work with clients.fill: lease");
 }

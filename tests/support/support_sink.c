@@ -188,3 +188,19 @@ long long mem_sum_ticks(const struct mem_run *m, size_t offset, double from, dou
             t += *(const int64_t *)((const char *)&m->ticks[i] + offset);
     return t;
 }
+
+void expect_load_refused(const char *yaml, const char *needle)
+{
+    struct diag d;
+    diag_init(&d);
+    struct scenario *sc = scenario_load_string("x.yaml", yaml, strlen(yaml), NULL, 0, &d);
+    assert_null(sc);
+    bool found = false;
+    for (size_t i = 0; i < d.n && !found; i++)
+        found = strstr(d.msgs[i], needle) != NULL;
+    if (!found) {
+        diag_print(&d, stderr);
+        fail_msg("no message with \"%s\"", needle);
+    }
+    diag_deinit(&d);
+}

@@ -75,6 +75,9 @@ void mem_run_free(struct mem_run *m);
  * status; fails the current test on any load error. */
 enum run_status sink_run_yaml(const char *yaml, const char *const *sets, const struct sink *sink,
                               bool helper, struct summary_row *sum, char *error, size_t errlen);
+/* Loads yaml and expects the loader to refuse it with a message holding
+ * needle (every message is printed when none does). */
+void expect_load_refused(const char *yaml, const char *needle);
 /* Total of a node's GETs (node_ticks.requests) over the run. */
 long long mem_node_requests(const struct mem_run *m, const char *node);
 /* Sum of an integer tick column over the ticks starting in [from, to) seconds. */
