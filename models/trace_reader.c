@@ -122,16 +122,7 @@ static int fail(struct pass *p, const char *fmt, ...)
 }
 
 /* fail() for a fault of the file's content (a bad line or record). */
-static int bad(struct pass *p, const char *fmt, ...) PRINTF_LIKE(2, 3);
-static int bad(struct pass *p, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(p->err, p->errlen, fmt, ap);
-    va_end(ap);
-    p->malformed = true;
-    return -1;
-}
+#define bad(p, ...) ((p)->malformed = true, fail((p), __VA_ARGS__))
 
 static int flush_words(struct pass *p)
 {

@@ -298,6 +298,21 @@ static void test_ttl_hit_ratio(void **state)
     }
 }
 
+/* Two nodes, 10,000 uniform keys read once a second each (r = 0.8, w =
+ * 0.2), the TTL and clients' keys given ("fill: none, " or ""), writes
+ * invalidating or written through. */
+static void writes_yaml(char *yaml, size_t n, const char *name, const char *ttl,
+                        const char *clients, int through)
+{
+    snprintf(yaml, n,
+             "name: %s\nduration: 40s\nwarmup: 10s\ntick: 1s\n"
+             "workload: {keys: 10000, popularity: uniform, qps: 10000, "
+             "write_ratio: 0.2, ttl: %s}\n"
+             "nodes: [{id: A}, {id: B}]\ndatabase: {workers: 64}\n"
+             "clients: {%swrite: %s}\nhealth: {mode: off}\n",
+             name, ttl, clients, through ? "write_through" : "invalidate");
+}
+
 /* TTL and writes: a key read r and written w times a second, items living
  * T, fill on miss. Its item is live, expired (still held, found by the next
  * request) or, with invalidation, deleted by a write. A life ends at T
@@ -325,13 +340,7 @@ static void test_ttl_and_writes(void **state)
         for (int through = 0; through < 2; through++) {
             /* λ = 1 request per key per second: r = 0.8, w = 0.2 */
             char yaml[600];
-            snprintf(yaml, sizeof yaml,
-                     "name: ttlw\nduration: 40s\nwarmup: 10s\ntick: 1s\n"
-                     "workload: {keys: 10000, popularity: uniform, qps: 10000, "
-                     "write_ratio: 0.2, ttl: %s}\n"
-                     "nodes: [{id: A}, {id: B}]\ndatabase: {workers: 64}\n"
-                     "clients: {write: %s}\nhealth: {mode: off}\n",
-                     ttls[i], through ? "write_through" : "invalidate");
+            writes_yaml(yaml, sizeof yaml, "ttlw", ttls[i], "", through);
             struct mem_run m;
             mem_run_yaml(&m, yaml, NULL);
             double want = ttl_write_hit_ratio(0.8, 0.2, T[i], through);
@@ -371,13 +380,7 @@ static void test_prewarm_without_fills(void **state)
     for (size_t i = 0; i < ARRAY_LEN(ttls); i++) {
         for (int through = 0; through < 2; through++) {
             char yaml[600];
-            snprintf(yaml, sizeof yaml,
-                     "name: nofill\nduration: 40s\nwarmup: 10s\ntick: 1s\n"
-                     "workload: {keys: 10000, popularity: uniform, qps: 10000, "
-                     "write_ratio: 0.2, ttl: %s}\n"
-                     "nodes: [{id: A}, {id: B}]\ndatabase: {workers: 64}\n"
-                     "clients: {fill: none, write: %s}\nhealth: {mode: off}\n",
-                     ttls[i], through ? "write_through" : "invalidate");
+            writes_yaml(yaml, sizeof yaml, "nofill", ttls[i], "fill: none, ", through);
             struct mem_run m;
             mem_run_yaml(&m, yaml, NULL);
             const char *how = through ? "write_through" : "invalidate";
