@@ -61,7 +61,8 @@ static const char usage_text[] =
     "  --nodes LIST      the membership, comma-separated ids (default A,B,C), at most 10000;\n"
     "                    an entry ID@ADDRESS also gives the address hashed with --node-key\n"
     "                    address\n"
-    "  --to LIST         the membership after the change (default: no change)\n"
+    "  --to LIST         the membership after the change (default: no change); an\n"
+    "                    entry without @ADDRESS keeps its address from --nodes\n"
     "  --keys FORMAT     key names, printf with exactly one integer conversion (%d %i %u\n"
     "                    %x %X; flags, width and precision up to 64 allowed, # only on %x\n"
     "                    %X, no length modifier; at most 200 characters; default key-%06d)\n"
@@ -73,8 +74,8 @@ static const char usage_text[] =
     "  --load-factor C   bounded: cap per node ceil(C x count / N), 1 < C <= 1000 (default\n"
     "                    1.25)\n"
     "  --point-format F  ring, bounded: name of point i, one %s then one %d (default %s#%d)\n"
-    "  --node-key K      id|address: what names a node's points (default id; address\n"
-    "                    defaults to the id when an entry has no @ADDRESS)\n"
+    "  --node-key K      id|address: what names a node's points (default id; a node\n"
+    "                    given no @ADDRESS has its id as address)\n"
     "  --table-size M    maglev: prime table size, at most 16777213 and at least the nodes\n"
     "                    (default 65537)\n"
     "  --key K           look up key K (repeatable): its position (slot, for slots), its\n"
@@ -282,6 +283,34 @@ static int parse_nodes(const char *flag, const char *list, struct ring_membershi
     if (dup)
         return usage_error("%s: node \"%s\" appears twice", flag, dup);
     return 0;
+}
+
+static int entry_id_cmp(const void *a, const void *b)
+{
+    return strcmp(((const struct ring_entry *const *)a)[0]->id,
+                  ((const struct ring_entry *const *)b)[0]->id);
+}
+
+/* An entry of --to without @ADDRESS keeps the address its id has in --nodes,
+ * as a node of a run keeps its address across membership changes (only
+ * set_address changes it): `--nodes A@h1,B@h2 --to A,B,C@h3` adds C and
+ * moves nothing else. O((n + m) log n). */
+static void inherit_addresses(const struct ring_membership *before, struct ring_membership *after)
+{
+    const struct ring_entry **by_id = xmalloc((before->n ? before->n : 1) * sizeof *by_id);
+    for (size_t i = 0; i < before->n; i++)
+        by_id[i] = &before->entries[i];
+    qsort(by_id, before->n, sizeof *by_id, entry_id_cmp);
+    for (size_t i = 0; i < after->n; i++) {
+        struct ring_entry *e = &after->entries[i];
+        const struct ring_entry *const key = e, **hit;
+        if (e->address)
+            continue;
+        hit = bsearch(&key, by_id, before->n, sizeof *by_id, entry_id_cmp);
+        if (hit && (*hit)->address)
+            e->address = xstrdup((*hit)->address);
+    }
+    free(by_id);
 }
 
 /* Gives the entries of both memberships their weight text from "A=2,B=0.5"
@@ -705,6 +734,7 @@ static int parse_args(int argc, char **argv, struct ring_opts *o, bool *help)
     if (o->value[F_TO]) {
         if ((rc = parse_nodes("--to", o->value[F_TO], &o->after)) != 0)
             return rc;
+        inherit_addresses(&o->before, &o->after);
         o->has_to = true;
     }
     if (o->value[F_WEIGHTS])

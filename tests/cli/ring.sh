@@ -227,6 +227,17 @@ expect_match '"algo":"jump"' "$T/out" "--algo=jump"
 expect_exit 0 "point format and node key" $R --point-format '%s-%03d' --node-key address \
     --nodes 'A@10.0.0.1:11211,B@10.0.0.2:11211' --count 1000 --json
 expect_match '"node_key":"address"' "$T/out" "node key address"
+# a --to entry without @ADDRESS keeps its address from --nodes (as add_node in a run):
+# only the joiner takes keys, the same count as naming every address again
+expect_exit 0 "--to inherits addresses" $R --node-key address --nodes A@h1,B@h2,C@h3 \
+    --to A,B,C,D@h4 --count 10000 --json
+expect_match '"moved":2888,"moved_between_old":0,' "$T/out" "--to A,B,C,D@h4 moves only D's keys"
+expect_exit 0 "--to with every address" $R --node-key address --nodes A@h1,B@h2,C@h3 \
+    --to A@h1,B@h2,C@h3,D@h4 --count 10000 --json
+expect_match '"moved":2888,"moved_between_old":0,' "$T/out" "the same with every address given"
+expect_exit 0 "--to with a new address" $R --node-key address --nodes A@h1,B@h2 \
+    --to A@h9,B --count 10000 --json
+expect_match '"moved_between_old":[1-9]' "$T/out" "a new address in --to moves keys between old nodes"
 expect_exit 0 "table size" $R --algo maglev --table-size 251 --count 1000 --json
 expect_match '"table_size":251,' "$T/out" "maglev table size"
 expect_exit 0 "help" $R --help
