@@ -238,6 +238,10 @@ expect_match '"moved":2888,"moved_between_old":0,' "$T/out" "the same with every
 expect_exit 0 "--to with a new address" $R --node-key address --nodes A@h1,B@h2 \
     --to A@h9,B --count 10000 --json
 expect_match '"moved_between_old":[1-9]' "$T/out" "a new address in --to moves keys between old nodes"
+expect_exit 0 "slots json" $R --algo slots --hash md5 --vnodes 40 --count 100 --json
+expect_match '^\{"algo":"slots","hash":"crc16","vnodes":null,' "$T/out" "slots: hash crc16, vnodes null"
+expect_exit 0 "ketama json" $R --algo ketama --vnodes 40 --count 100 --json
+expect_match '^\{"algo":"ketama","hash":"sha256","vnodes":160,' "$T/out" "ketama: vnodes 160, its points per node"
 expect_exit 0 "table size" $R --algo maglev --table-size 251 --count 1000 --json
 expect_match '"table_size":251,' "$T/out" "maglev table size"
 expect_exit 0 "help" $R --help
