@@ -880,6 +880,10 @@ static void pct(FILE *f, const char *label, double v)
         fprintf(f, "  %-22s %.2f%%\n", label, 100 * v);
 }
 
+/* The summary's numbers as the `summary` table holds them: shares as
+ * percentages, and the seconds (recovery, overload) to ten significant
+ * digits, never rounded to whole seconds — with a tick of 250 ms a recovery
+ * of 3.25 s is printed so, not as 3 s. */
 void summary_print(FILE *f, const char *name, uint64_t seed, const struct summary_row *s,
                    double covered_s, double duration_s)
 {
@@ -896,10 +900,10 @@ void summary_print(FILE *f, const char *name, uint64_t seed, const struct summar
     if (isnan(s->recovery_s))
         fprintf(f, "  %-22s %s\n", "recovery", "never (or no event)");
     else
-        fprintf(f, "  %-22s %.0f s\n", "recovery", s->recovery_s);
+        fprintf(f, "  %-22s %.10g s\n", "recovery", s->recovery_s);
     fprintf(f, "  %-22s %.0f\n", "peak backend qps", s->peak_backend_qps);
     fprintf(f, "  %-22s %.1f%%\n", "peak db utilization", 100 * s->peak_db_util);
-    fprintf(f, "  %-22s %.0f s\n", "db overloaded", s->db_overload_s);
+    fprintf(f, "  %-22s %.10g s\n", "db overloaded", s->db_overload_s);
     fprintf(f, "  %-22s %lld (%lld cascade), at most %lld at once\n", "ejections",
             (long long)s->ejections, (long long)s->cascade_removals, (long long)s->max_ejected);
     fprintf(f, "  %-22s %lld reads, %lld overwrites (%lld clobbers)\n", "stale",

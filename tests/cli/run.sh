@@ -33,6 +33,31 @@ expect_match "recorded in .*a.db \(run 1\)" "$T/out" "run says where it recorded
 expect_eq "$(sqlite3 "$T/a.db" 'SELECT count(*) FROM ticks')" 20 "one row per tick"
 expect_eq "$(sqlite3 "$T/a.db" "SELECT status FROM runs")" complete "status complete"
 
+# the printed summary gives the seconds the summary table holds: with ticks
+# shorter than a second they have fractions (they were rounded to whole
+# seconds: a recovery of 3.25 s printed as 3 s, 8.5 s of overload as 8 s)
+cat >"$T/frac.yaml" <<'Y'
+name: frac
+duration: 20500ms
+tick: 250ms
+warmup: 1s
+workload: {keys: 5000, qps: 5000}
+routing: {algorithm: ring, vnodes: 128}
+nodes: [{id: A}, {id: B}, {id: C}]
+cache: {capacity: 1GiB}
+events:
+  - {at: 6500ms, add_node: {id: D}}
+Y
+"$RINGSIM" run "$T/frac.yaml" -o "$T/frac.db" 2>/dev/null >"$T/frac.out"
+rec=$(sqlite3 "$T/frac.db" 'SELECT recovery_s FROM summary')
+case $rec in *.*) ok 0 "a recovery measured in ticks of 250 ms ($rec s)" ;; *) ok 1 "a recovery measured in ticks of 250 ms ($rec s)" ;; esac
+expect_match "^  recovery +$rec s$" "$T/frac.out" "the printed recovery is the summary's ($rec s)"
+"$RINGSIM" run "$T/frac.yaml" -o "$T/frac.db" --set tick=2s --set database.workers=1 \
+    --set cache.capacity_items=10 >"$T/frac2.out" 2>/dev/null
+over=$(sqlite3 "$T/frac.db" 'SELECT db_overload_s FROM summary WHERE run_id=2')
+expect_eq "$over" 18.5 "overload in ticks after the warmup, the last 0.5 s long"
+expect_match "^  db overloaded +18.5 s$" "$T/frac2.out" "the printed overload is the summary's (18.5 s)"
+
 "$RINGSIM" run "$S" -o "$T/b.db" --quiet >"$T/q" 2>&1
 expect_eq "$(cat "$T/q")" "" "--quiet prints nothing"
 dump "$T/a.db" 1 >"$T/a.dump"
