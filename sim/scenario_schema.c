@@ -796,7 +796,7 @@ static const struct key top_keys[] = {
      .doc = "Metric bucket: one row of `ticks` per tick."},
     {"warmup", KT_DURATION, F(SC, warmup_ns), .def = "0s", AT_LEAST(0),
      .range_doc = "≥ 0, < `duration`",
-     .doc = "Excluded from the summary's baseline, hit rate and peaks (not `min_hit_rate`)."},
+     .doc = "Ticks that start in it are left out of the summary's hit rate, baseline, peaks and `db_overload_s`; `min_hit_rate` counts from the first event's tick, even one in it."},
     {"workload", KT_MAP, F(SC, workload), .sub = &workload_section, .doc = "What clients ask for."},
     {"routing", KT_MAP, F(SC, routing), .sub = &routing_section, .doc = "Placement."},
     {"nodes", KT_LIST, F(SC, nodes), .count_offset = offsetof(SC, n_nodes),
