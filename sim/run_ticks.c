@@ -212,15 +212,16 @@ static void check_invariants(struct sim *s, bool last)
         sim_fail(s, "invariant broken at tick %lld: %s", (long long)s->tick_index, bad);
 }
 
-static void keep_point(struct sim *s, const struct tick_row *row, double len_s)
+static void keep_point(struct sim *s, const struct tick_row *row, int64_t start_ns,
+                       int64_t len_ns)
 {
     if (s->n_series == s->cap_series) {
         s->cap_series = s->cap_series ? s->cap_series * 2 : 256;
         s->series = xrealloc(s->series, s->cap_series * sizeof(*s->series));
     }
     struct tick_point *p = &s->series[s->n_series++];
-    p->t_s = row->t_s;
-    p->len_s = len_s;
+    p->start_ns = start_ns;
+    p->len_ns = len_ns;
     p->hit_rate = row->hit_rate;
     p->backend_qps = row->backend_qps;
     p->db_util = row->db_util;
@@ -256,7 +257,7 @@ void run_close_tick(struct sim *s)
         sim_fail(s, "cannot record a tick");
     if (s->sink.checkpoint && s->sink.checkpoint(s->sink.ctx))
         sim_fail(s, "cannot commit the recorded ticks");
-    keep_point(s, &row, (double)len / 1e9);
+    keep_point(s, &row, start, len);
     if (s->opt.check_invariants)
         check_invariants(s, start + len >= sc->duration_ns);
 
@@ -269,30 +270,35 @@ void run_close_tick(struct sim *s)
 
 /* ---- summary ------------------------------------------------------------------------------- */
 
-/* Hit rates and peaks over the ticks after warmup; the baseline before the
- * first event. */
+/* Times are compared, subtracted and summed in integer nanoseconds and only
+ * the results turned into seconds, so they are the nearest doubles to the
+ * exact values (with ticks of 0.7 s, 3 ticks of overload are 2.1 s, not
+ * 2.0999999999999996 as a sum of the ticks' lengths in seconds would be). */
+
+/* Hit rates and peaks over the ticks after warmup (those that start at or
+ * after it); the baseline over those that end by the first event. */
 static void summarise_series(const struct sim *s, struct summary_row *o)
 {
-    double warm = (double)s->sc->warmup_ns / 1e9;
-    double ev = s->first_event_ns >= 0 ? (double)s->first_event_ns / 1e9 : -1;
-    int64_t hits = 0, reads = 0, bh = 0, br = 0;
+    const int64_t warm = s->sc->warmup_ns, ev = s->first_event_ns;
+    int64_t hits = 0, reads = 0, bh = 0, br = 0, overload_ns = 0;
     o->peak_backend_qps = 0;
     o->peak_db_util = 0;
     for (size_t i = 0; i < s->n_series; i++) {
         const struct tick_point *p = &s->series[i];
-        if (p->t_s + 1e-12 < warm)
+        if (p->start_ns < warm)
             continue;
         hits += p->hits;
         reads += p->reads_done;
-        if (ev < 0 || p->t_s + p->len_s <= ev + 1e-12) {
+        if (ev < 0 || p->start_ns + p->len_ns <= ev) {
             bh += p->hits;
             br += p->reads_done;
         }
         o->peak_backend_qps = MAX(o->peak_backend_qps, p->backend_qps);
         o->peak_db_util = MAX(o->peak_db_util, p->db_util);
         if (p->db_demand > 1.0)
-            o->db_overload_s += p->len_s;
+            overload_ns += p->len_ns;
     }
+    o->db_overload_s = (double)overload_ns / 1e9;
     o->hit_rate = reads ? (double)hits / (double)reads : NAN;
     o->baseline_hit_rate = br ? (double)bh / (double)br : NAN;
 }
@@ -303,15 +309,13 @@ static void summarise_series(const struct sim *s, struct summary_row *o)
  * (the ticks from its own on), never hidden behind the warmup. */
 static size_t summarise_minimum(const struct sim *s, struct summary_row *o)
 {
-    double warm = (double)s->sc->warmup_ns / 1e9;
-    double ev = s->first_event_ns >= 0 ? (double)s->first_event_ns / 1e9 : -1;
-    double tick_s = (double)s->tick_ns / 1e9;
-    double from = ev >= 0 ? floor(ev / tick_s + 1e-9) * tick_s : warm;
+    const int64_t ev = s->first_event_ns;
+    const int64_t from = ev >= 0 ? ev / s->tick_ns * s->tick_ns : s->sc->warmup_ns;
     o->min_hit_rate = NAN;
     size_t first = s->n_series;
     for (size_t i = 0; i < s->n_series; i++) {
         const struct tick_point *p = &s->series[i];
-        if (p->t_s + 1e-12 < from)
+        if (p->start_ns < from)
             continue;
         if (first == s->n_series)
             first = i;
@@ -322,12 +326,12 @@ static size_t summarise_minimum(const struct sim *s, struct summary_row *o)
 }
 
 /* Seconds from the first event until the hit rate stays within
- * RECOVERY_TOLERANCE of the baseline for RECOVERY_TICKS ticks. */
+ * RECOVERY_TOLERANCE of the baseline for RECOVERY_TICKS ticks: to the start
+ * of the first such run of ticks (0 when it is the tick holding the event). */
 static double recovery(const struct sim *s, size_t first, double baseline)
 {
     if (s->first_event_ns < 0 || isnan(baseline))
         return NAN;
-    double ev = (double)s->first_event_ns / 1e9;
     const size_t window = RECOVERY_TICKS;
     for (size_t i = first; i + window <= s->n_series; i++) {
         size_t k = 0;
@@ -338,7 +342,7 @@ static double recovery(const struct sim *s, size_t first, double baseline)
             k++;
         }
         if (k == window)
-            return MAX(0.0, s->series[i].t_s - ev);
+            return (double)MAX(0, s->series[i].start_ns - s->first_event_ns) / 1e9;
         i += k; /* the window cannot start before the tick that broke it */
     }
     return NAN;

@@ -91,9 +91,10 @@ struct run_options {
 
 /* What the summary needs of every tick (kept in memory: 64 bytes a tick). */
 struct tick_point {
-    double t_s;
-    double hit_rate;        /* NaN when no read finished */
-    double backend_qps, db_util, db_demand, len_s;
+    int64_t start_ns, len_ns; /* the tick's span: its times stay exact (the summary's
+                                 seconds are differences and sums of them) */
+    double hit_rate;          /* NaN when no read finished */
+    double backend_qps, db_util, db_demand;
     int64_t hits, reads_done;
 };
 

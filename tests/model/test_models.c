@@ -519,6 +519,43 @@ static void test_database_overload_seconds(void **state)
     mem_run_free(&m);
 }
 
+/* The summary's seconds are exact: the nearest double to a whole number of
+ * nanoseconds. Ticks of 0.7 s, which no double holds: 11 overloaded ticks
+ * after a 2.1 s warmup are 7.7 s (summed in seconds they were
+ * 7.700000000000001), and a recovery from a join at 10.4 s to the start of
+ * a tick is k × 0.7 − 10.4 s to the nanosecond (here 3.6 s, which the
+ * tick's start in seconds less 10.4 made 3.5999999999999996). */
+static void test_summary_seconds_are_exact(void **state)
+{
+    (void)state;
+    const char *overload =
+        "name: overload07\nduration: 9.8s\nwarmup: 2.1s\ntick: 700ms\n"
+        "workload: {keys: 10000, qps: 5000, write_ratio: 1}\n"
+        "nodes: [{id: A}]\n"
+        "database: {workers: 4, service_time: 2ms, max_queue: 100}\n"
+        "health: {mode: off}\n";
+    struct mem_run m;
+    mem_run_yaml(&m, overload, NULL);
+    assert_int_equal(m.n_ticks, 14);
+    assert_true(m.summary.db_overload_s == 7.7);
+    mem_run_free(&m);
+
+    const char *join =
+        "name: join07\nduration: 40s\ntick: 700ms\n"
+        "workload: {keys: 3000, qps: 3000}\n"
+        "nodes: [{id: A}, {id: B}, {id: C}]\n"
+        "health: {mode: off}\n"
+        "events: [{at: 10.4s, add_node: {id: D}}]\n";
+    mem_run_yaml(&m, join, NULL);
+    double rec = m.summary.recovery_s;
+    assert_false(isnan(rec));
+    long long ns = llround(rec * 1e9);
+    assert_int_equal((ns + 10400000000LL) % 700000000LL, 0); /* to the start of a tick */
+    assert_true(rec == (double)ns / 1e9);
+    assert_true(rec > 0);
+    mem_run_free(&m);
+}
+
 /* min_hit_rate is the lowest tick from the tick holding the first event on,
  * whatever the warmup; warmup bounds the baseline alone. A 3 -> 4 join at
  * 2 s inside a 5 s warmup, caches warm, 0.1 reads per key per second: a
@@ -851,6 +888,7 @@ int main(void)
         cmocka_unit_test(test_crash_empties_and_restart),
         cmocka_unit_test(test_writes_invalidate_and_write_through),
         cmocka_unit_test(test_min_hit_rate_counts_an_event_in_warmup),
+        cmocka_unit_test(test_summary_seconds_are_exact),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
