@@ -14,8 +14,11 @@
  * Without --by, the paths are every params path but `seed` whose values
  * differ between the runs, in the order they first appear (a sweep's --vary
  * order). Combinations are ordered by scenario name (strcmp), then by
- * each path's values (report_rank_values: numbers, durations and sizes by
- * magnitude, other values by strcmp), and the runs of a combination by
+ * each path's values (report_class_values: numbers, durations and sizes by
+ * magnitude, other values by strcmp; a value written two ways, "0" and
+ * "0s", "5s" and "5000ms", is one value, shown as the first of its ways in
+ * strcmp order, and --baseline matches it either way), and the runs of a
+ * combination by
  * seed, then by their metrics (sort_group_runs), so the sums over them and
  * everything printed are the same however the runs were recorded or merged:
  * shards merged in any order report alike, byte for byte.
@@ -63,6 +66,7 @@ struct loader {
     size_t n_names;
     size_t *name_of;           /* per run: its index in names */
     size_t **rank;             /* per --by path, per run: the rank of its value */
+    int *kind;                 /* per --by path: how its values read (report_class_values) */
     char *err;
     size_t errlen;
 };
@@ -83,74 +87,6 @@ const char *yaml_scalar_at(const struct ynode *n, const char *path)
     }
     free(copy);
     return n && n->type == YNODE_SCALAR ? n->text : NULL;
-}
-
-/* ---- ordering values --------------------------------------------------------------- */
-
-struct ranked {
-    size_t i;
-    double key;
-    const char *text;     /* compared when keys tie (NULL last) */
-};
-
-static int ranked_cmp(const void *pa, const void *pb)
-{
-    const struct ranked *a = pa, *b = pb;
-    if (a->key != b->key)
-        return a->key < b->key ? -1 : 1;
-    if (a->text != b->text) {
-        if (!a->text || !b->text)
-            return a->text ? -1 : 1;
-        int c = strcmp(a->text, b->text);
-        if (c)
-            return c;
-    }
-    return a->i < b->i ? -1 : a->i > b->i;
-}
-
-/* The magnitude of v read as kind 0 a number, 1 a duration (ns), 2 a
- * size (bytes); -1 when it is not one. */
-static int magnitude(const char *v, int kind, double *out)
-{
-    double d = 0;
-    int64_t ns = 0;
-    uint64_t bytes = 0;
-    if (kind == 0 && !parse_double(v, &d))
-        *out = d;
-    else if (kind == 1 && !parse_duration(v, &ns))
-        *out = (double)ns;
-    else if (kind == 2 && !parse_size(v, &bytes))
-        *out = (double)bytes;
-    else
-        return -1;
-    return 0;
-}
-
-void report_rank_values(char *const *values, size_t n, size_t *rank)
-{
-    struct ranked *k = xcalloc(n + 1, sizeof(*k));
-    /* the first reading every value has: a number, a duration, a size;
-     * else their text, byte by byte (strcmp): never the order given, which
-     * depends on the order runs were recorded or merged. Equal magnitudes
-     * ("100", "1e2") go by their text too. A missing value goes last. */
-    int kind = 0;
-    for (; kind < 3; kind++) {
-        bool all = true;
-        for (size_t i = 0; i < n && all; i++) {
-            double d = INFINITY;
-            all = !values[i] || !magnitude(values[i], kind, &d);
-            k[i] = (struct ranked){i, d, values[i]};
-        }
-        if (all)
-            break;
-    }
-    if (kind == 3)
-        for (size_t i = 0; i < n; i++)
-            k[i] = (struct ranked){i, values[i] ? 0 : INFINITY, values[i]};
-    qsort(k, n, sizeof(*k), ranked_cmp);
-    for (size_t r = 0; r < n; r++)
-        rank[k[r].i] = r;
-    free(k);
 }
 
 /* ---- reading ---------------------------------------------------------------------- */
@@ -418,15 +354,24 @@ static void add_path(char ***list, size_t *n, const char *path)
     (*list)[(*n)++] = xstrdup(path);
 }
 
-/* Whether path has more than one value over the runs (*first: the value
- * of the first run). */
+/* Whether path has more than one value over the runs (values of equal
+ * magnitude, "0" and "0s", are one; *first: the value of the first run). */
 static bool varies(struct loader *L, const char *path, const char **first)
 {
-    *first = L->r->n_runs ? run_value(L, 0, path) : NULL;
-    for (size_t k = 1; k < L->r->n_runs; k++)
-        if (!same_text(run_value(L, k, path), *first))
-            return true;
-    return false;
+    size_t n = L->r->n_runs;
+    *first = n ? run_value(L, 0, path) : NULL;
+    char **v = xcalloc(n + 1, sizeof(*v));
+    size_t *rank = xcalloc(n + 1, sizeof(*rank)), *canon = xcalloc(n + 1, sizeof(*canon));
+    for (size_t k = 0; k < n; k++)
+        v[k] = (char *)run_value(L, k, path);
+    report_class_values(v, n, rank, canon);
+    bool differ = false;
+    for (size_t k = 1; k < n && !differ; k++)
+        differ = rank[k] != rank[0];
+    free(v);
+    free(rank);
+    free(canon);
+    return differ;
 }
 
 /* The --by paths, given or found, and the params every run has alike. */
@@ -496,35 +441,40 @@ out:
     return rc;
 }
 
-/* Each run's --by values, and their ranks. */
+/* Each run's --by values, and their ranks: values of equal magnitude
+ * ("0" and "0s") are one value, shown as its class's first in order. */
 static void take_values(struct loader *L)
 {
     struct report *r = L->r;
     L->rank = xcalloc(r->n_by + 1, sizeof(*L->rank));
+    L->kind = xcalloc(r->n_by + 1, sizeof(*L->kind));
     for (size_t k = 0; k < r->n_runs; k++)
         r->runs[k].values = xcalloc(r->n_by + 1, sizeof(char *));
     for (size_t b = 0; b < r->n_by; b++) {
-        char **distinct = NULL;
+        char **distinct = NULL; /* the runs' texts, owned by L->extra */
         size_t n = 0;
         size_t *which = xcalloc(r->n_runs + 1, sizeof(*which));
         for (size_t k = 0; k < r->n_runs; k++) {
             const char *v = run_value(L, k, r->by[b]);
-            r->runs[k].values[b] = v ? xstrdup(v) : NULL;
             size_t d = 0;
             while (d < n && !same_text(distinct[d], v))
                 d++;
             if (d == n) {
                 distinct = xrealloc(distinct, (n + 1) * sizeof(*distinct));
-                distinct[n++] = r->runs[k].values[b];
+                distinct[n++] = (char *)v;
             }
             which[k] = d;
         }
-        size_t *rank = xcalloc(n + 1, sizeof(*rank));
-        report_rank_values(distinct, n, rank);
+        size_t *rank = xcalloc(n + 1, sizeof(*rank)), *canon = xcalloc(n + 1, sizeof(*canon));
+        L->kind[b] = report_class_values(distinct, n, rank, canon);
         L->rank[b] = xcalloc(r->n_runs + 1, sizeof(size_t));
-        for (size_t k = 0; k < r->n_runs; k++)
+        for (size_t k = 0; k < r->n_runs; k++) {
+            const char *v = distinct[canon[which[k]]];
+            r->runs[k].values[b] = v ? xstrdup(v) : NULL;
             L->rank[b][k] = rank[which[k]];
+        }
         free(rank);
+        free(canon);
         free(which);
         free(distinct);
     }
@@ -674,7 +624,7 @@ static enum report_status find_baselines(struct loader *L)
     r->base_by = (size_t)b;
     bool found = false;
     for (size_t g = 0; g < r->n_groups && !found; g++)
-        found = same_text(r->groups[g].values[b], r->base_value);
+        found = report_same_value(r->groups[g].values[b], r->base_value, L->kind[b]);
     if (!found) {
         struct strbuf sb;
         sb_init(&sb);
@@ -701,7 +651,7 @@ static enum report_status find_baselines(struct loader *L)
         size_t j = i;
         long base = -1;
         while (j < r->n_groups && !combo_cmp_skip(L, keys[i].run, keys[j].run, r->base_by)) {
-            if (same_text(r->groups[keys[j].id].values[b], r->base_value))
+            if (report_same_value(r->groups[keys[j].id].values[b], r->base_value, L->kind[b]))
                 base = (long)keys[j].id;
             j++;
         }
@@ -939,6 +889,7 @@ enum report_status report_load(const struct report_options *o, struct report **o
         for (size_t b = 0; b < r->n_by; b++)
             free(L.rank[b]);
     free(L.rank);
+    free(L.kind);
     free(L.name_of);
     /* the scenario names stay with the report: its runs point at them */
     r->names = L.names;

@@ -158,6 +158,17 @@ const char *yaml_scalar_at(const struct ynode *root, const char *path);
  * order never depends on the order of values[], so databases merged in any
  * order sort alike. rank[i] is the place of values[i]; NULLs go last. */
 void report_rank_values(char *const *values, size_t n, size_t *rank);
+/* The same order, but values of equal magnitude are one value written two
+ * ways ("0" and "0s", "5s" and "5000ms", "100" and "1e2") and share a rank:
+ * rank[i] is the place of values[i]'s class (0, 1, ...), canon[i] the index
+ * of its class's first value in that order (the one with the smallest
+ * text), so the value shown never depends on the order of values[].
+ * Returns the kind they were read in, for report_same_value: 0 numbers,
+ * 1 durations, 2 sizes, 3 text (output/report_values.c). */
+int report_class_values(char *const *values, size_t n, size_t *rank, size_t *canon);
+/* Whether a and b are one value of that kind: the same text, or (kinds
+ * 0-2) both read in the kind with the same magnitude. */
+bool report_same_value(const char *a, const char *b, int kind);
 
 /* ---- printing (report_print.c) ----------------------------------------------- */
 

@@ -190,6 +190,12 @@ expect_eq "$(python3 -c 'import json,sys; g=json.load(open(sys.argv[1])); print(
 "$RINGSIM" run "$T/tiny.yaml" -o "$T/eff.db" --quiet --set health.cooldown=5s
 expect_exit 0 "report of runs with and without --set" "$RINGSIM" report "$T/eff.db" --metric hit_rate --json
 expect_eq "$(python3 -c 'import json,sys; print(" ".join("%s:%d" % (g["params"]["health.cooldown"], g["runs"]) for g in json.load(open(sys.argv[1]))))' "$T/out")" "0s:2 5s:1" "a run without the --set joins the combination of its effective value"
+# one value written two ways ("0" and "0s", "5000ms" and "5s") is one combination, and
+# --baseline finds it written either way
+"$RINGSIM" run "$T/tiny.yaml" -o "$T/eff.db" --quiet --set health.cooldown=0 --set seed=2
+"$RINGSIM" run "$T/tiny.yaml" -o "$T/eff.db" --quiet --set health.cooldown=5000ms --set seed=2
+expect_exit 0 "report of one value written two ways" "$RINGSIM" report "$T/eff.db" --metric hit_rate --json --baseline health.cooldown=0ms
+expect_eq "$(python3 -c 'import json,sys; print(" ".join("%s:%d:%d" % (g["params"]["health.cooldown"], g["runs"], g["metrics"]["hit_rate"]["diff"]["pairs"]) for g in json.load(open(sys.argv[1]))))' "$T/out")" "0:3:2 5000ms:2:2" "0 and 0s are one combination, 5s and 5000ms another; --baseline 0ms is the first"
 
 # --- errors -----------------------------------------------------------------------
 expect_exit 2 "an unknown metric" "$RINGSIM" report "$db" --metric hit_rat

@@ -140,6 +140,40 @@ static void test_rank_values(void **state)
         assert_int_equal(r[i], want_word[i]);
 }
 
+static void test_class_values(void **state)
+{
+    (void)state;
+    size_t r[6], c[6];
+    /* one duration written several ways is one value, shown the way that
+     * comes first in strcmp order, whatever the order given */
+    char *dur[] = {"5s", "0s", "5000ms", "0", "1m", NULL};
+    assert_int_equal(report_class_values(dur, 6, r, c), 1);
+    size_t want_r[] = {1, 0, 1, 0, 2, 3}, want_c[] = {2, 3, 2, 3, 4, 5};
+    for (int i = 0; i < 6; i++) {
+        assert_int_equal(r[i], want_r[i]);
+        assert_int_equal(c[i], want_c[i]);
+    }
+    char *num[] = {"100", "8", "1e2"};
+    assert_int_equal(report_class_values(num, 3, r, c), 0);
+    assert_int_equal(r[0], r[2]);
+    assert_int_equal(c[0], 0);
+    assert_int_equal(c[2], 0);
+    assert_true(r[1] < r[0]);
+    char *size[] = {"1KiB", "1024", "1KB"};
+    assert_int_equal(report_class_values(size, 3, r, c), 2);
+    assert_int_equal(r[0], r[1]);
+    assert_int_not_equal(r[0], r[2]);
+    /* text is one value only byte for byte */
+    char *word[] = {"ring", "Ring", "ring"};
+    assert_int_equal(report_class_values(word, 3, r, c), 3);
+    assert_int_equal(r[0], r[2]);
+    assert_int_not_equal(r[0], r[1]);
+    assert_true(report_same_value("0", "0s", 1));
+    assert_true(report_same_value("5s", "5000ms", 1));
+    assert_false(report_same_value("5s", "5", 3));
+    assert_false(report_same_value("5s", NULL, 1));
+}
+
 static void test_metrics(void **state)
 {
     (void)state;
@@ -406,6 +440,7 @@ int main(void)
         cmocka_unit_test(test_describe),
         cmocka_unit_test(test_paired),
         cmocka_unit_test(test_rank_values),
+        cmocka_unit_test(test_class_values),
         cmocka_unit_test(test_metrics),
         cmocka_unit_test(test_report_groups),
         cmocka_unit_test(test_report_baseline),
