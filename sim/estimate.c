@@ -385,11 +385,17 @@ void format_bytes(double b, char *buf, size_t n)
 {
     const char *unit[] = {"B", "kB", "MB", "GB", "TB", "PB", "EB"};
     size_t u = 0;
+    if (!isfinite(b)) { /* a rate near DBL_MAX: no count of bytes says it */
+        snprintf(buf, n, "1e+308 B or more");
+        return;
+    }
     while (b >= 1000 && u + 1 < ARRAY_LEN(unit)) {
         b /= 1000;
         u++;
     }
-    snprintf(buf, n, b < 10 && u ? "%.1f %s" : "%.0f %s", b, unit[u]);
+    /* past 10^6 EB in exponent notation: %.0f of 10^100 would fill buf
+     * with digits and cut the unit off */
+    snprintf(buf, n, b >= 1e6 ? "%.3g %s" : b < 10 && u ? "%.1f %s" : "%.0f %s", b, unit[u]);
 }
 
 /* The largest memory term, to name the key to change. */

@@ -421,6 +421,24 @@ static void test_sampled_requests_counted(void **state)
         fail_msg("sampled requests: %.0f MiB estimated, 100 MiB measured", c.memory_bytes / MIB);
 }
 
+/* A size for a message keeps its unit whatever the size: %.0f of 10^100
+ * bytes was 31 digits and no unit ("about 4831999...027 of memory"). */
+static void test_format_bytes(void **state)
+{
+    (void)state;
+    char buf[32];
+    format_bytes(340e6, buf, sizeof buf);
+    assert_string_equal(buf, "340 MB");
+    format_bytes(1.2e9, buf, sizeof buf);
+    assert_string_equal(buf, "1.2 GB");
+    format_bytes(4.832e21, buf, sizeof buf);
+    assert_string_equal(buf, "4832 EB");
+    format_bytes(4.832e101, buf, sizeof buf);
+    assert_string_equal(buf, "4.83e+83 EB");
+    format_bytes(INFINITY, buf, sizeof buf);
+    assert_string_equal(buf, "1e+308 B or more");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -434,6 +452,7 @@ int main(void)
         cmocka_unit_test(test_local_cache_counted),
         cmocka_unit_test(test_items_bounded_by_copies),
         cmocka_unit_test(test_sampled_requests_counted),
+        cmocka_unit_test(test_format_bytes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
