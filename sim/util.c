@@ -324,7 +324,10 @@ static size_t parse_decimal_e9(const char *s, unsigned __int128 *out, int *why)
     size_t i = 0;
     int digits = 0, frac = 0;
     *why = 0;
-    while (isdigit((unsigned char)s[i]) || (s[i] == '_' && digits)) {
+    /* a '_' only between two digits (100_000), as in an integer */
+    while (isdigit((unsigned char)s[i])
+           || (s[i] == '_' && i && isdigit((unsigned char)s[i - 1])
+               && isdigit((unsigned char)s[i + 1]))) {
         if (s[i] != '_') {
             if (!*why)
                 v = v * 10 + (unsigned)(s[i] - '0');
@@ -503,10 +506,15 @@ int parse_double(const char *s, double *v)
     char *end;
     if (!s || !*s || isspace((unsigned char)*s))
         return -1;
-    /* no hex floats, inf or nan */
-    for (const char *p = s; *p; p++)
+    /* no hex floats, inf or nan; a '_' only between two digits (1_000.5),
+     * as in an integer: "_1", "1_" and "1__0" are no numbers */
+    for (const char *p = s; *p; p++) {
         if (!(isdigit((unsigned char)*p) || strchr("+-.eE_", *p)))
             return -1;
+        if (*p == '_' && (p == s || !isdigit((unsigned char)p[-1])
+                          || !isdigit((unsigned char)p[1])))
+            return -1;
+    }
     char *buf = xmalloc(strlen(s) + 1); /* every digit: a long number is not cut short */
     size_t j = 0;
     for (const char *p = s; *p; p++)

@@ -218,10 +218,37 @@ static void test_line_blocks(void **state)
     assert_null(line_alloc(SIZE_MAX - 10));
 }
 
+/* '_' separates digits in durations, sizes and numbers as in integers
+ * (100_000): only between two digits. "1_s", "1__0s", "_1" and "0.5_"
+ * were once read as 1s, 10s, 1 and 0.5. */
+static void test_digit_separators(void **state)
+{
+    (void)state;
+    int64_t ns;
+    uint64_t b;
+    double d;
+    assert_int_equal(parse_duration("1_000s", &ns), 0);
+    assert_int_equal(ns, 1000 * NS_PER_S);
+    assert_int_equal(parse_size("10_24KiB", &b), 0);
+    assert_int_equal(b, 1024u * 1024u);
+    assert_int_equal(parse_double("1_000.5", &d), 0);
+    assert_true(d == 1000.5);
+    const char *bad_dur[] = {"_1s", "1_s", "1__0s", "1_.5s", "1._5s"};
+    for (size_t i = 0; i < ARRAY_LEN(bad_dur); i++)
+        assert_int_equal(parse_duration(bad_dur[i], &ns), PARSE_BAD);
+    const char *bad_size[] = {"_1B", "1_KB", "1__0B", "1_"};
+    for (size_t i = 0; i < ARRAY_LEN(bad_size); i++)
+        assert_int_not_equal(parse_size(bad_size[i], &b), 0);
+    const char *bad_num[] = {"_1", "1_", "1__0", "0.5_", "1_.5", "1_e1", "-_1"};
+    for (size_t i = 0; i < ARRAY_LEN(bad_num); i++)
+        assert_int_equal(parse_double(bad_num[i], &d), -1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_duration_units), cmocka_unit_test(test_duration_errors),
+        cmocka_unit_test(test_duration_units),
+        cmocka_unit_test(test_digit_separators), cmocka_unit_test(test_duration_errors),
         cmocka_unit_test(test_sizes),          cmocka_unit_test(test_integers),
         cmocka_unit_test(test_doubles),        cmocka_unit_test(test_format_duration),
         cmocka_unit_test(test_strbuf_json),    cmocka_unit_test(test_line_blocks),
