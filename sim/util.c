@@ -312,13 +312,22 @@ void diag_print(const struct diag *d, FILE *f)
 
 /* ---- numbers ----------------------------------------------------------- */
 
-/* Parses "<digits>[.<digits>]" into an exact value scaled by 10^9 (so that
- * fractions survive), stopping at the first other character. Returns the
- * number of characters used, or 0 if there were no digits; *why is 0, or
- * PARSE_TOO_LARGE (past 2^100) or PARSE_NOT_WHOLE (finer than 1e-9) when
- * the digits are well formed but cannot be held (the count still covers
- * them, so the caller can judge the rest of the text). */
-static size_t parse_decimal_e9(const char *s, unsigned __int128 *out, int *why)
+/* The scale of parse_decimal_e18's fixed point: 18 decimals. A value with
+ * more significant decimals is never a whole number of nanoseconds or
+ * bytes in the units we read (3600 s = 2^14 3^2 5^11 ns: a decimal of an
+ * hour that is a whole ns has at most 14), yet 9 were too few: 0.0000000001h
+ * is 360 ns, 1.0000000001e10 the integer 10000000001. */
+#define DEC_SCALE 1000000000000000000ULL
+#define DEC_DIGITS 18
+
+/* Parses "<digits>[.<digits>]" into an exact value scaled by 10^18 (so
+ * that fractions survive), stopping at the first other character. Returns
+ * the number of characters used, or 0 if there were no digits; *why is 0,
+ * or PARSE_TOO_LARGE (an integer part past 2^64: past every limit, and
+ * 2^64 x 10^18 < 2^124 cannot wrap) or PARSE_NOT_WHOLE (finer than 1e-18)
+ * when the digits are well formed but cannot be held (the count still
+ * covers them, so the caller can judge the rest of the text). */
+static size_t parse_decimal_e18(const char *s, unsigned __int128 *out, int *why)
 {
     unsigned __int128 v = 0;
     size_t i = 0;
@@ -332,7 +341,7 @@ static size_t parse_decimal_e9(const char *s, unsigned __int128 *out, int *why)
             if (!*why)
                 v = v * 10 + (unsigned)(s[i] - '0');
             digits++;
-            if (v > ((unsigned __int128)1 << 100))
+            if (v > ((unsigned __int128)1 << 64))
                 *why = PARSE_TOO_LARGE;
         }
         i++;
@@ -340,11 +349,12 @@ static size_t parse_decimal_e9(const char *s, unsigned __int128 *out, int *why)
     if (s[i] == '.' && isdigit((unsigned char)s[i + 1])) {
         i++;
         while (isdigit((unsigned char)s[i])) {
-            if (frac < 9) {
-                v = v * 10 + (unsigned)(s[i] - '0');
+            if (frac < DEC_DIGITS) {
+                if (!*why)
+                    v = v * 10 + (unsigned)(s[i] - '0');
                 frac++;
             } else if (s[i] != '0' && !*why) {
-                *why = PARSE_NOT_WHOLE; /* finer than 1e-9 of the unit: not representable */
+                *why = PARSE_NOT_WHOLE; /* finer than 1e-18 of the unit: not representable */
             }
             digits++;
             i++;
@@ -352,7 +362,7 @@ static size_t parse_decimal_e9(const char *s, unsigned __int128 *out, int *why)
     }
     if (!digits)
         return 0;
-    for (; frac < 9; frac++)
+    for (; frac < DEC_DIGITS; frac++)
         v *= 10;
     *out = v;
     return i;
@@ -371,7 +381,7 @@ static int parse_with_units(const char *s, const struct unit *units, size_t n_un
     int why;
     if (!s || !*s)
         return PARSE_BAD;
-    used = parse_decimal_e9(s, &v, &why);
+    used = parse_decimal_e18(s, &v, &why);
     if (!used)
         return PARSE_BAD;
     const char *u = s + used;
@@ -392,9 +402,9 @@ static int parse_with_units(const char *s, const struct unit *units, size_t n_un
     if (v > ~(unsigned __int128)0 / scale)
         return PARSE_TOO_LARGE; /* the product would wrap (and might pass the checks below) */
     unsigned __int128 total = v * scale;
-    if (total % 1000000000u)
+    if (total % DEC_SCALE)
         return PARSE_NOT_WHOLE; /* not a whole number of the base unit */
-    total /= 1000000000u;
+    total /= DEC_SCALE;
     if (total > (unsigned __int128)INT64_MAX)
         return PARSE_TOO_LARGE;
     *out = (uint64_t)total;
@@ -444,22 +454,22 @@ int parse_u64(const char *s, uint64_t *v)
             return PARSE_BAD;
         unsigned __int128 m;
         int why;
-        size_t used = parse_decimal_e9(mant, &m, &why);
+        size_t used = parse_decimal_e18(mant, &m, &why);
         if (used != ml)
             return PARSE_BAD;
         if (why)
             return why;
         if (rc || ex > 19)
             return m ? PARSE_TOO_LARGE : PARSE_BAD; /* 0e99 is no integer we read */
-        /* past INT64_MAX x 10^9 the result is too large; stopping there
-         * also keeps m from wrapping (< 2^104 after one more step) */
-        const unsigned __int128 limit = (unsigned __int128)INT64_MAX * 1000000000u;
+        /* past INT64_MAX x 10^18 the result is too large; stopping there
+         * also keeps m from wrapping (< 2^127 after one more step) */
+        const unsigned __int128 limit = (unsigned __int128)INT64_MAX * DEC_SCALE;
         for (uint64_t i = 0; i < ex; i++)
             if ((m *= 10) > limit)
                 return PARSE_TOO_LARGE;
-        if (m % 1000000000u)
+        if (m % DEC_SCALE)
             return PARSE_NOT_WHOLE;
-        m /= 1000000000u;
+        m /= DEC_SCALE;
         if (m > (unsigned __int128)INT64_MAX)
             return PARSE_TOO_LARGE;
         *v = (uint64_t)m;

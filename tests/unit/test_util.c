@@ -218,6 +218,33 @@ static void test_line_blocks(void **state)
     assert_null(line_alloc(SIZE_MAX - 10));
 }
 
+/* Decimals past the ninth that still make a whole number of the base unit
+ * were refused as "not a whole number": 0.0000000001h is 360 ns,
+ * 0.0000000001TB 100 bytes, 1.2345678901e10 the integer 12345678901. */
+static void test_long_decimals(void **state)
+{
+    (void)state;
+    int64_t ns;
+    uint64_t b, v;
+    assert_int_equal(parse_duration("0.0000000001h", &ns), 0);
+    assert_int_equal(ns, 360);
+    assert_int_equal(parse_duration("1.0000000001h", &ns), 0);
+    assert_int_equal(ns, 3600000000360LL);
+    assert_int_equal(parse_duration("0.000000000000001h", &ns), PARSE_NOT_WHOLE);
+    assert_int_equal(parse_duration("1.0000000000000000001h", &ns), PARSE_NOT_WHOLE);
+    assert_int_equal(parse_duration("0.00000000001s", &ns), PARSE_NOT_WHOLE);
+    assert_int_equal(parse_size("0.0000000001TB", &b), 0);
+    assert_int_equal(b, 100);
+    assert_int_equal(parse_u64("1.2345678901e10", &v), 0);
+    assert_int_equal(v, 12345678901ULL);
+    assert_int_equal(parse_u64("9.223372036854775807e18", &v), 0);
+    assert_int_equal(v, (uint64_t)INT64_MAX);
+    assert_int_equal(parse_u64("9.223372036854775808e18", &v), PARSE_TOO_LARGE);
+    assert_int_equal(parse_u64("1.0000000001e9", &v), PARSE_NOT_WHOLE);
+    /* an integer part past 2^64 is too large whatever follows */
+    assert_int_equal(parse_duration("18446744073709551617.5ns", &ns), PARSE_TOO_LARGE);
+}
+
 /* '_' separates digits in durations, sizes and numbers as in integers
  * (100_000): only between two digits. "1_s", "1__0s", "_1" and "0.5_"
  * were once read as 1s, 10s, 1 and 0.5. */
@@ -248,7 +275,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_duration_units),
-        cmocka_unit_test(test_digit_separators), cmocka_unit_test(test_duration_errors),
+        cmocka_unit_test(test_digit_separators),
+        cmocka_unit_test(test_long_decimals), cmocka_unit_test(test_duration_errors),
         cmocka_unit_test(test_sizes),          cmocka_unit_test(test_integers),
         cmocka_unit_test(test_doubles),        cmocka_unit_test(test_format_duration),
         cmocka_unit_test(test_strbuf_json),    cmocka_unit_test(test_line_blocks),
