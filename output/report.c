@@ -8,7 +8,8 @@
  * taken; the others are counted in a note.
  *
  * A combination is the runs that share the scenario name and, for each
- * --by path, the same value: the run's params row for it, else the value in
+ * --by path (normalized as a run reads it: nodes.01.weight is
+ * nodes.1.weight, override_path_normalize), the same value: the run's params row for it, else the value in
  * its stored effective scenario (`runs.scenario_yaml`, which holds every
  * key), so a run that did not override a parameter still has its value.
  * Without --by, the paths are every params path but `seed` whose values
@@ -42,6 +43,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "sim/scenario.h"
 #include "sim/yamltree.h"
 
 /* One params row of a run. */
@@ -286,18 +288,22 @@ static enum report_status read_params(struct loader *L)
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         long k = run_pos(L->r, sqlite3_column_int64(st, 0));
-        const char *path = (const char *)sqlite3_column_text(st, 1);
+        const char *given = (const char *)sqlite3_column_text(st, 1);
         const char *value = (const char *)sqlite3_column_text(st, 2);
-        if (k < 0 || !path)
+        if (k < 0 || !given)
             continue;
         struct run_extra *x = &L->extra[k];
+        /* the path as the run read it: nodes.01.weight is nodes.1.weight */
+        char *path = override_path_normalize(given);
         /* a path given twice (a --set and a --vary of it): the later wins, as in the run */
         size_t j = 0;
         while (j < x->n_params && strcmp(x->params[j].path, path))
             j++;
         if (j == x->n_params) {
             x->params = xrealloc(x->params, (x->n_params + 1) * sizeof(*x->params));
-            x->params[x->n_params++] = (struct param){xstrdup(path), NULL};
+            x->params[x->n_params++] = (struct param){path, NULL};
+        } else {
+            free(path);
         }
         free(x->params[j].value);
         x->params[j].value = xstrdup(value ? value : "");
@@ -386,7 +392,7 @@ static enum report_status choose_by(struct loader *L)
     enum report_status rc = REPORT_OK;
     if (L->o->n_by) {
         for (size_t i = 0; i < L->o->n_by; i++) {
-            const char *path = L->o->by[i];
+            char *path = override_path_normalize(L->o->by[i]);
             bool any = false;
             for (size_t k = 0; k < r->n_runs && !any; k++)
                 any = run_value(L, k, path) != NULL;
@@ -399,10 +405,12 @@ static enum report_status choose_by(struct loader *L)
                                             "nor in its stored scenario (the parameters: %s)",
                          path, path, sb.len ? sb.buf : "none");
                 sb_deinit(&sb);
+                free(path);
                 rc = REPORT_BAD_INPUT;
                 goto out;
             }
             add_path(&r->by, &r->n_by, path);
+            free(path);
         }
     } else {
         for (size_t j = 0; j < n_seen; j++) {
@@ -826,7 +834,9 @@ static enum report_status take_options(struct loader *L)
                                         "health.cooldown=0s", o->baseline);
             return REPORT_BAD_INPUT;
         }
-        r->base_path = xstrndup(o->baseline, (size_t)(eq - o->baseline));
+        char *given = xstrndup(o->baseline, (size_t)(eq - o->baseline));
+        r->base_path = override_path_normalize(given);
+        free(given);
         r->base_value = xstrdup(eq + 1);
     }
     return REPORT_OK;

@@ -196,6 +196,15 @@ expect_eq "$(python3 -c 'import json,sys; print(" ".join("%s:%d" % (g["params"][
 "$RINGSIM" run "$T/tiny.yaml" -o "$T/eff.db" --quiet --set health.cooldown=5000ms --set seed=2
 expect_exit 0 "report of one value written two ways" "$RINGSIM" report "$T/eff.db" --metric hit_rate --json --baseline health.cooldown=0ms
 expect_eq "$(python3 -c 'import json,sys; print(" ".join("%s:%d:%d" % (g["params"]["health.cooldown"], g["runs"], g["metrics"]["hit_rate"]["diff"]["pairs"]) for g in json.load(open(sys.argv[1]))))' "$T/out")" "0:3:2 5000ms:2:2" "0 and 0s are one combination, 5s and 5000ms another; --baseline 0ms is the first"
+# one path written two ways (nodes.01.weight is nodes.1.weight, as the run reads it) is one
+# --by path, for --by and --baseline written either way too
+"$RINGSIM" run "$T/tiny.yaml" -o "$T/paths.db" --quiet --set nodes.01.weight=2
+"$RINGSIM" run "$T/tiny.yaml" -o "$T/paths.db" --quiet --set nodes.1.weight=3
+expect_exit 0 "report of one path written two ways" "$RINGSIM" report "$T/paths.db" --metric hit_rate --csv
+expect_eq "$(head -1 "$T/out" | cut -d, -f1-3)" "scenario,nodes.1.weight,runs" "nodes.01.weight and nodes.1.weight are one column"
+expect_eq "$(sed 1d "$T/out" | cut -d, -f2,3 | tr '\n' ' ')" "2,1 3,1 " "a combination per value"
+expect_exit 0 "--by and --baseline with leading zeros" "$RINGSIM" report "$T/paths.db" --metric hit_rate --csv --by nodes.001.weight --baseline nodes.01.weight=2
+expect_eq "$(sed 1d "$T/out" | cut -d, -f2,16 | tr -d '\r' | tr '\n' ' ')" "2,1 3,1 " "each paired with its baseline"
 
 # --- errors -----------------------------------------------------------------------
 expect_exit 2 "an unknown metric" "$RINGSIM" report "$db" --metric hit_rat
