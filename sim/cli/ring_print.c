@@ -388,7 +388,7 @@ static void print_counts(const struct ring_report *o, const struct ring_result *
 /* Keys moved, by kind (with --to). */
 static void print_moves(const struct ring_result *r)
 {
-    printf("  %-22s %12llu %7.2f%%   (least possible for this change: %.2f%%)\n", "moved",
+    printf("  %-22s %12llu %7.2f%%   (ideal for this change: %.2f%%)\n", "moved",
            (unsigned long long)r->moved, pct(r->moved, r->count), 100 * r->moved_ideal);
     printf("  %-22s %12llu %7.2f%%\n", "  to new nodes", (unsigned long long)r->moved_to_new,
            pct(r->moved_to_new, r->count));
