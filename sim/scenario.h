@@ -227,6 +227,8 @@ struct routing_change {
 
 struct event_cfg {
     int64_t at_ns;
+    size_t file_index;        /* the entry's number in the file (events.N); the events
+                                 run in time order, the effective YAML keeps this one */
     enum event_kind kind;
     char *node;               /* add/remove/slow/crash/restart/set_address: the node id */
     char *address;            /* add_node (defaults to the id), set_address */

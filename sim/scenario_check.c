@@ -543,8 +543,10 @@ void finish(struct loader *L)
 
     if (!L->n_errs && s->n_events) { /* every event is in `order` */
         struct event_cfg *sorted = xcalloc(s->n_events, sizeof(*sorted));
-        for (size_t i = 0; i < n_order; i++)
+        for (size_t i = 0; i < n_order; i++) {
             sorted[i] = s->events[order[i].idx];
+            sorted[i].file_index = order[i].idx;
+        }
         free(s->events);
         s->events = sorted;
     }

@@ -7,7 +7,8 @@
  * that are zero, which mean "absent", and the synthetic workload's keys
  * when a trace replaces them); a node or add_node event writes only
  * the cache keys that differ from the `cache` defaults; events are written
- * in time order, as finish() left them; loading the emitted text gives the
+ * in the file's order (events.N is the same entry in both), and loading them
+ * sorts them by time as it did the file's; loading the emitted text gives the
  * same scenario (tests/unit/test_scenario.c checks the round trip).
  */
 #include <stdio.h>
@@ -82,6 +83,32 @@ static void emit_event(struct yemitter *y, const struct event_cfg *ev, const str
     yemit_map_end(y);
 }
 
+static int by_file_index(const void *a, const void *b)
+{
+    const struct event_cfg *ea = *(const struct event_cfg *const *)a;
+    const struct event_cfg *eb = *(const struct event_cfg *const *)b;
+    if (ea->file_index != eb->file_index)
+        return ea->file_index < eb->file_index ? -1 : 1;
+    return (ea > eb) - (ea < eb); /* one array: the time order */
+}
+
+/* The events in the order the file gave them, so that `events.N` (of
+ * --set, params and report --by) names the same entry in the effective YAML
+ * as in the file; loading it sorts them by time again, as it did the file.
+ * Equal indexes (a scenario built in code, not loaded) keep their time
+ * order, so the result never depends on qsort's. */
+static void emit_events(struct yemitter *y, const struct event_cfg *ev, size_t n,
+                        const struct scenario *s)
+{
+    const struct event_cfg **in_file = xcalloc(n ? n : 1, sizeof *in_file);
+    for (size_t i = 0; i < n; i++)
+        in_file[i] = &ev[i];
+    qsort(in_file, n, sizeof *in_file, by_file_index);
+    for (size_t i = 0; i < n; i++)
+        emit_event(y, in_file[i], s);
+    free(in_file);
+}
+
 static void emit_list(struct yemitter *y, const struct key *k, const void *obj,
                       const struct scenario *s)
 {
@@ -89,11 +116,14 @@ static void emit_list(struct yemitter *y, const struct key *k, const void *obj,
     size_t n = *(const size_t *)((const char *)obj + k->count_offset);
     size_t elem = k->sub ? k->sub->size : k->item->size;
     yemit_seq_begin(y, !k->sub);
+    if (k->sub == &event_section) {
+        emit_events(y, (const struct event_cfg *)(const void *)arr, n, s);
+        yemit_seq_end(y);
+        return;
+    }
     for (size_t i = 0; i < n; i++) {
         const char *e = arr + i * elem;
-        if (k->sub == &event_section)
-            emit_event(y, (const struct event_cfg *)e, s);
-        else if (k->sub)
+        if (k->sub)
             emit_section(y, k->sub, e, s);
         else
             emit_scalar_field(y, k->item, e + k->item->offset);

@@ -466,6 +466,30 @@ expect_match 'foreign.db: not a ringsim results database \(no such' "$T/err" "sa
 expect_exit 1 "merge of it fails" "$RINGSIM" merge "$T/m2.db" "$T/foreign.db"
 expect_match 'foreign.db: not a ringsim results database' "$T/err" "saying so"
 
+# the effective YAML keeps the file's order of events, so events.N names the
+# same entry in a replay from the database as in the file (they run in time order)
+cat >"$T/unsorted.yaml" <<'EOF'
+name: unsorted
+duration: 12s
+workload: {keys: 1000, qps: 500}
+nodes: [{id: A}, {id: B}, {id: C}]
+events:
+  - {at: 9s, remove_node: {id: A}}
+  - {at: 2s, slow_node: {id: B, factor: 3, for: 1s}}
+  - {at: 5s, add_node: {id: D}}
+EOF
+expect_exit 0 "a run of a file whose events are not in time order" \
+    "$RINGSIM" run "$T/unsorted.yaml" -o "$T/unsorted.db" --quiet --set events.0.at=10s
+sqlite3 "$T/unsorted.db" "SELECT scenario_yaml FROM runs" >"$T/unsorted_eff.yaml"
+expect_eq "$(grep -A1 '^- at:' "$T/unsorted_eff.yaml" | grep -o 'remove_node\|slow_node\|add_node' | tr '\n' ' ')" \
+    "remove_node slow_node add_node " "its effective YAML lists the events in the file's order"
+expect_exit 0 "its replay with --set events.0.at=11s" \
+    "$RINGSIM" run "$T/unsorted_eff.yaml" -o "$T/unsorted.db" --quiet --set events.0.at=11s
+expect_eq "$(sqlite3 "$T/unsorted.db" "SELECT group_concat(run_id || ':' || t_s, ' ') FROM events WHERE kind = 'remove_node'")" \
+    "1:10.0 2:11.0" "events.0 is the remove_node in the file and in the replay"
+expect_eq "$(sqlite3 "$T/unsorted.db" "SELECT group_concat(run_id || ':' || t_s, ' ') FROM events WHERE kind = 'add_node'")" \
+    "1:5.0 2:5.0" "and the other events stay where they were"
+
 # every scenario of the library loads
 for f in "$RINGSIM_TOP"/scenarios/*.yaml "$RINGSIM_TOP"/scenarios/incidents/*.yaml; do
     expect_exit 0 "scenario $(basename "$f") loads" "$RINGSIM" check "$f"
