@@ -767,8 +767,8 @@ void client_get_done(struct sim *s, uint32_t r, uint32_t b)
         outcome(s, q, true);
         if (it->version < db_version(s->db, q->key))
             TK(s)->stale_reads++;
-        if (UNLIKELY(cures_local_on(s)))
-            cures_local_put(s, q->inst, q->key, it->version);
+        if (UNLIKELY(cures_local_on(s))) /* kept once the value reaches the client */
+            req_schedule_b(&s->eng, r, q->t_resp_ns, EVK_LOCAL_PUT, it->version);
         lhist_add(&TK(s)->client_lat, q->t_resp_ns - q->t0_ns);
         if (q->flags & RQF_SAMPLED)
             trace_answer(s, r, q->flags & RQF_FALLBACK ? SRC_PREVIOUS : SRC_NODE, OUT_HIT,

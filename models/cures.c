@@ -30,7 +30,9 @@
  * Keys a hot_key entry gives a cure of their own keep that one.
  *
  * Local caches: each instance keeps an LRU of capacity_items items with a
- * TTL, in front of the ring. An instance's own write drops its copy; other
+ * TTL, in front of the ring, filled when a value reaches the instance (a
+ * hit's reply: EVK_LOCAL_PUT at its arrival; the database's answer). An
+ * instance's own write drops its copy; other
  * instances' writes do not reach it, so within the TTL a copy may be stale.
  */
 #include "models/cures.h"
@@ -338,6 +340,12 @@ void cures_local_put(struct sim *s, uint32_t inst, uint32_t key, uint32_t versio
     struct cures *c = s->cures;
     store_set(&c->local[inst], key, version, 1, s->eng.now_ns + c->local_ttl_ns, s->eng.now_ns,
               STORE_NEWER);
+}
+
+void cures_local_arrive(struct sim *s, uint32_t r, uint32_t version)
+{
+    const struct req *q = req_at(&s->eng, r);
+    cures_local_put(s, q->inst, q->key, version);
 }
 
 void cures_local_drop(struct sim *s, uint32_t inst, uint32_t key)

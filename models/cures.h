@@ -86,6 +86,9 @@ uint32_t cures_next(struct sim *s, uint32_t r, const struct view *v, uint32_t re
 static inline bool cures_local_on(const struct sim *s);
 struct item *cures_local_get(struct sim *s, uint32_t inst, uint32_t key);
 void cures_local_put(struct sim *s, uint32_t inst, uint32_t key, uint32_t version);
+/* EVK_LOCAL_PUT: the value of request r's hit, version v, reaches its
+ * instance, which keeps it (a copy is the client's only once it has it). */
+void cures_local_arrive(struct sim *s, uint32_t r, uint32_t version);
 void cures_local_drop(struct sim *s, uint32_t inst, uint32_t key);
 
 static inline uint32_t cures_replicas(const struct sim *s, uint32_t key)

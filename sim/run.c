@@ -186,6 +186,7 @@ static const struct {
     [EVK_MIGRATE_LAND] = {on_migrate_land, NULL},
     [EVK_TRACE_END] = {NULL, on_trace_end},
     [EVK_DOWN_RELEASE] = {NULL, on_down_release},
+    [EVK_LOCAL_PUT] = {cures_local_arrive, NULL},
 };
 
 static void dispatch(struct sim *s, const struct event *e)

@@ -346,8 +346,8 @@ static const struct key local_cache_keys[] = {
     {"capacity_items", KT_UINT, F(LCC, capacity_items), .def = "0", BETWEEN(0, 100000000),
      .doc = "Items each instance keeps (LRU); `0`: no local cache."},
     {"ttl", KT_DURATION, F(LCC, ttl_ns), .def = "1s", ABOVE(0),
-     .doc = "How long a local copy is used. It is not invalidated by other instances' writes "
-            "(an instance's own writes drop its copy): within the TTL it may be stale."},
+     .doc = "How long a local copy is used, from when the value reaches the instance. Other "
+            "instances' writes do not reach it (its own drop it): within the TTL it may be stale."},
 };
 #undef LCC
 static const struct section local_cache_section = {

@@ -73,6 +73,8 @@ enum {
     EVK_TRACE_END,      /* the replayed trace has no more requests */
     EVK_DOWN_RELEASE,   /* a: node, b: its incarnation — a GET sent to it while it was
                            down is no longer awaited (the client's timeout) */
+    EVK_LOCAL_PUT,      /* a: request, b: version — a hit's value reaches the client,
+                           which keeps it in its local cache (clients.local_cache) */
     EVK_COUNT
 };
 

@@ -10,7 +10,8 @@
  *    fails over to the next replica), against a deep dip with R = 1;
  *  - a hot key's own replica reads spread it over K nodes;
  *  - a local cache answers the hot key at the client (local_hits), and is
- *    stale under other instances' writes (local_stale_reads);
+ *    stale under other instances' writes (local_stale_reads); a copy is
+ *    kept when the value reaches the client, not when the node serves it;
  *  - key splitting: a hot key split into K copies puts h/K of the requests
  *    on the node of each copy (plus (1 - h)/N), where the placement puts
  *    the copies (±0.01); a write costs K cache operations: the write
@@ -190,6 +191,55 @@ static void test_local_cache(void **state)
     assert_true(on.summary.stale_reads > 10 * (off.summary.stale_reads + 10));
     mem_run_free(&on);
     mem_run_free(&off);
+}
+
+/* The sampled reads of one key by one instance: when each answer reached
+ * the client from the ring or the database, and when each local hit was. */
+struct local_times {
+    double arrived_ns[4096], local_ns[4096];
+    size_t n_arrived, n_local;
+};
+
+static int local_times_row(void *ctx, const struct request_row *r)
+{
+    struct local_times *lt = ctx;
+    if (strcmp(r->op, "get"))
+        return 0;
+    if (!strcmp(r->source, "local") && lt->n_local < ARRAY_LEN(lt->local_ns))
+        lt->local_ns[lt->n_local++] = (double)r->t_ns;
+    else if ((!strcmp(r->source, "node") || !strcmp(r->source, "db"))
+             && lt->n_arrived < ARRAY_LEN(lt->arrived_ns))
+        lt->arrived_ns[lt->n_arrived++] = (double)r->t_ns + r->latency_us * 1e3;
+    return 0;
+}
+
+/* A local copy is the instance's from the moment the value reaches it:
+ * with a 40 ms round trip and a 100 ms TTL, every local hit comes at most
+ * 100 ms after some answer reached the instance, and never before the
+ * first. The copy was once kept when the node served the GET, 20 ms
+ * before the client had it: reads 7 ms after the first GET hit locally. */
+static void test_local_copy_when_the_value_arrives(void **state)
+{
+    (void)state;
+    const char *yaml = "name: local-arrival\nduration: 2s\ntick: 1s\n"
+                       "workload: {keys: 1, qps: 200}\ncache: {rtt: 40ms}\n"
+                       "clients: {instances: 1, local_cache: {capacity_items: 10, ttl: 100ms}}\n"
+                       "output: {sample_requests: 1}\nnodes: [{id: A}]\n";
+    struct local_times *lt = xcalloc(1, sizeof(*lt));
+    struct sink sink = {.ctx = lt, .request = local_times_row};
+    assert_int_equal(sink_run_yaml(yaml, NULL, &sink, false, NULL, NULL, 0), RUN_COMPLETE);
+    assert_true(lt->n_local > 100);
+    assert_true(lt->n_arrived > 10);
+    for (size_t i = 0; i < lt->n_local; i++) {
+        double t = lt->local_ns[i], newest = -1;
+        for (size_t j = 0; j < lt->n_arrived; j++)
+            if (lt->arrived_ns[j] <= t && lt->arrived_ns[j] > newest)
+                newest = lt->arrived_ns[j];
+        if (newest < 0 || t - newest > 100e6)
+            fail_msg("local hit at %.0f ns: the newest answer before it reached the client "
+                     "at %.0f ns", t, newest);
+    }
+    free(lt);
 }
 
 static void test_refused(void **state)
@@ -803,6 +853,7 @@ int main(void)
         cmocka_unit_test(test_writes_reach_every_replica),
         cmocka_unit_test(test_zone_crash_leaves_a_copy),
         cmocka_unit_test(test_local_cache),
+        cmocka_unit_test(test_local_copy_when_the_value_arrives),
         cmocka_unit_test(test_key_splitting),
         cmocka_unit_test(test_hot_key_detection),
         cmocka_unit_test(test_hot_key_cures_incident),
