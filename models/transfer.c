@@ -62,7 +62,7 @@
 #include "models/node.h"
 #include "models/workload.h"
 
-#define PROGRESS_EVERY 64   /* copies between two looks at the share that would hit */
+#define CHECK_GAP_MAX 64    /* landings between two exact counts, at most, under churn */
 
 int transfers_create(struct sim *s)
 {
@@ -249,6 +249,29 @@ static double hit_share(struct sim *s, const struct transfer *t)
     return held / t->future_mass;
 }
 
+/* Whether the joining node holds until_hit_rate of its future GETs now.
+ * The share only grows when a copy lands, so it is looked at then, first
+ * against held_bound (O(1)): only when the bound reaches the target are
+ * the held items counted (O(items)), so the node enters at the landing
+ * that takes it there. A count that falls short (items evicted, expired or
+ * invalidated since) resets the bound and waits 1, 2, 4 ... up to
+ * CHECK_GAP_MAX landings before the next, so churn cannot make every
+ * landing count the whole store. */
+static bool reached(struct sim *s, struct transfer *t)
+{
+    if (t->future_mass <= 0)
+        return true;
+    if (t->held_bound < t->until_hit_rate * t->future_mass * (1 - 1e-12) || t->check_wait)
+        return false;
+    double share = hit_share(s, t);
+    if (share >= t->until_hit_rate)
+        return true;
+    t->held_bound = share * t->future_mass;
+    t->check_gap = t->check_gap ? MIN(2 * t->check_gap, CHECK_GAP_MAX) : 1;
+    t->check_wait = t->check_gap;
+    return false;
+}
+
 /* Plans the transfer for the change as it would be published now: the
  * placement (today's members, the node in for a join and out for a drain,
  * every node being drained out), the key positions, the share to reach,
@@ -275,8 +298,11 @@ static int plan(struct sim *s, struct transfer *t, bool again)
         return -1;
     t->pos = membership_current_positions(s);
     build_list(s, t, again);
-    if (t->join)
+    if (t->join) {
         t->future_mass = future_mass(s, t);
+        t->held_bound = hit_share(s, t) * t->future_mass;
+        t->check_wait = t->check_gap = 0;
+    }
     return 0;
 }
 
@@ -350,7 +376,7 @@ static int replan(struct sim *s, uint32_t i)
         t->active = false;
         return -1;
     }
-    if (t->join && hit_share(s, t) >= t->until_hit_rate) { /* say, its weight fell */
+    if (t->join && reached(s, t)) { /* say, its weight fell */
         finish(s, t, "reached until_hit_rate");
         return 0;
     }
@@ -489,7 +515,7 @@ void transfer_step(struct sim *s, uint32_t id, uint32_t plan_no)
     } else if (c == COPY_REFUSED) {
         t->turns++;
     }
-    if (t->join && t->turns % PROGRESS_EVERY == 0 && hit_share(s, t) >= t->until_hit_rate) {
+    if (t->join && reached(s, t)) { /* nothing to own (O(1) otherwise: nothing landed) */
         finish(s, t, "reached until_hit_rate");
         return;
     }
@@ -550,10 +576,15 @@ void transfer_landed(struct sim *s, uint32_t r, bool stored)
     if (stored) {
         t->copies++;
         s->tr->copies_tick++;
-        /* every copy started: only landings move the share now */
-        if (t->join && t->active && t->listed && t->copies % PROGRESS_EVERY == 0
-            && hit_share(s, t) >= t->until_hit_rate)
-            finish(s, t, "reached until_hit_rate");
+        if (t->join && t->active) { /* the share grows only here */
+            uint32_t key = req_at(&s->eng, r)->key;
+            if (will_own(s, t, key)) /* not a copy of an earlier plan's key */
+                t->held_bound += workload_key_prob(s->wl, key);
+            if (t->check_wait)
+                t->check_wait--;
+            if (reached(s, t))
+                finish(s, t, "reached until_hit_rate");
+        }
     }
     copy_over(s, t);
 }

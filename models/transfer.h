@@ -31,6 +31,10 @@ struct transfer {
     uint32_t in_flight;      /* copies started and not yet landed or lost */
     bool listed;             /* every key of the list started: done when in_flight is 0 */
     double future_mass;      /* join: request probability of the keys it will own */
+    double held_bound;       /* join: at least the probability of those it holds (the last
+                                exact count plus every copy landed since) */
+    uint32_t check_wait, check_gap; /* landings until the next exact count may be made,
+                                and that gap after a count that fell short (doubling) */
     uint32_t plan;           /* plans made so far (a step of an earlier one is dropped) */
     int64_t turns;           /* copies started and refused attempts, over every plan */
     int64_t copies, db_reads;

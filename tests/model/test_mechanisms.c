@@ -5,7 +5,8 @@
  *    baseline (within noise: 3 sqrt + 10), at the cost of redirects;
  *  - a staged join warmed from the owners: the hit rate within a few points
  *    of the baseline and the database peak far below the cold join's; warmed
- *    from the database at a rate past its headroom: it is overloaded;
+ *    from the database at a rate past its headroom: it is overloaded; it
+ *    enters at the very copy that takes it to until_hit_rate;
  *  - a drain: the hit rate stays up where an instant removal drops it; at
  *    a rate too small for the clock's range (as a warm-up, a migration) it
  *    copies one key;
@@ -117,6 +118,40 @@ static void test_staged_join(void **state)
     mem_run_free(&cold);
     mem_run_free(&warm);
     mem_run_free(&db);
+}
+
+/* The staged join enters at the copy that takes it to until_hit_rate: with
+ * uniform keys, no writes and room for everything, the node holds what
+ * it was copied, so it enters after exactly ceil(u x M) copies of the M
+ * keys it will own (M: the keys its join moves). The share was once
+ * looked at every 64 copies started: 383 copies for u = 0.5 (53.9%), and
+ * for u = 0.9, 703 (98.9%) where 640 reach it. */
+static void test_warm_enters_at_until_hit_rate(void **state)
+{
+    (void)state;
+    const char *yaml = "name: until\nduration: 12s\ntick: 1s\n"
+                       "workload: {keys: 3000, qps: 2000}\nrouting: {vnodes: 128}\n"
+                       "nodes: [{id: A}, {id: B}, {id: C}]\nclients: {instances: 3}\n"
+                       "events: [{at: 2s, add_node: {id: D, warm: {rate: 200}}}]\n";
+    const char *u[] = {"0.9", "0.5", "0.333"};
+    for (size_t i = 0; i < ARRAY_LEN(u); i++) {
+        char set[64];
+        snprintf(set, sizeof set, "events.0.add_node.warm.until_hit_rate=%s", u[i]);
+        const char *sets[] = {set, NULL};
+        struct mem_run m;
+        mem_run_yaml(&m, yaml, sets);
+        long long copies = -1;
+        for (size_t e = 0; e < m.n_events; e++)
+            if (!strcmp(m.events[e].kind, "warm_done")) {
+                assert_non_null(strstr(m.events[e].detail, "reached until_hit_rate"));
+                copies = atoll(m.events[e].detail);
+            }
+        long long moved = m.summary.keys_moved; /* the join's: its only epoch */
+        assert_true(moved > 600);
+        assert_int_equal(copies, (long long)ceil(atof(u[i]) * (double)moved - 1e-9));
+        assert_int_equal(MEM_SUM(&m, warm_copies, 0, 12), copies);
+        mem_run_free(&m);
+    }
 }
 
 static const char *four =
@@ -567,6 +602,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_fencing_under_split_brain),
         cmocka_unit_test(test_staged_join),
+        cmocka_unit_test(test_warm_enters_at_until_hit_rate),
         cmocka_unit_test(test_drain),
         cmocka_unit_test(test_gradual_weight),
         cmocka_unit_test(test_gradual_latest_wins),
