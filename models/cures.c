@@ -54,9 +54,8 @@ int cures_create(struct sim *s)
     if (d->threshold > 0) {
         uint32_t n = s->wl->ks.n_total;
         c->det_count = calloc(n ? n : 1, sizeof(*c->det_count));
-        if (!c->det_count)
+        if (!c->det_count || sim_schedule(s, d->window_ns, EVK_DETECT_WINDOW, 0, 0))
             return -1;
-        c->det_end_ns = d->window_ns;
     }
     const struct local_cache_cfg *lc = &s->sc->clients.local_cache;
     if (lc->capacity_items) {
@@ -247,14 +246,16 @@ static void detect_close(struct sim *s)
         cures_hot_changed(s);
 }
 
+void cures_detect_window(struct sim *s)
+{
+    detect_close(s);
+    sim_schedule(s, s->eng.now_ns + s->sc->clients.hot_key_detection.window_ns,
+                 EVK_DETECT_WINDOW, 0, 0);
+}
+
 void cures_detect_read(struct sim *s, uint32_t key)
 {
     struct cures *c = s->cures;
-    if (UNLIKELY(s->eng.now_ns >= c->det_end_ns)) {
-        detect_close(s);
-        int64_t w = s->sc->clients.hot_key_detection.window_ns;
-        c->det_end_ns += w * ((s->eng.now_ns - c->det_end_ns) / w + 1);
-    }
     c->det_count[key]++;
     c->det_reads++;
 }

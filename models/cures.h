@@ -30,7 +30,6 @@ struct cures {
     /* hot-key detection: reads per key in the current window */
     uint32_t *det_count;     /* NULL: detection off */
     uint64_t det_reads;      /* reads in the window */
-    int64_t det_end_ns;      /* the window ends */
     uint32_t *det_key;       /* the keys detected hot now (replica reads on) */
     uint32_t n_det, det_cap;
     /* local caches: one store per instance over a pool of their own */
@@ -63,8 +62,11 @@ static inline uint32_t cures_split(const struct sim *s, uint32_t key, uint32_t *
 uint32_t cures_split_pick(struct sim *s, uint32_t first, uint32_t n);
 
 /* Hot-key detection: counts one read of key (the key the client asked for,
- * before any split), closing the window first when it has ended. */
+ * before any split). */
 void cures_detect_read(struct sim *s, uint32_t key);
+/* EVK_DETECT_WINDOW: a window ends (every `window` from the start): its
+ * keys are judged (hot_key_detected, hot_key_cooled), the next one begins. */
+void cures_detect_window(struct sim *s);
 static inline bool cures_detect_on(const struct sim *s);
 
 /* The key's owners in view v (at most PLACE_MAX_REPLICAS; the owner first),

@@ -125,6 +125,12 @@ static void on_trace_end(struct sim *s, uint32_t a, uint32_t b)
     run_trace_end(s);
 }
 
+static void on_detect_window(struct sim *s, uint32_t a, uint32_t b)
+{
+    (void)a, (void)b;
+    cures_detect_window(s);
+}
+
 static void on_copy_read(struct sim *s, uint32_t r, uint32_t b)
 {
     (void)b;
@@ -187,6 +193,7 @@ static const struct {
     [EVK_TRACE_END] = {NULL, on_trace_end},
     [EVK_DOWN_RELEASE] = {NULL, on_down_release},
     [EVK_LOCAL_PUT] = {cures_local_arrive, NULL},
+    [EVK_DETECT_WINDOW] = {NULL, on_detect_window},
 };
 
 static void dispatch(struct sim *s, const struct event *e)

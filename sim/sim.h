@@ -75,6 +75,7 @@ enum {
                            down is no longer awaited (the client's timeout) */
     EVK_LOCAL_PUT,      /* a: request, b: version — a hit's value reaches the client,
                            which keeps it in its local cache (clients.local_cache) */
+    EVK_DETECT_WINDOW,  /* a hot-key detection window ends (clients.hot_key_detection) */
     EVK_COUNT
 };
 
