@@ -430,9 +430,19 @@ static const char *set_slots(const struct key *k, const struct ynode *v, void *f
         *sel = (struct slot_sel){.count = (uint32_t)a};
         return NULL;
     }
-    if (v->type != YNODE_SEQ || v->n != 2 || !slot_number(v->kids[0], &a)
-        || !slot_number(v->kids[1], &b) || a > b)
+    if (v->type != YNODE_SEQ || v->n != 2)
         return what;
+    if (!slot_number(v->kids[0], &a) || !slot_number(v->kids[1], &b)) {
+        snprintf(what, n, "[first, last] of two slot numbers, integers from 0 to %d",
+                 PLACE_SLOT_COUNT - 1);
+        return what;
+    }
+    if (a > b) {
+        snprintf(what, n, "[first, last] with first <= last (here %llu > %llu: write "
+                 "[%llu, %llu])", (unsigned long long)a, (unsigned long long)b,
+                 (unsigned long long)b, (unsigned long long)a);
+        return what;
+    }
     *sel = (struct slot_sel){.first = (uint32_t)a, .last = (uint32_t)b};
     return NULL;
 }
