@@ -139,6 +139,19 @@ static void send_get_message(struct sim *s, uint32_t r, uint32_t nid, int64_t t)
                    net_get_tag(req_at(&s->eng, r)->attempt, nid, n->incarnation));
 }
 
+/* Direct mode: when a reply to r's GET — an error (queue full) or MOVED —
+ * is due at t_reply, later than the client's deadline (rtt above
+ * clients.timeout), the client gives up first: its timeout, at the
+ * deadline, closes the GET, and the reply finds it closed — as the timeout
+ * scheduled when the GET left makes it in arrival mode. */
+static void timeout_first(struct sim *s, uint32_t r, int64_t t_reply)
+{
+    const struct req *q = req_at(&s->eng, r);
+    int64_t deadline = q->t_get_ns + s->sc->clients.timeout_ns;
+    if (!s->net->arrival_events && t_reply > deadline)
+        req_schedule_attempt(&s->eng, r, deadline, EVK_TIMEOUT);
+}
+
 /* The GET of attempt `attempt` reaches node nid at t_arrive (now, in
  * arrival mode). stale: the client gave up on this GET before it arrived
  * (and may be asking another replica now): the node still serves it,
@@ -154,6 +167,7 @@ static void get_arrives(struct sim *s, uint32_t r, uint32_t nid, int64_t t_arriv
     uint32_t epoch, owner = stale ? PLACE_NONE : fence(s, q, nid, t_arrive, &epoch);
     if (owner != PLACE_NONE) {
         if (s->sc->routing.fencing == FENCE_REJECT) {
+            timeout_first(s, r, t_arrive + n->half_rtt_ns);
             moved(s, r, n, t_arrive, owner, epoch);
             return;
         }
@@ -189,7 +203,9 @@ static void get_arrives(struct sim *s, uint32_t r, uint32_t nid, int64_t t_arriv
         return;
     }
     if (rc < 0) {
-        req_schedule_attempt(&s->eng, r, net_reply_time(s, n, t_arrive), EVK_REJECTED);
+        int64_t t_reply = net_reply_time(s, n, t_arrive);
+        timeout_first(s, r, t_reply);
+        req_schedule_attempt(&s->eng, r, t_reply, EVK_REJECTED);
         return;
     }
     q->incarnation = n->incarnation;

@@ -9,6 +9,9 @@
  *  - errors count failed operations once: with on_timeout: error and a
  *    database that never refuses, errors == timeouts + error replies in
  *    every tick; with on_timeout: db, no read fails at all.
+ *  - A reply later than clients.timeout is never awaited: with a round
+ *    trip longer than the timeout every GET times out, error replies and
+ *    MOVED included, with network jitter or without.
  *  - The fallback to the previous owner is bounded: after fallback_window
  *    the stale overwrites of a 3 -> 4 join with 5% writes are those of the
  *    same join without fallback (common random numbers: the same requests),
@@ -135,6 +138,50 @@ static void test_abandoned_gets(void **state)
     mem_run_free(&m);
 }
 
+/* A round trip longer than the timeout: every reply reaches the client
+ * after it gave up, so every GET is a timeout — the error replies of a full
+ * queue and fencing's MOVED replies too, which were once awaited past the
+ * timeout when messages are not delivered by arrival events (no jitter):
+ * each read then ended 3 ms after it started (an error reply at 2 ms, the
+ * database's 1 ms), or, after a MOVED, 4.5 ms (a second GET and its
+ * timeout), where the client gives up at 1.5 ms and has its value at
+ * 2.5 ms. */
+static const char *late_replies =
+    "name: late\nduration: 6s\ntick: 1s\n"
+    "workload: {keys: 1000, qps: 4000}\n"
+    "routing: {fencing: reject}\n"
+    "nodes: [{id: A}, {id: B}]\n"
+    "cache: {rtt: 2ms, service_time: 1ms, service_dist: fixed, max_queue: 1}\n"
+    "database: {workers: 64, service_time: 1ms, service_dist: fixed}\n"
+    "clients: {instances: 2, timeout: 1500us}\n"
+    "health: {mode: off}\n"
+    "events: [{at: 1s, split_brain: {instances: [0], for: 3s}},\n"
+    "         {at: 2s, add_node: {id: C}}]\n";
+
+static void test_replies_after_the_timeout(void **state)
+{
+    (void)state;
+    const char *jitter[] = {"network.jitter=1ns", NULL};
+    for (int j = 0; j < 2; j++) {
+        struct mem_run m;
+        mem_run_yaml(&m, late_replies, j ? jitter : NULL);
+        assert_true(MEM_SUM(&m, reads, 0, 6) > 20000);
+        assert_int_equal(MEM_SUM(&m, hits, 0, 6), 0);
+        assert_int_equal(MEM_SUM(&m, cache_errors, 0, 6), 0);
+        /* the queues were full, and instance 0 behind: the nodes answered */
+        long long refused = 0;
+        for (size_t i = 0; i < m.n_nodes; i++)
+            refused += m.nodes[i].rejects;
+        assert_true(refused > 5000);
+        assert_true(MEM_SUM(&m, redirects, 0, 6) > 500); /* MOVED, too late */
+        assert_int_equal(MEM_SUM(&m, timeouts, 0, 6), MEM_SUM(&m, misses, 0, 6));
+        assert_int_equal(m.summary.errors, 0);
+        for (size_t i = 0; i < m.n_ticks; i++)
+            CHECK_NEAR(m.ticks[i].client_mean_ms, 2.5, 1e-9, "tick %zu's mean latency", i);
+        mem_run_free(&m);
+    }
+}
+
 /* A 3 -> 4 join at 20 s with 5% writes, 200 s. */
 static const char *join =
     "name: join\nduration: 200s\ntick: 1s\n"
@@ -233,6 +280,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_errors_counted_once),
         cmocka_unit_test(test_abandoned_gets),
+        cmocka_unit_test(test_replies_after_the_timeout),
         cmocka_unit_test(test_fallback_to_a_node_that_answers),
         cmocka_unit_test(test_fallback_window_is_bounded),
     };
