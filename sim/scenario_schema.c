@@ -606,7 +606,7 @@ static const struct key slow_node_keys[] = {
     {"factor", KT_NUMBER, F(EC, factor), .def = "1", BETWEEN(1, 1000000),
      .doc = "Service time multiplier."},
     {"latency", KT_DURATION, F(EC, latency_ns), .def = "0s", AT_LEAST(0),
-     .doc = "Added to every response of the node."},
+     .doc = "Added to the reply of every request the node serves (a full queue's error reply and a MOVED come after the round trip alone)."},
     {"for", KT_DURATION, F(EC, for_ns), .def_doc = "to the end", ABOVE(0), .flags = K_OMIT_ZERO,
      .doc = "How long the slowness lasts."},
 };
