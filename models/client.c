@@ -850,6 +850,8 @@ static void get_failed(struct sim *s, uint32_t r, bool rejected)
 
 void client_timeout(struct sim *s, uint32_t r, uint32_t b)
 {
+    if ((uint8_t)b == R(s, r)->attempt && net_timeout_yields(s, r, b))
+        return; /* a reply due now is in time: it goes first */
     if (current(R(s, r), b))
         get_failed(s, r, false);
 }

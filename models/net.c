@@ -103,6 +103,8 @@ void net_redirect(struct sim *s, uint32_t r, uint32_t to, uint32_t epoch, int64_
     struct req *q = req_at(&s->eng, r);
     q->redirect = to;
     q->redirect_epoch = epoch;
+    if (q->kind == RQ_READ)
+        q->t_resp_ns = t_reply; /* (net_timeout_yields) */
     if (ask) {
         s->net->asks++;
     } else {
@@ -205,15 +207,15 @@ static void get_arrives(struct sim *s, uint32_t r, uint32_t nid, int64_t t_arriv
     if (rc < 0) {
         int64_t t_reply = net_reply_time(s, n, t_arrive);
         timeout_first(s, r, t_reply);
+        q->t_resp_ns = t_reply; /* (net_timeout_yields) */
         req_schedule_attempt(&s->eng, r, t_reply, EVK_REJECTED);
         return;
     }
     q->incarnation = n->incarnation;
     q->t_resp_ns = net_reply_time(s, n, reply);
     q->flags &= (uint8_t)~RQF_LATE;
-    /* arrival mode: a reply at the deadline loses to the timeout scheduled first */
-    int64_t late = q->t_resp_ns - q->t_get_ns;
-    if (late > timeout || (events && late == timeout))
+    /* a reply at the deadline itself is in time (arrival mode: net_timeout_yields) */
+    if (q->t_resp_ns - q->t_get_ns > timeout)
         q->flags |= RQF_LATE;
     req_schedule_b(&s->eng, r, done, EVK_GET_DONE, net_get_tag(q->attempt, nid, n->incarnation));
     if ((q->flags & RQF_LATE) && !events)
@@ -231,8 +233,26 @@ void net_send_get(struct sim *s, uint32_t r, uint32_t nid)
         get_arrives(s, r, nid, s->eng.now_ns + s->nodes[nid].half_rtt_ns, q->attempt, false);
         return;
     }
+    q->t_resp_ns = INT64_MAX; /* no reply due yet (net_timeout_yields) */
     send_get_message(s, r, nid, s->eng.now_ns);
     req_schedule_attempt(&s->eng, r, s->eng.now_ns + s->sc->clients.timeout_ns, EVK_TIMEOUT);
+}
+
+/* Arrival mode: a GET's timeout, scheduled when the GET left, comes before
+ * the events of a reply due at the deadline itself — which is in time: only
+ * a reply later than clients.timeout is late. Such a timeout steps aside,
+ * after the events queued for now, at most twice (the end of the GET's
+ * service, then its reply, may both be due now), and the reply answers the
+ * GET; a reply that never comes (the node crashed meanwhile) leaves the
+ * timeout to fire after that. b: the timeout's payload (the attempt; bits
+ * 8 and up, how often it stepped aside). */
+bool net_timeout_yields(struct sim *s, uint32_t r, uint32_t b)
+{
+    const struct req *q = req_at(&s->eng, r);
+    if (!s->net->arrival_events || q->t_resp_ns != s->eng.now_ns || b >> 8 >= 2)
+        return false;
+    req_schedule_b(&s->eng, r, s->eng.now_ns, EVK_TIMEOUT, b + 0x100);
+    return true;
 }
 
 void net_get_arrive(struct sim *s, uint32_t r, uint32_t b)

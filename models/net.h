@@ -107,6 +107,11 @@ void net_op_arrive(struct sim *s, uint32_t r);
 void net_redirect(struct sim *s, uint32_t r, uint32_t to, uint32_t epoch, int64_t t_reply,
                   bool ask);
 
+/* EVK_TIMEOUT of r's current GET (payload b), arrival mode: whether a reply
+ * due at the deadline itself goes first — the timeout is then put after it
+ * (see net.c). */
+bool net_timeout_yields(struct sim *s, uint32_t r, uint32_t b);
+
 /* A probe's (or any message's) one-way delay to node n: rtt/2 plus jitter. */
 int64_t net_probe_delay(struct sim *s, const struct node *n);
 

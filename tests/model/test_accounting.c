@@ -11,7 +11,8 @@
  *    every tick; with on_timeout: db, no read fails at all.
  *  - A reply later than clients.timeout is never awaited: with a round
  *    trip longer than the timeout every GET times out, error replies and
- *    MOVED included, with network jitter or without.
+ *    MOVED included, with network jitter or without; one at the deadline
+ *    itself is in time, however messages are delivered.
  *  - The fallback to the previous owner is bounded: after fallback_window
  *    the stale overwrites of a 3 -> 4 join with 5% writes are those of the
  *    same join without fallback (common random numbers: the same requests),
@@ -182,6 +183,58 @@ static void test_replies_after_the_timeout(void **state)
     }
 }
 
+/* A reply that reaches the client at the deadline itself (rtt 1 ms, 0.5 ms
+ * of service, a 1.5 ms timeout) is in time: only a later one is a timeout.
+ * With fencing: forward messages are delivered by arrival events, and the
+ * timeout, scheduled when the GET left, once went first at that instant:
+ * every read a timeout where with fencing: none every one was a hit. Hits,
+ * misses (their reply's own event), a service ending at the deadline
+ * itself (rtt 0) and error replies (rtt 1.5 ms, full queues) alike. */
+static const char *at_deadline =
+    "name: deadline\nduration: 3s\ntick: 1s\n"
+    "workload: {keys: 100, qps: 400}\n"
+    "nodes: [{id: A}]\n"
+    "cache: {rtt: 1ms, service_time: 500us, service_dist: fixed, workers: 64}\n"
+    "clients: {instances: 2, timeout: 1500us}\n"
+    "health: {mode: off}\n";
+
+static void test_replies_at_the_deadline(void **state)
+{
+    (void)state;
+    const char *fencing[] = {"none", "forward", "reject"};
+    long long full_timeouts = -1; /* the full queue's case under fencing none */
+    for (int f = 0; f < 3; f++) {
+        char fence[64];
+        snprintf(fence, sizeof fence, "routing.fencing=%s", fencing[f]);
+        const char *hit[] = {fence, NULL};
+        const char *miss[] = {fence, "cache.capacity_items=1", "cache.prewarm=false", NULL};
+        const char *rtt0[] = {fence, "cache.rtt=0", "clients.timeout=500us",
+                              "cache.capacity_items=1", "cache.prewarm=false", NULL};
+        const char *full[] = {fence, "cache.rtt=1500us", "cache.workers=1",
+                              "cache.max_queue=1", "workload.qps=5000", NULL};
+        const char *const *sets[] = {hit, miss, rtt0, full};
+        for (int k = 0; k < 4; k++) {
+            struct mem_run m;
+            mem_run_yaml(&m, at_deadline, sets[k]);
+            long long reads = MEM_SUM(&m, reads, 0, 3);
+            assert_true(reads > 1000);
+            long long timeouts = MEM_SUM(&m, timeouts, 0, 3);
+            if (k == 3) { /* the GETs admitted queue past the deadline: those time out */
+                assert_true(MEM_SUM(&m, cache_errors, 0, 3) > reads / 2);
+                if (full_timeouts < 0)
+                    full_timeouts = timeouts;
+                timeouts -= full_timeouts;
+            }
+            if (timeouts != 0)
+                fail_msg("fencing %s, case %d: %lld timeouts more than expected", fencing[f], k,
+                         timeouts);
+            if (k == 0)
+                assert_true(MEM_SUM(&m, hits, 0, 3) > reads - 10);
+            mem_run_free(&m);
+        }
+    }
+}
+
 /* A 3 -> 4 join at 20 s with 5% writes, 200 s. */
 static const char *join =
     "name: join\nduration: 200s\ntick: 1s\n"
@@ -281,6 +334,7 @@ int main(void)
         cmocka_unit_test(test_errors_counted_once),
         cmocka_unit_test(test_abandoned_gets),
         cmocka_unit_test(test_replies_after_the_timeout),
+        cmocka_unit_test(test_replies_at_the_deadline),
         cmocka_unit_test(test_fallback_to_a_node_that_answers),
         cmocka_unit_test(test_fallback_window_is_bounded),
     };
