@@ -143,6 +143,7 @@ struct plot_run {
     double db_service_ms;
     size_t n_nodes;       /* distinct nodes in node_ticks */
     size_t n_ticks;
+    double first_event_s; /* its stored scenario's first event; INFINITY: none; NaN: unknown */
 };
 
 /* A scenario event as drawn: merged across runs when every run drawn has

@@ -265,6 +265,9 @@ static void run_from_scenario(struct plot_run *r, const char *yaml, struct diag 
                        "drawn without the database capacity",
                  (long long)r->id, d.n ? d.msgs[0] : "no scenario stored");
     } else {
+        r->first_event_s = INFINITY;
+        for (size_t i = 0; i < sc->n_events; i++)
+            r->first_event_s = fmin(r->first_event_s, (double)sc->events[i].at_ns / NS_PER_S);
         r->db_workers = (int)sc->database.workers;
         r->db_service_ms = (double)sc->database.service_ns / (double)NS_PER_MS;
         if (sc->database.service_ns > 0)
@@ -320,6 +323,7 @@ static int read_run(struct plot_set *ps, struct plot_run *r, char **yaml, struct
     r->duration_s = col_double(st, "duration_s");
     r->tick_s = col_double(st, "tick_s");
     r->capacity_rps = NAN;
+    r->first_event_s = NAN;
     *yaml = col_text(st, "scenario_yaml");
     sqlite3_finalize(st);
 

@@ -118,8 +118,23 @@ static void run_head(struct strbuf *sb, const struct plot_set *ps, size_t k)
               plot_run_colour(k + 1), (long long)ps->runs[k].id);
 }
 
+/* What a NULL recovery_s of run r (summary row st) means: the hit rate
+ * never came back, or there was nothing to come back from — no event in
+ * the ticks recorded (none in the scenario, or the run stopped before it),
+ * or no baseline (the first event before the warmup ended). */
+static const char *no_recovery(const struct plot_run *r, sqlite3_stmt *st)
+{
+    if (r->first_event_s >= (double)r->n_ticks * r->tick_s) /* false when unknown (NaN) */
+        return "no event";
+    for (int j = 0; j < sqlite3_column_count(st); j++)
+        if (!strcmp(sqlite3_column_name(st, j), "baseline_hit_rate")
+            && sqlite3_column_type(st, j) == SQLITE_NULL)
+            return "no baseline";
+    return isnan(r->first_event_s) ? "never (or no event)" : "never";
+}
+
 static void format_value(char *buf, size_t n, sqlite3_stmt *st, int col, enum fmt f,
-                         const char *colname)
+                         const char *colname, const struct plot_run *r)
 {
     if (!st || col < 0) {
         snprintf(buf, n, "—");
@@ -127,7 +142,7 @@ static void format_value(char *buf, size_t n, sqlite3_stmt *st, int col, enum fm
     }
     int type = sqlite3_column_type(st, col);
     if (type == SQLITE_NULL) {
-        snprintf(buf, n, "%s", !strcmp(colname, "recovery_s") ? "never" : "—");
+        snprintf(buf, n, "%s", !strcmp(colname, "recovery_s") ? no_recovery(r, st) : "—");
         return;
     }
     if (type == SQLITE_TEXT || type == SQLITE_BLOB) {
@@ -228,14 +243,15 @@ static int summary_table(struct plot_set *ps, struct strbuf *sb, char *err, size
                 for (int j = 0; j < sqlite3_column_count(rows[k]); j++)
                     if (!strcmp(sqlite3_column_name(rows[k], j), col))
                         ci = j;
-            format_value(buf, sizeof buf, rows[k], ci, f, col);
+            format_value(buf, sizeof buf, rows[k], ci, f, col, &ps->runs[k]);
             td_text(sb, "n", buf);
         }
         sb_puts(sb, "</tr>\n");
     }
     sb_puts(sb, "</table>\n<p class=\"note\">Hover over a row for the metric's definition.");
     if (have < ps->n_runs)
-        sb_puts(sb, " A dash: the run did not finish, so it has no summary.");
+        sb_puts(sb, " A dash: the run has no summary (it failed, or is still being recorded "
+                    "or its process was killed).");
     sb_puts(sb, "</p>\n");
     rc = 0;
 out:

@@ -83,10 +83,11 @@ static void usage(FILE *f)
             "                   binary, then ../share/ringsim/plots from it)\n"
             "\n"
             "The database is opened read-only. Exit status: 0 drawn; 1 gnuplot is missing or\n"
-            "failed, or DIR cannot be written; 2 bad usage, a file that is not a ringsim\n"
-            "database, a database without runs, an unknown run id, metric or parameter, or\n"
-            "a sweep in which no parameter or more than two vary (choose with --by). The\n"
-            "charts and the data files are described in plots/README.md.\n",
+            "failed, DIR cannot be written, or no run drawn recorded a tick; 2 bad usage, a\n"
+            "file that is not a ringsim database, a database without runs, an unknown run\n"
+            "id, metric or parameter, or a sweep in which no parameter or more than two vary\n"
+            "(choose with --by). The charts and the data files are described in\n"
+            "plots/README.md.\n",
             usage_line, PLOT_DEFAULT_RUNS, PLOT_DEFAULT_RUNS);
 }
 

@@ -254,5 +254,10 @@ expect_eq "$(($(wc -l <"$T/many/data/runs.tsv")))" 9 "runs.tsv: header and 8 run
 expect_match '^2	.*	run 2: seed=2$' "$T/many/data/runs.tsv" "runs told apart by seed"
 expect_exit 0 "--run 1-9 draws all 9" "$RINGSIM" plot "$T/many.db" --run 1-9 -d "$T/many9"
 expect_eq "$(($(wc -l <"$T/many9/data/runs.tsv")))" 10 "runs.tsv: header and 9 runs"
+# recovery_s is NULL without an event: nothing to recover from, not "never"
+expect_match 'Recovery to baseline</td><td class="u">s</td><td class="n">no event</td>' \
+    "$T/many/index.html" "a run without events: recovery 'no event'"
+if grep -q '>never<' "$T/many/index.html"; then ok 1 "a run without events never says 'never'"; else
+    ok 0 "a run without events never says 'never'"; fi
 
 finish
