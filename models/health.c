@@ -296,7 +296,8 @@ void health_probe_round(struct sim *s)
 {
     const struct health_cfg *h = &s->sc->health;
     int64_t now = s->eng.now_ns;
-    for (uint32_t i = 0; i < s->n_nodes; i++) {
+    for (uint32_t k = 0; k < s->n_nodes; k++) { /* in id order: so are the results' ties */
+        uint32_t i = s->by_id[k];
         struct node *n = &s->nodes[i];
         if (!membership_is_member(s, i) || n->gutter)
             continue;

@@ -12,7 +12,12 @@
  *
  * Node indices are fixed for the whole run: the file's nodes in order,
  * then each new id an add_node event brings, in event order (a node removed
- * and added again keeps its index), then the gutter pool.
+ * and added again keeps its index), then the gutter pool. Ids are unique
+ * among them all; s->by_id lists the indices in id order, which is the
+ * order anything done to every node at one instant takes (probe rounds,
+ * the copy lists of staged joins), so that the file's order of the nodes
+ * changes no result (only jump and the replicas of mod, jump, maglev and
+ * slots follow membership order, by design).
  *
  * In flight: inflight[i] counts GETs sent to node i and not yet served —
  * on their way (admitted when sent, or, with jitter or forwarding, counted
@@ -109,6 +114,29 @@ int node_find(const struct sim *s, const char *id)
     return find_among(s, id, s->gutter_first);
 }
 
+struct id_index {
+    const char *id;
+    uint32_t i;
+};
+
+static int cmp_id(const void *a, const void *b)
+{
+    return strcmp(((const struct id_index *)a)->id, ((const struct id_index *)b)->id);
+}
+
+/* s->by_id: every index, sorted by id (unique: no ties; O(n log n), once). */
+static void order_by_id(struct sim *s)
+{
+    struct id_index *v = xcalloc(s->n_nodes + 1, sizeof(*v));
+    for (uint32_t i = 0; i < s->n_nodes; i++)
+        v[i] = (struct id_index){s->nodes[i].id, i};
+    qsort(v, s->n_nodes, sizeof(*v), cmp_id);
+    s->by_id = xcalloc(s->n_nodes + 1, sizeof(*s->by_id));
+    for (uint32_t k = 0; k < s->n_nodes; k++)
+        s->by_id[k] = v[k].i;
+    free(v);
+}
+
 static void node_present(struct node *n)
 {
     n->state = NODE_UP;
@@ -182,6 +210,7 @@ int nodes_create(struct sim *s, char *err, size_t errlen)
     s->inflight = xcalloc(s->n_nodes + 1, sizeof(*s->inflight));
     s->zones = xcalloc(s->n_nodes + 1, sizeof(*s->zones));
     number_zones(s);
+    order_by_id(s);
     for (uint32_t i = 0; i < s->n_nodes; i++) {
         s->nodes[i].tk.evictions0 = s->nodes[i].store.evictions;
         s->nodes[i].tk.expirations0 = s->nodes[i].store.expirations;
@@ -204,6 +233,8 @@ void nodes_destroy(struct sim *s)
     s->inflight = NULL;
     free(s->zones);
     s->zones = NULL;
+    free(s->by_id);
+    s->by_id = NULL;
     if (s->pool)
         item_pool_deinit(s->pool);
     free(s->pool);

@@ -193,7 +193,8 @@ static void collect(struct sim *s, const struct transfer *t, uint32_t src, bool 
     }
 }
 
-/* The copy list: each source's keys MRU first, merged one from each in turn. */
+/* The copy list: each source's keys MRU first, merged one from each in turn
+ * (the sources in id order, whatever the file's order of the nodes). */
 static void build_list(struct sim *s, struct transfer *t, bool again)
 {
     struct key_list *per = xcalloc(s->n_nodes + 1, sizeof(*per));
@@ -208,11 +209,13 @@ static void build_list(struct sim *s, struct transfer *t, bool again)
     t->keys = xmalloc((total + 1) * sizeof(*t->keys));
     t->from = xmalloc((total + 1) * sizeof(*t->from));
     for (uint32_t depth = 0; t->n < total; depth++)
-        for (uint32_t i = 0; i < s->n_nodes; i++)
+        for (uint32_t k = 0; k < s->n_nodes; k++) {
+            uint32_t i = s->by_id[k];
             if (depth < per[i].n) {
                 t->keys[t->n] = per[i].keys[depth];
                 t->from[t->n++] = i;
             }
+        }
     for (uint32_t i = 0; i < s->n_nodes; i++)
         free(per[i].keys);
     free(per);

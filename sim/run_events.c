@@ -262,9 +262,9 @@ static void crash_zone(struct sim *s, const struct event_cfg *e)
 {
     struct strbuf which;
     sb_init(&which);
-    for (uint32_t i = 0; i < s->gutter_first; i++) {
-        struct node *n = &s->nodes[i];
-        if (n->state != NODE_UP || strcmp(n->zone, e->zone))
+    for (uint32_t k = 0; k < s->n_nodes; k++) { /* in id order, as the detail lists them */
+        struct node *n = &s->nodes[s->by_id[k]];
+        if (n->gutter || n->state != NODE_UP || strcmp(n->zone, e->zone))
             continue;
         node_crash(s, n);
         sb_printf(&which, "%s%s", which.len ? "," : "", n->id);

@@ -144,6 +144,9 @@ struct sim {
     uint32_t *inflight;      /* node.c: per node, admitted GETs not yet served (bounded loads) */
     uint32_t inflight_total; /* node.c: their sum */
     uint32_t *zones;         /* node.c: per node, its zone id (replicas go to distinct ones) */
+    uint32_t *by_id;         /* node.c: every node's index in id order: what is done to
+                                several nodes at one instant is done in this order, so the
+                                order of the file's nodes changes nothing */
     struct database *db;     /* db.c */
     struct membership *mb;   /* membership.c: the authoritative membership, epochs, views */
     struct health *hl;       /* health.c: failure counts, ejections, the coordinator */
