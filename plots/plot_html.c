@@ -373,7 +373,9 @@ char *plot_html(struct plot_set *ps, const char *ext, char *err, size_t errlen)
     }
     sb_puts(&sb, "<h2>Events</h2>\n");
     events_table(ps, &sb);
-    sb_printf(&sb, "<p class=\"note\">%zu ejection%s and %zu cascade removal%s in these runs "
+    sb_printf(&sb, "<p class=\"note\">%zu ejection%s by single client instances or the "
+                   "coordinator (the summary's instance_ejections: a node several instances "
+                   "eject is one of its ejections) and %zu cascade removal%s in these runs "
                    "(the triangles in the charts' event strips).</p>\n",
               ps->n_ejections, ps->n_ejections == 1 ? "" : "s", ps->n_cascades,
               ps->n_cascades == 1 ? "" : "s");

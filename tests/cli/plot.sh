@@ -79,6 +79,9 @@ if grep -Eiq 'https?://' "$html"; then ok 1 "index.html references nothing remot
 if grep -Eiq '<script|<link|@import|url\(' "$html"; then ok 1 "index.html has no scripts or external styles"; else
     ok 0 "index.html has no scripts or external styles"; fi
 expect_match 'routing.algorithm=mod' "$html" "index.html names the overridden parameter"
+n_ej=$(sqlite3 "$db" "SELECT sum(instance_ejections) FROM summary")
+expect_match ">$n_ej ejections? by single client instances or the coordinator \(the summary's instance_ejections" \
+    "$html" "the ejection count says which ejections it counts ($n_ej)"
 
 # --- the overlay ------------------------------------------------------------------
 expect_match '^1	.*	run 1: routing.algorithm=ring$' "$T/png/data/runs.tsv" "run 1 labelled with its effective value"
