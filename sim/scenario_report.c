@@ -72,7 +72,11 @@ void report(struct loader *L, const struct ynode *at, const char *path, const ch
     sb_init(&sb);
     if (at && at->set) {
         col = set_index(L, at->set);
-        sb_printf(&sb, "%s %s: ", set_flag(L, at->set), at->set);
+        const char *flag = set_flag(L, at->set);
+        if (!strcmp(flag, "--seed") && !strncmp(at->set, "seed=", 5))
+            sb_printf(&sb, "--seed %s: ", at->set + 5); /* as the user wrote it */
+        else
+            sb_printf(&sb, "%s %s: ", flag, at->set);
         line = 0;
     } else {
         line = at && at->line > 0 ? at->line : 1;

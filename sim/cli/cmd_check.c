@@ -145,6 +145,8 @@ int cmd_check(int argc, char **argv)
         if (!strcmp(a, "--seed"))
             val = seed_arg = xasprintf("seed=%s", val);
         int bad = override_parse(val, &sets[n_sets], &d);
+        if (!bad && seed_arg)
+            sets[n_sets].flag = "--seed"; /* messages name it so */
         free(seed_arg);
         if (bad) {
             diag_print(&d, stderr);

@@ -161,6 +161,7 @@ int run_cli_parse(struct run_cli *c, int argc, char **argv, const char *usage, b
             free(arg);
             if (bad)
                 goto diag_error;
+            c->sets[c->n_sets - 1].flag = "--seed"; /* messages name it so */
         } else if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) {
             c->quiet = true;
         } else if (!strcmp(a, "--no-progress")) {

@@ -156,6 +156,14 @@ for o in --algo --hash --vnodes --nodes --to --keys --start --count --weights --
     --point-format --node-key --table-size --keys-file; do
     empty "^ringsim ring: $o:? " ring "$o="
 done
+# a bad --seed is named as the user wrote it, not as the --set it stands for
+for c in run check; do
+    expect_exit 2 "$c --seed abc" "$RINGSIM" $c "$S" --seed abc
+    expect_match '^--seed abc: seed: expected a non-negative integer, got "abc"$' "$T/err" \
+        "$c: the message names --seed abc"
+done
+expect_exit 2 "run --set seed=abc" "$RINGSIM" run "$S" --set seed=abc
+expect_match '^--set seed=abc: seed: ' "$T/err" "--set seed=abc stays --set"
 # the one exception: --key '' is the empty key, a key like any other
 expect_exit 0 "ring --key '' looks up the empty key" "$RINGSIM" ring --key '' --count 10 --json
 finish
