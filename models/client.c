@@ -752,9 +752,8 @@ void client_get_done(struct sim *s, uint32_t r, uint32_t b)
     if (cur ? n->incarnation != q->incarnation : !net_tag_incarnation_is(b, n->incarnation)) {
         /* the node crashed or left while the GET was queued: no reply */
         if (cur && !(q->flags & RQF_LATE) && !s->net->arrival_events)
-            req_schedule_attempt(&s->eng, r,
-                                 MAX(s->eng.now_ns, q->t_get_ns + s->sc->clients.timeout_ns),
-                                 EVK_TIMEOUT);
+            net_schedule_timeout(s, r, n->index,
+                                 MAX(s->eng.now_ns, q->t_get_ns + s->sc->clients.timeout_ns));
         return;
     }
     if (UNLIKELY(s->mg) && !(q->flags & RQF_LATE) && cur && migrate_get(s, r))
@@ -773,7 +772,7 @@ void client_get_done(struct sim *s, uint32_t r, uint32_t b)
         if (q->flags & RQF_SAMPLED)
             trace_answer(s, r, q->flags & RQF_FALLBACK ? SRC_PREVIOUS : SRC_NODE, OUT_HIT,
                          it->version, q->t_resp_ns - q->t0_ns);
-        client_report_success(s, &s->inst[q->inst], q->node);
+        health_hit(s, q->inst, q->node, q->t_resp_ns); /* a success when the reply is back */
         if (q->flags & RQF_FALLBACK) { /* warm the new owner with the old owner's copy */
             TK(s)->fallback_reads++;
             fill(s, r, it->version);

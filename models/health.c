@@ -3,7 +3,10 @@
  *
  * client mode (twemproxy's auto_eject_hosts): each instance counts
  *   consecutive failures (timeouts, error replies) per node; any success
- *   resets the count. At failure_limit the instance ejects the node from
+ *   resets the count, when the instance learns of it: a hit is served
+ *   before its reply is back, so its success waits for the reply
+ *   (EVK_HIT_REPLY) unless no failure can reach the instance sooner
+ *   (health_hit). At failure_limit the instance ejects the node from
  *   its own view for retry_after, then puts it back with a clean count.
  *   Instances eject at different moments and so disagree meanwhile. The
  *   instance's routing view is the client's: these functions say, by their
@@ -169,6 +172,22 @@ void health_success(struct sim *s, uint32_t inst, uint32_t node)
     struct inst_health *ih = &s->hl->inst[inst];
     ih->fails[node] = 0;
     ih->held[node] = 0;
+}
+
+void health_hit(struct sim *s, uint32_t inst, uint32_t node, int64_t reply_ns)
+{
+    if (s->sc->health.mode != HEALTH_CLIENT)
+        return;
+    if (!net_failure_before(s, node, reply_ns))
+        health_success(s, inst, node);
+    else /* the node's leaves: a reply from before it left is not the new node's */
+        sim_schedule(s, reply_ns, EVK_HIT_REPLY, inst, node | (uint32_t)s->hl->left[node] << 16);
+}
+
+void health_hit_reply(struct sim *s, uint32_t inst, uint32_t b)
+{
+    if ((b >> 16) == s->hl->left[b & 0xffff])
+        health_success(s, inst, b & 0xffff);
 }
 
 bool health_failure(struct sim *s, uint32_t inst, uint32_t epoch, uint32_t node,

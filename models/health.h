@@ -53,6 +53,12 @@ void health_destroy(struct sim *s);
 void health_success(struct sim *s, uint32_t inst, uint32_t node);
 bool health_failure(struct sim *s, uint32_t inst, uint32_t epoch, uint32_t node,
                     int64_t sent_ns, const char *what);
+/* A hit of instance inst at node, served now, whose reply reaches the
+ * instance at reply_ns: a success then. At once when no failure of the
+ * node can reach a client first (net_failure_before: the same outcome),
+ * else by EVK_HIT_REPLY, whose b health_hit_reply takes. */
+void health_hit(struct sim *s, uint32_t inst, uint32_t node, int64_t reply_ns);
+void health_hit_reply(struct sim *s, uint32_t inst, uint32_t b);
 /* EVK_READMIT: retry_after has passed (b: the node, and how many times it
  * had left when ejected); true if the node was put back (the caller
  * re-derives the instance's view). */

@@ -16,6 +16,9 @@ int net_create(struct sim *s)
     n->jitter_ns = s->sc->network.jitter_ns;
     n->arrival_events = n->jitter_ns > 0 || s->sc->routing.fencing == FENCE_FORWARD;
     exp_stream_init(&n->jitter, s->sc->seed, "network", n->jitter_ns > 0 ? s->ahead : NULL);
+    n->fail_due_ns = xmalloc((s->n_nodes + 1) * sizeof(*n->fail_due_ns));
+    for (uint32_t i = 0; i <= s->n_nodes; i++)
+        n->fail_due_ns[i] = INT64_MIN;
     return 0;
 }
 
@@ -23,8 +26,23 @@ void net_destroy(struct sim *s)
 {
     if (!s->net)
         return;
+    free(s->net->fail_due_ns);
     free(s->net);
     s->net = NULL;
+}
+
+void net_schedule_timeout(struct sim *s, uint32_t r, uint32_t node, int64_t t_ns)
+{
+    s->net->fail_due_ns[node] = MAX(s->net->fail_due_ns[node], t_ns);
+    req_schedule_attempt(&s->eng, r, t_ns, EVK_TIMEOUT);
+}
+
+bool net_failure_before(const struct sim *s, uint32_t node, int64_t t_ns)
+{
+    const struct net *nt = s->net;
+    int64_t now = s->eng.now_ns, rtt = 2 * s->nodes[node].half_rtt_ns;
+    return nt->arrival_events || nt->fail_due_ns[node] >= now
+           || t_ns - now > MIN(rtt, s->sc->clients.timeout_ns);
 }
 
 /* One message's delay to or from node n: rtt/2, plus the jitter. */
@@ -146,12 +164,12 @@ static void send_get_message(struct sim *s, uint32_t r, uint32_t nid, int64_t t)
  * clients.timeout), the client gives up first: its timeout, at the
  * deadline, closes the GET, and the reply finds it closed — as the timeout
  * scheduled when the GET left makes it in arrival mode. */
-static void timeout_first(struct sim *s, uint32_t r, int64_t t_reply)
+static void timeout_first(struct sim *s, uint32_t r, uint32_t nid, int64_t t_reply)
 {
     const struct req *q = req_at(&s->eng, r);
     int64_t deadline = q->t_get_ns + s->sc->clients.timeout_ns;
     if (!s->net->arrival_events && t_reply > deadline)
-        req_schedule_attempt(&s->eng, r, deadline, EVK_TIMEOUT);
+        net_schedule_timeout(s, r, nid, deadline); /* a failure due: hits wait (fail_due_ns) */
 }
 
 /* The GET of attempt `attempt` reaches node nid at t_arrive (now, in
@@ -169,7 +187,7 @@ static void get_arrives(struct sim *s, uint32_t r, uint32_t nid, int64_t t_arriv
     uint32_t epoch, owner = stale ? PLACE_NONE : fence(s, q, nid, t_arrive, &epoch);
     if (owner != PLACE_NONE) {
         if (s->sc->routing.fencing == FENCE_REJECT) {
-            timeout_first(s, r, t_arrive + n->half_rtt_ns);
+            timeout_first(s, r, nid, t_arrive + n->half_rtt_ns);
             moved(s, r, n, t_arrive, owner, epoch);
             return;
         }
@@ -201,13 +219,14 @@ static void get_arrives(struct sim *s, uint32_t r, uint32_t nid, int64_t t_arriv
     if (rc == 1) { /* down: never answers; awaited until the client gives up */
         node_await_down(s, n, q->t_get_ns + timeout);
         if (!events)
-            req_schedule_attempt(&s->eng, r, q->t_get_ns + timeout, EVK_TIMEOUT);
+            net_schedule_timeout(s, r, nid, q->t_get_ns + timeout);
         return;
     }
     if (rc < 0) {
         int64_t t_reply = net_reply_time(s, n, t_arrive);
-        timeout_first(s, r, t_reply);
+        timeout_first(s, r, nid, t_reply);
         q->t_resp_ns = t_reply; /* (net_timeout_yields) */
+        s->net->fail_due_ns[nid] = MAX(s->net->fail_due_ns[nid], t_reply);
         req_schedule_attempt(&s->eng, r, t_reply, EVK_REJECTED);
         return;
     }
@@ -219,7 +238,7 @@ static void get_arrives(struct sim *s, uint32_t r, uint32_t nid, int64_t t_arriv
         q->flags |= RQF_LATE;
     req_schedule_b(&s->eng, r, done, EVK_GET_DONE, net_get_tag(q->attempt, nid, n->incarnation));
     if ((q->flags & RQF_LATE) && !events)
-        req_schedule_attempt(&s->eng, r, q->t_get_ns + timeout, EVK_TIMEOUT);
+        net_schedule_timeout(s, r, nid, q->t_get_ns + timeout);
 }
 
 void net_send_get(struct sim *s, uint32_t r, uint32_t nid)

@@ -55,10 +55,24 @@ struct net {
      * answers r's fenced message MOVED, naming *to, instead of forwarding it — a slot it
      * handed over by a migration (get: r's message is a GET, else an operation) */
     bool (*moved_instead)(struct sim *s, uint32_t r, uint32_t node, bool get, uint32_t *to);
+    int64_t *fail_due_ns;    /* per node: the latest time a GET's timeout or error reply is
+                                due at its client (scheduled; without arrival events) */
 };
 
 int net_create(struct sim *s);
 void net_destroy(struct sim *s);
+
+/* Schedules the timeout of request r's current GET, to node, at t_ns. */
+void net_schedule_timeout(struct sim *s, uint32_t r, uint32_t node, int64_t t_ns);
+
+/* Whether a GET's failure (timeout or error reply) may reach a client of
+ * node at or before t_ns, when a reply from node is due at t_ns: one
+ * already scheduled from now on, or one of a GET sent from now on (an
+ * error reply comes a round trip after the GET, a timeout clients.timeout
+ * after; either is scheduled after the reply would be, so at the same
+ * time it comes after it). With arrival events (jitter, forwarding),
+ * always: messages overtake each other. O(1). */
+bool net_failure_before(const struct sim *s, uint32_t node, int64_t t_ns);
 
 /* The payload of EVK_GET_ARRIVE and EVK_GET_DONE: the GET's attempt, the
  * node it went to and (EVK_GET_DONE) the low 8 bits of that node's

@@ -76,6 +76,8 @@ enum {
     EVK_LOCAL_PUT,      /* a: request, b: version — a hit's value reaches the client,
                            which keeps it in its local cache (clients.local_cache) */
     EVK_DETECT_WINDOW,  /* a hot-key detection window ends (clients.hot_key_detection) */
+    EVK_HIT_REPLY,      /* a: instance, b: node (and its leaves) — a hit's reply reaches the
+                           client, a success for client-mode health (health_hit) */
     EVK_COUNT
 };
 

@@ -874,6 +874,27 @@ static void test_failure_of_the_node_that_left(void **state)
     }
 }
 
+/* A hit is a success for health when its reply reaches the client, not when
+ * the node serves it: with every reply of A 15 ms late (its slow_node
+ * latency) and its one-place queue refusing a quarter of 9,000 GETs/s, the
+ * error replies (a round trip) come before any hit's reply, so 8 of them
+ * in a row eject A within the first 15 ms. Counted at service, each of the
+ * 9,000 hits a second reset the count and A was never ejected. */
+static void test_hit_succeeds_when_its_reply_is_back(void **state)
+{
+    (void)state;
+    const char *yaml = "name: late-hits\nduration: 3s\ntick: 1s\n"
+                       "workload: {keys: 1000, qps: 9000}\n"
+                       "nodes: [{id: A}]\n"
+                       "cache: {service_time: 100us, service_dist: fixed, max_queue: 1, "
+                       "rtt: 200us}\n"
+                       "clients: {instances: 1, timeout: 20ms}\n"
+                       "health: {failure_limit: 8, retry_after: 100s}\n"
+                       "events:\n"
+                       "  - {at: 1s, slow_node: {id: A, latency: 15ms, for: 1s}}\n";
+    check_first_eject(yaml, "A", 1.0075, 0.0075, "replies 15 ms late, errors in 0.2 ms");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -901,6 +922,7 @@ int main(void)
         cmocka_unit_test(test_central_probe_of_a_far_node_fails),
         cmocka_unit_test(test_returning_node_is_not_slow),
         cmocka_unit_test(test_failure_of_the_node_that_left),
+        cmocka_unit_test(test_hit_succeeds_when_its_reply_is_back),
     };
     return cmocka_run_group_tests(tests, load_cascade, free_cascade);
 }
