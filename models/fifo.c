@@ -151,3 +151,11 @@ void fifo_reset(struct fifo *q, int64_t t_ns)
         q->free_ns[i] = t_ns;
     q->head = q->count = 0;
 }
+
+int64_t fifo_idle_ns(const struct fifo *q)
+{
+    int64_t t = INT64_MIN;
+    for (uint32_t i = 0; i < q->workers; i++)
+        t = MAX(t, q->free_ns[i]);
+    return t;
+}

@@ -53,4 +53,8 @@ int64_t fifo_busy_between(const struct fifo *q, int64_t from_ns, int64_t to_ns);
 /* Drops every job (a crash): all servers free from t_ns, nothing waiting. */
 void fifo_reset(struct fifo *q, int64_t t_ns);
 
+/* When the servers will have finished all the work admitted so far.
+ * O(workers). */
+int64_t fifo_idle_ns(const struct fifo *q);
+
 #endif

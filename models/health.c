@@ -38,7 +38,8 @@
  * (not slow, not crashed, not removed), nor had one within clients.timeout
  * before (the failures that eject it are of requests sent in that window:
  * a crash and restart a moment before, or a slowness just ended, caused
- * them), it is a cascade removal: a healthy node pushed over by load.
+ * them; a slowness lasts until the work queued meanwhile is served), it is
+ * a cascade removal: a healthy node pushed over by load.
  *
  * Invariants (health_check): ejectors[i] == the instances with node i
  * ejected + (the coordinator has it ejected); nodes_ejected_now == the

@@ -446,10 +446,18 @@ static bool is_slow(const struct node *n)
     return n->slow_factor != 1.0 || n->slow_latency_ns != 0;
 }
 
+/* A slowness ends; its effects last until the node has served the work
+ * queued meanwhile (drawn at the slow pace: GETs sent now wait behind it),
+ * so a fault's end is then, for cascade removals (node_fault_since). */
+static void slowness_ends(struct sim *s, struct node *n)
+{
+    n->fault_end_ns = MAX(s->eng.now_ns, fifo_idle_ns(&n->queue));
+}
+
 void node_slow(struct sim *s, struct node *n, double factor, int64_t latency_ns, uint32_t event)
 {
     if (is_slow(n) && factor == 1.0 && !latency_ns)
-        n->fault_end_ns = s->eng.now_ns; /* slowed to normal speed: its slowness ends */
+        slowness_ends(s, n); /* slowed to normal speed */
     n->slow_factor = factor;
     n->slow_latency_ns = latency_ns;
     n->slow_event = event;
@@ -461,7 +469,7 @@ bool node_slow_end(struct sim *s, struct node *n, uint32_t event)
         return false;
     n->slow_factor = 1.0;
     n->slow_latency_ns = 0;
-    n->fault_end_ns = s->eng.now_ns;
+    slowness_ends(s, n);
     return true;
 }
 

@@ -40,8 +40,9 @@ struct node {
     double slow_factor;      /* 1 = healthy */
     int64_t slow_latency_ns; /* added to every reply */
     uint32_t slow_event;     /* scenario event that slowed it (to end the right one) */
-    int64_t fault_end_ns;    /* when its last fault ended (restart, return, end of slowness);
-                                INT64_MIN: never (node_fault_since) */
+    int64_t fault_end_ns;    /* when its last fault ended (restart, return, end of slowness:
+                                once the work queued while slow is done); INT64_MIN: never
+                                (node_fault_since) */
     int64_t half_rtt_ns;
     struct store store;
     struct fifo queue;
@@ -117,7 +118,8 @@ void node_slow(struct sim *s, struct node *n, double factor, int64_t latency_ns,
 bool node_slow_end(struct sim *s, struct node *n, uint32_t event);
 /* An injected fault now: not up (crashed, removed, absent), or slow. */
 bool node_has_fault(const struct node *n);
-/* An injected fault now, or at any time since t_ns. */
+/* An injected fault now, or at any time since t_ns (a slowness until the work
+ * queued while it lasted is done). */
 bool node_fault_since(const struct node *n, int64_t t_ns);
 /* absent, removed, crashed, slow, gutter or up (ejection is health's to say). */
 const char *node_state_name(const struct node *n);

@@ -895,6 +895,38 @@ static void test_hit_succeeds_when_its_reply_is_back(void **state)
     check_first_eject(yaml, "A", 1.0075, 0.0075, "replies 15 ms late, errors in 0.2 ms");
 }
 
+/* A slowness lasts, for cascade removals, until the node has served the
+ * work queued while it was slow: n1, 20x slower for 10 s with its ejection
+ * held back by the cooldown, fails its GETs behind 15.7 s of slow work for
+ * 9 s after the slowness ended, and its ejection then is its own fault's
+ * (it was counted a cascade removal); without the slowness only the
+ * crashed n2 is ejected. */
+static void test_slow_backlog_ejection_is_no_cascade(void **state)
+{
+    (void)state;
+    const char *yaml = "name: backlog\nduration: 30s\ntick: 1s\n"
+                       "workload: {keys: 40000, qps: 32000}\n"
+                       "nodes: [{id: n1}, {id: n2}, {id: n3}, {id: n4}]\n"
+                       "cache: {service_time: 80us, workers: 1, max_queue: 10000}\n"
+                       "database: {workers: 64, service_time: 1ms, max_queue: 100000}\n"
+                       "clients: {instances: 2, timeout: 20ms}\n"
+                       "health: {cooldown: 20s, retry_after: 100s}\n"
+                       "events:\n"
+                       "  - {at: 5s, crash_node: {id: n2}}\n"
+                       "  - {at: 6s, slow_node: {id: n1, factor: 20, for: 10s}}\n";
+    const char *healthy[] = {"events.1.slow_node.factor=1", NULL};
+    struct mem_run m;
+    mem_run_yaml(&m, yaml, NULL);
+    double ej = first_event_time(&m, "eject", "n1");
+    if (ej < 25 || ej > 25.1 || m.summary.ejections != 2 || m.summary.cascade_removals != 0)
+        fail_msg("n1 ejected at %.6f s; %lld ejections, %lld cascade removals", ej,
+                 (long long)m.summary.ejections, (long long)m.summary.cascade_removals);
+    mem_run_free(&m);
+    mem_run_yaml(&m, yaml, healthy);
+    assert_int_equal(m.summary.ejections, 1);
+    mem_run_free(&m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -923,6 +955,7 @@ int main(void)
         cmocka_unit_test(test_returning_node_is_not_slow),
         cmocka_unit_test(test_failure_of_the_node_that_left),
         cmocka_unit_test(test_hit_succeeds_when_its_reply_is_back),
+        cmocka_unit_test(test_slow_backlog_ejection_is_no_cascade),
     };
     return cmocka_run_group_tests(tests, load_cascade, free_cascade);
 }
