@@ -518,6 +518,8 @@ void results_close(struct results *r)
 {
     if (!r)
         return;
+    if (r->db)
+        results_watch_stop(r->db, NULL); /* closing is never cut short */
     if (r->in_buffer)
         results_flush_waiting(r, NULL, 0);
     /* At rest the file goes back to a rollback journal when no other
@@ -537,6 +539,27 @@ void results_close(struct results *r)
     release_reserve(r);
     free(r->path);
     free(r);
+}
+
+/* SQLite's progress handler: nonzero interrupts the statement running. */
+static int stop_requested(void *flag)
+{
+    return *(const volatile sig_atomic_t *)flag != 0;
+}
+
+void results_watch_stop(sqlite3 *db, const volatile sig_atomic_t *stop)
+{
+    /* every 1000 virtual machine instructions: a row copied is a few dozen */
+    if (stop)
+        sqlite3_progress_handler(db, 1000, stop_requested, (void *)(uintptr_t)stop);
+    else
+        sqlite3_progress_handler(db, 0, NULL, NULL);
+}
+
+void results_stop_on(struct results *r, const volatile sig_atomic_t *stop)
+{
+    r->stop = stop;
+    results_watch_stop(r->db, stop);
 }
 
 const char *results_error(const struct results *r)

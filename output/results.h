@@ -14,6 +14,7 @@
 #ifndef RINGSIM_RESULTS_H
 #define RINGSIM_RESULTS_H
 
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -28,14 +29,20 @@ struct results;
 struct results *results_open(const char *path, char *err, size_t errlen);
 /* Writes what is still buffered and closes. */
 void results_close(struct results *r);
+/* From now on a statement on r, and a merge's reading and checking of its
+ * sources, stops soon after *stop turns nonzero (a signal handler sets it):
+ * it fails as "interrupted", and a merge rolls back. NULL: never. */
+void results_stop_on(struct results *r, const volatile sig_atomic_t *stop);
 /* Why the last write failed (SQLite's message, naming the file; "the disk
  * is full (...)" when it is), or NULL. A sink callback that returned -1
  * left its reason here. */
 const char *results_error(const struct results *r);
 /* Checks, opening it read-only, that path is a ringsim results database
  * and is not damaged (PRAGMA quick_check: reads the whole file): 0, or -1
- * with a message naming path. */
-int results_check_file(const char *path, char *err, size_t errlen);
+ * with a message naming path. The check stops, failing, once *stop turns
+ * nonzero (stop may be NULL). */
+int results_check_file(const char *path, const volatile sig_atomic_t *stop, char *err,
+                       size_t errlen);
 
 /* Starts a run: inserts its runs and params rows. extra_params (may be
  * NULL/0) are recorded in params besides the scenario's overrides (sweeps

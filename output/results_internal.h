@@ -6,6 +6,7 @@
 #ifndef RINGSIM_RESULTS_INTERNAL_H
 #define RINGSIM_RESULTS_INTERNAL_H
 
+#include <signal.h>
 #include <sqlite3.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -52,6 +53,7 @@ struct results {
     bool in_buffer;      /* the transaction on the temp buffers is open */
     int busy_flushes;    /* checkpoints in a row that found the file locked */
     int reserve_fd;      /* an unlinked file of RESERVE_BYTES, or -1 */
+    const volatile sig_atomic_t *stop; /* results_stop_on's flag, or NULL */
     char error[512];     /* why the last write failed; "" if none has */
 };
 
@@ -70,6 +72,9 @@ int results_check_ringsim(sqlite3 *db, const char *path, bool allow_empty, char 
                           size_t errlen);
 /* A path SQLite reads as a plain file name even with URI names on (free it). */
 char *results_plain_name(const char *path);
+/* Makes the statements on db fail as interrupted (SQLITE_INTERRUPT) soon
+ * after *stop turns nonzero; stop NULL removes the watch. */
+void results_watch_stop(sqlite3 *db, const volatile sig_atomic_t *stop);
 /* Writes the rows r holds buffered, waiting a while for another writer:
  * 0, or -1 with r->error (and err when given) saying why. */
 int results_flush_waiting(struct results *r, char *err, size_t errlen);

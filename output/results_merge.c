@@ -15,7 +15,8 @@
 #include "output/results_internal.h"
 #include "sim/util.h"
 
-int results_check_file(const char *path, char *err, size_t errlen)
+int results_check_file(const char *path, const volatile sig_atomic_t *stop, char *err,
+                       size_t errlen)
 {
     sqlite3 *db = NULL;
     struct stat st;
@@ -31,6 +32,8 @@ int results_check_file(const char *path, char *err, size_t errlen)
     char *name = results_plain_name(path);
     int orc = sqlite3_open_v2(name, &db, SQLITE_OPEN_READONLY, NULL);
     free(name);
+    if (orc == SQLITE_OK)
+        results_watch_stop(db, stop);
     if (orc != SQLITE_OK) {
         snprintf(err, errlen, "%s: cannot open: %s", path, db ? sqlite3_errmsg(db) : "out of memory");
     } else if (!(rc = results_check_ringsim(db, path, false, err, errlen))) {
@@ -161,6 +164,7 @@ static int merge_one(struct results *r, const char *src_path, results_running_fn
         goto fail;
     }
     sqlite3_busy_timeout(src, BUSY_TIMEOUT_MS);
+    results_watch_stop(src, r->stop);
     int status_col = 0; /* of results_run_cols */
     while (strcmp(results_run_cols[status_col].name, "status"))
         status_col++;
@@ -261,7 +265,7 @@ int results_merge(struct results *r, const char *const *src_paths, size_t n, int
      * missing, not ringsim's or damaged is refused, and they are only ever
      * opened read-only */
     for (size_t i = 0; i < n; i++)
-        if (results_check_file(src_paths[i], err, errlen))
+        if (results_check_file(src_paths[i], r->stop, err, errlen))
             return -1;
     if (results_flush_waiting(r, err, errlen))
         return -1;

@@ -7,10 +7,12 @@
  * or another input, under another name (same device and inode) is refused.
  */
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "output/results.h"
 #include "sim/cli/cli.h"
@@ -28,10 +30,11 @@ static const char merge_usage[] =
     "of every input is merged, or none (a full disk leaves OUT.db as it was, and a\n"
     "retry copies nothing twice). The same file given twice is refused. A run whose\n"
     "status is still 'running' (being recorded, or its process was killed) is copied\n"
-    "as it is, with a warning naming the input and the run.\n"
-    "Exit: 0 merged; 1 an input is not a ringsim database or is damaged, or OUT.db\n"
-    "cannot be written (nothing is merged); 2 bad usage, an input that does not exist,\n"
-    "is OUT.db, or is given twice.\n"
+    "as it is, with a warning naming the input and the run. Ctrl-C (or SIGTERM,\n"
+    "SIGHUP) stops the check or the copy and rolls it back: nothing is merged.\n"
+    "Exit: 0 merged; 1 an input is not a ringsim database or is damaged, OUT.db\n"
+    "cannot be written, or the merge was interrupted (nothing is merged); 2 bad usage,\n"
+    "an input that does not exist, is OUT.db, or is given twice.\n"
     "\n"
     "Options: -h, --help (this text); -- ends the options, so that a file whose name\n"
     "starts with - can follow (ringsim merge -- -all.db a.db).\n"
@@ -90,6 +93,75 @@ static char **merge_files(int argc, char **argv, int *n)
     return files;
 }
 
+static volatile sig_atomic_t stop_merge;
+
+static void on_signal(int sig)
+{
+    (void)sig;
+    stop_merge = 1;
+}
+
+/* What an interrupted merge says: nothing was merged, and what became of
+ * OUT.db. Returns the exit code. */
+static int interrupted(const char *out, bool out_existed)
+{
+    fprintf(stderr, "ringsim merge: interrupted; nothing was merged (%s %s)\n", out,
+            out_existed ? "is as it was"
+            : access(out, F_OK) == 0 ? "was created and holds no runs" : "was not created");
+    return EXIT_RUN_FAILED;
+}
+
+/* The copy itself, once the command line is judged (argv[1] OUT.db, then
+ * the inputs), Ctrl-C, SIGTERM and SIGHUP caught: a signal stops the
+ * check of the inputs or the copy and rolls it back; one after the commit
+ * changes nothing (every run was merged). */
+static int copy_all(int argc, char **argv, bool out_exists)
+{
+    int n_in = argc - 2;
+    char err[1024];
+    /* every input first: a bad one leaves the output untouched */
+    for (int i = 2; i < argc && !stop_merge; i++) {
+        if (results_check_file(argv[i], &stop_merge, err, sizeof err) && !stop_merge) {
+            fprintf(stderr, "ringsim merge: %s; nothing was merged\n", err);
+            return EXIT_RUN_FAILED;
+        }
+    }
+    if (stop_merge)
+        return interrupted(argv[1], out_exists);
+    /* as run and sweep do: OUT.db's folder is made when missing */
+    if (make_parent_dirs(argv[1], "merge"))
+        return EXIT_RUN_FAILED;
+    struct results *out = results_open(argv[1], err, sizeof err);
+    if (!out) {
+        fprintf(stderr, "ringsim merge: %s\n", err);
+        return EXIT_RUN_FAILED;
+    }
+    results_stop_on(out, &stop_merge);
+    int *each = xcalloc((size_t)n_in + 1, sizeof(*each));
+    struct strbuf warnings;
+    sb_init(&warnings);
+    int total = stop_merge ? -1
+                           : results_merge(out, (const char *const *)argv + 2, (size_t)n_in,
+                                           each, warn_running, &warnings, err, sizeof err);
+    results_close(out);
+    if (total < 0) {
+        if (stop_merge)
+            interrupted(argv[1], out_exists);
+        else
+            fprintf(stderr, "ringsim merge: %s; nothing was merged\n", err);
+        sb_deinit(&warnings);
+        free(each);
+        return EXIT_RUN_FAILED;
+    }
+    fputs(warnings.len ? warnings.buf : "", stderr);
+    sb_deinit(&warnings);
+    for (int i = 0; i < n_in; i++)
+        printf("%s: %d run%s\n", argv[i + 2], each[i], each[i] == 1 ? "" : "s");
+    printf("%d run%s merged into %s\n", total, total == 1 ? "" : "s", argv[1]);
+    free(each);
+    return EXIT_OK;
+}
+
 /* merge OUT.db IN.db... once the options are read: argv[1] OUT.db, then
  * the inputs. */
 static int merge(int argc, char **argv)
@@ -139,41 +211,11 @@ static int merge(int argc, char **argv)
     free(in_ok);
     if (rc != EXIT_OK)
         return rc;
-    char err[1024];
-    /* every input first: a bad one leaves the output untouched */
-    for (int i = 2; i < argc; i++) {
-        if (results_check_file(argv[i], err, sizeof err)) {
-            fprintf(stderr, "ringsim merge: %s; nothing was merged\n", err);
-            return EXIT_RUN_FAILED;
-        }
-    }
-    /* as run and sweep do: OUT.db's folder is made when missing */
-    if (make_parent_dirs(argv[1], "merge"))
-        return EXIT_RUN_FAILED;
-    struct results *out = results_open(argv[1], err, sizeof err);
-    if (!out) {
-        fprintf(stderr, "ringsim merge: %s\n", err);
-        return EXIT_RUN_FAILED;
-    }
-    int *each = xcalloc((size_t)n_in + 1, sizeof(*each));
-    struct strbuf warnings;
-    sb_init(&warnings);
-    int total = results_merge(out, (const char *const *)argv + 2, (size_t)n_in, each,
-                              warn_running, &warnings, err, sizeof err);
-    results_close(out);
-    if (total < 0) {
-        fprintf(stderr, "ringsim merge: %s; nothing was merged\n", err);
-        sb_deinit(&warnings);
-        free(each);
-        return EXIT_RUN_FAILED;
-    }
-    fputs(warnings.len ? warnings.buf : "", stderr);
-    sb_deinit(&warnings);
-    for (int i = 0; i < n_in; i++)
-        printf("%s: %d run%s\n", argv[i + 2], each[i], each[i] == 1 ? "" : "s");
-    printf("%d run%s merged into %s\n", total, total == 1 ? "" : "s", argv[1]);
-    free(each);
-    return EXIT_OK;
+    struct stop_signals sig;
+    stop_signals_catch(&sig, on_signal);
+    rc = copy_all(argc, argv, out_exists);
+    stop_signals_restore(&sig);
+    return rc;
 }
 
 int cmd_merge(int argc, char **argv)

@@ -39,6 +39,31 @@ kill -TERM $pid
 wait_for $pid 10
 expect_eq "$rc" 1 "SIGTERM too"
 
+# merge: a signal stops the copy and rolls it back; the database merged into
+# is as it was, and the merge says so and exits 1 (it was killed: exit 130 or
+# 143, or, with SIGINT ignored as in a background job, went on to the end)
+"$RINGSIM" run sparse.yaml -o one.db --quiet --set duration=3s 2>/dev/null
+before=$(sqlite3 one.db .dump | cksum)
+"$RINGSIM" merge one.db sparse.db 2>merge.err &
+pid=$!
+sleep 0.5
+kill -INT $pid
+wait_for $pid 10
+expect_eq "$rc" 1 "Ctrl-C during a merge: exit 1"
+expect_match "^ringsim merge: interrupted; nothing was merged \(one.db is as it was\)$" merge.err \
+    "saying nothing was merged"
+expect_eq "$(sqlite3 one.db .dump | cksum)" "$before" "and the database merged into is unchanged"
+"$RINGSIM" merge new.db sparse.db 2>merge2.err &
+pid=$!
+sleep 0.5
+kill -TERM $pid
+wait_for $pid 10
+expect_eq "$rc" 1 "SIGTERM during a merge into a new file: exit 1"
+expect_match "^ringsim merge: interrupted; nothing was merged \(new.db (was created and holds no runs|was not created)\)$" \
+    merge2.err "saying what became of the file"
+expect_eq "$(sqlite3 new.db 'SELECT count(*) FROM runs' 2>/dev/null || echo 0)" 0 "which holds no runs"
+[ ! -e new.db-wal ] && [ ! -e new.db-shm ]; ok $? "and no -wal or -shm file is left beside it"
+
 # two signals in a row (a second Ctrl-C, a supervisor's repeated SIGTERM): the
 # second lands while the first's status is written, and must not kill the
 # process then, leaving the run 'running'

@@ -164,14 +164,14 @@ static void test_refuses_foreign_files(void **state)
     sqlite3_close(db);
     assert_null(results_open(path, err, sizeof err));
     assert_non_null(strstr(err, "not a ringsim results database (no such"));
-    assert_int_equal(results_check_file(path, err, sizeof err), -1);
+    assert_int_equal(results_check_file(path, NULL, err, sizeof err), -1);
     assert_non_null(strstr(err, "not a ringsim results database"));
 
     /* a file checked as an input is only read: a 0-byte one stays 0 bytes */
     snprintf(path, sizeof path, "%s/zero.db", dir);
     f = fopen(path, "w");
     fclose(f);
-    assert_int_equal(results_check_file(path, err, sizeof err), -1);
+    assert_int_equal(results_check_file(path, NULL, err, sizeof err), -1);
     assert_non_null(strstr(err, "not a ringsim results database"));
     f = fopen(path, "r");
     fseek(f, 0, SEEK_END);
