@@ -383,7 +383,9 @@ __attribute__((noinline)) enum run_status sim_run(struct sim *s)
 interrupted:
     if (!engine_failed(&s->eng))
         s->eng.status = RUN_INTERRUPTED;
-    if (s->opt.progress)
-        s->opt.progress(s->opt.progress_ctx, s->eng.now_ns, end, s->sums.requests);
+    if (s->opt.progress) /* the clock, or the end of the last tick closed if later */
+        s->opt.progress(s->opt.progress_ctx,
+                        MAX(s->eng.now_ns, MIN(s->tick_index * s->tick_ns, end)), end,
+                        s->sums.requests);
     return s->eng.status;
 }

@@ -168,10 +168,15 @@ static void report(const struct scenario *sc, const struct sim *s, enum run_stat
         snprintf(where, sizeof where, "%s", cli->merged_into);
     else
         snprintf(where, sizeof where, "%s, run %lld", path, (long long)run_id);
+    /* where the stop found the simulated clock: the last event's time, or
+     * the end of the last tick closed when that is later (a sparse run
+     * closes ticks with no event in them) */
+    int64_t reached = MAX(s->eng.now_ns, MIN((int64_t)s->n_series * sc->tick_ns,
+                                             sc->duration_ns));
     if (st == RUN_INTERRUPTED)
         fprintf(stderr, "ringsim run: interrupted at t=%.3f s; the %zu ticks recorded are kept "
                         "in %s (status interrupted)\n",
-                (double)s->eng.now_ns / 1e9, s->n_series, where);
+                (double)reached / 1e9, s->n_series, where);
     else if (st == RUN_FAILED)
         fprintf(stderr, "ringsim run: the run failed: %s (what was recorded is kept in %s)\n",
                 why, where);

@@ -31,6 +31,10 @@ expect_eq "$(sqlite3 sparse.db 'SELECT status FROM runs')" interrupted "its stat
 ticks=$(sqlite3 sparse.db 'SELECT count(*) FROM ticks')
 [ "$ticks" -gt 0 ] && [ "$ticks" -lt 10000000 ]
 ok $? "the ticks closed before the signal are kept ($ticks)"
+# no event ever happens in this run (the clock of events stays at 0): the
+# time reached is the end of the last tick closed
+expect_match "interrupted at t=$ticks\.000 s; the $ticks ticks recorded are kept" sparse.err \
+    "the message gives the simulated time the ticks reached"
 
 "$RINGSIM" run sparse.yaml -o sparse.db --quiet --force 2>term.err &
 pid=$!
