@@ -144,6 +144,9 @@ static void describe_failure(sqlite3 *db, const char *path, const char *msg, cha
         snprintf(out, n, "the disk is full (%s: %s)", path, msg);
     else if (sys == EFBIG)
         snprintf(out, n, "the file size limit is reached (%s: %s; see ulimit -f)", path, msg);
+    else if (code == SQLITE_READONLY) /* opened, but only for reading: say why */
+        snprintf(out, n, "%s: %s (%s)", path, msg,
+                 access(path, W_OK) ? strerror(errno) : "opened read-only");
     else
         snprintf(out, n, "%s: %s", path, msg);
 }
@@ -418,6 +421,31 @@ char *results_plain_name(const char *path)
     return strncmp(path, "file:", 5) ? xstrdup(path) : xasprintf("./%s", path);
 }
 
+/* Why name cannot be opened for writing, as " (...)", or "": SQLite says
+ * only "unable to open database file" (and the errno it keeps is that of
+ * its read-only retry). */
+static void open_failure(const char *name, char *why, size_t n)
+{
+    struct stat st;
+    why[0] = '\0';
+    if (stat(name, &st) == 0) {
+        if (S_ISDIR(st.st_mode))
+            snprintf(why, n, " (it is a folder, not a file)");
+        else if (access(name, R_OK | W_OK))
+            snprintf(why, n, " (%s)", strerror(errno));
+        return;
+    }
+    if (errno != ENOENT) { /* a name too long, a file taken for a folder */
+        snprintf(why, n, " (%s)", strerror(errno));
+        return;
+    }
+    const char *slash = strrchr(name, '/');
+    char *dir = slash ? xstrndup(name, slash == name ? 1 : (size_t)(slash - name)) : xstrdup(".");
+    if (access(dir, W_OK | X_OK))
+        snprintf(why, n, " (no file can be made in its folder: %s)", strerror(errno));
+    free(dir);
+}
+
 struct results *results_open(const char *path, char *err, size_t errlen)
 {
     struct results *r = xcalloc(1, sizeof(*r));
@@ -435,8 +463,10 @@ struct results *results_open(const char *path, char *err, size_t errlen)
     int rc = sqlite3_open_v2(name, &r->db,
                              SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_URI, NULL);
     if (rc != SQLITE_OK) {
-        snprintf(err, errlen, "%s: cannot open: %s", path,
-                 r->db ? sqlite3_errmsg(r->db) : "out of memory");
+        char why[160];
+        open_failure(name, why, sizeof why);
+        snprintf(err, errlen, "%s: cannot open: %s%s", path,
+                 r->db ? sqlite3_errmsg(r->db) : "out of memory", why);
         goto fail;
     }
     sqlite3_busy_timeout(r->db, BUSY_TIMEOUT_MS);

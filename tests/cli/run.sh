@@ -418,6 +418,32 @@ sh -c "ulimit -f 2; exec '$RINGSIM' run '$S' -o '$T/tiny2.db' --quiet" 2>"$T/tin
 expect_eq "$?" 1 "at the file size limit with SIGXFSZ at its default: the run exits 1"
 expect_match "^ringsim run: .*tiny2.db: " "$T/tiny2.err" "and says why, naming the database"
 
+# a database that cannot be opened: the message says why, not only SQLite's
+# "unable to open database file"
+mkdir -p "$T/afolder"
+expect_exit 1 "run -o FOLDER fails" "$RINGSIM" run "$S" -o "$T/afolder" --quiet
+expect_match "afolder: cannot open: unable to open database file \(it is a folder, not a file\)$" \
+    "$T/err" "saying it is a folder"
+expect_exit 1 "merge into a folder fails" "$RINGSIM" merge "$T/afolder" "$T/h0.db"
+expect_match "afolder: cannot open: .*\(it is a folder, not a file\)$" "$T/err" "saying so too"
+long=$(printf '%0300d' 0)
+expect_exit 1 "run -o with a file name of 300 bytes fails" "$RINGSIM" run "$S" -o "$T/$long.db" --quiet
+expect_match "cannot open: unable to open database file \(File name too long\)$" "$T/err" \
+    "saying the name is too long"
+if unshare -rm true 2>/dev/null; then
+    mkdir -p "$T/rofs"
+    cp "$T/h0.db" "$T/rofs/old.db"
+    unshare -rm sh -c "mount --bind '$T/rofs' '$T/rofs' && mount -o remount,ro,bind '$T/rofs' &&
+        { '$RINGSIM' run '$S' -o '$T/rofs/new.db' --quiet; echo \$? >'$T/ro.rc'; } 2>'$T/ro.err';
+        { '$RINGSIM' run '$S' -o '$T/rofs/old.db' --quiet; echo \$? >'$T/ro2.rc'; } 2>'$T/ro2.err'"
+    expect_eq "$(cat "$T/ro.rc") $(cat "$T/ro2.rc")" "1 1" "runs into a read-only file system exit 1"
+    expect_match "new.db: cannot open: .*\(no file can be made in its folder: Read-only file system\)$" \
+        "$T/ro.err" "a new file: saying its folder is read-only (not 'No such file or directory')"
+    expect_match "old.db: attempt to write a readonly database \(Read-only file system\)$" \
+        "$T/ro2.err" "a file there already: saying why it is read-only"
+    expect_eq "$(sqlite3 "$T/rofs/old.db" 'SELECT count(*) FROM runs')" 4 "which is unchanged"
+fi
+
 # -o '' would record nowhere: refused
 expect_exit 2 "run -o '' is refused" "$RINGSIM" run "$S" -o ''
 expect_match "^ringsim run: -o needs a value, got \"\"" "$T/err" "saying a file name is needed"
