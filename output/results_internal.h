@@ -54,7 +54,7 @@ struct results {
     int busy_flushes;    /* checkpoints in a row that found the file locked */
     int reserve_fd;      /* an unlinked file of RESERVE_BYTES, or -1 */
     const volatile sig_atomic_t *stop; /* results_stop_on's flag, or NULL */
-    char error[512];     /* why the last write failed; "" if none has */
+    char error[MSG_MAX]; /* why the last write failed; "" if none has */
 };
 
 /* Records why the last statement on r failed in r->error and, when given,

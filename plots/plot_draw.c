@@ -114,7 +114,7 @@ static enum plot_status choose_sweep(struct draw *d, char *err, size_t errlen)
     }
     struct report_options ro = {.db = o->db, .by = o->by, .n_by = o->n_by,
                                 .metrics = o->metrics, .n_metrics = o->n_metrics};
-    char rerr[2048];
+    char rerr[MSG_MAX];
     enum report_status rs = report_load(&ro, &d->report, rerr, sizeof rerr);
     if (rs != REPORT_OK) {
         if (!asked)

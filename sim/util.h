@@ -18,6 +18,10 @@
 #define NS_PER_MS 1000000LL
 #define NS_PER_S  1000000000LL
 
+/* Room for an error message naming two paths of PATH_MAX bytes and what
+ * went wrong: a long path must never push the reason out of the buffer. */
+#define MSG_MAX 12288
+
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 #define MIN(a, b) ((a) < (b) ? (a) : (b))
 #define MAX(a, b) ((a) > (b) ? (a) : (b))

@@ -118,7 +118,7 @@ static int interrupted(const char *out, bool out_existed)
 static int copy_all(int argc, char **argv, bool out_exists)
 {
     int n_in = argc - 2;
-    char err[1024];
+    char err[MSG_MAX];
     /* every input first: a bad one leaves the output untouched */
     for (int i = 2; i < argc && !stop_merge; i++) {
         if (results_check_file(argv[i], &stop_merge, err, sizeof err) && !stop_merge) {

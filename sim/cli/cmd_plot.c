@@ -116,7 +116,7 @@ static void plot_args_deinit(struct plot_args *a)
  * (0 after --help, 2 after bad usage, with the message printed). */
 static int parse_args(int argc, char **argv, struct plot_args *a)
 {
-    char err[512];
+    char err[MSG_MAX];
     size_t n_want = 0;
     memset(a, 0, sizeof(*a));
     a->by = xcalloc((size_t)argc + 1, sizeof(*a->by));
@@ -211,7 +211,7 @@ int cmd_plot(int argc, char **argv)
         plot_args_deinit(&a);
         return rc;
     }
-    char err[4096];
+    char err[MSG_MAX];
     struct plot_result res;
     enum plot_status st = plot_draw(&a.o, &res, err, sizeof err);
     for (size_t i = 0; i < res.notes.n; i++)

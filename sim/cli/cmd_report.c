@@ -152,7 +152,7 @@ int cmd_report(int argc, char **argv)
     }
     o.by = by;
     o.metrics = metrics;
-    char err[2048];
+    char err[MSG_MAX];
     struct report *r = NULL;
     enum report_status st = report_load(&o, &r, err, sizeof err);
     if (st != REPORT_OK) {

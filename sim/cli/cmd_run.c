@@ -163,7 +163,7 @@ static void report(const struct scenario *sc, const struct sim *s, enum run_stat
     }
     /* a sweep's run writes a part file that is merged into the sweep's
      * database and deleted: name that database, where the run will be */
-    char where[1200];
+    char where[MSG_MAX];
     if (cli->merged_into)
         snprintf(where, sizeof where, "%s", cli->merged_into);
     else
@@ -188,7 +188,7 @@ static void report(const struct scenario *sc, const struct sim *s, enum run_stat
 static int simulate(const struct scenario *sc, struct results *res, const char *path,
                     int64_t run_id, const struct run_cli *cli)
 {
-    char err[1024];
+    char err[MSG_MAX];
     struct progress prog = {cli->progress, {0, 0}, {0, 0}};
     clock_gettime(CLOCK_MONOTONIC, &prog.t0);
     prog.last = prog.t0;
@@ -229,7 +229,7 @@ static int simulate(const struct scenario *sc, struct results *res, const char *
 int run_scenario(const struct scenario *sc, const char *out_path, const struct run_cli *cli,
                  int64_t *run_id_out)
 {
-    char err[1024];
+    char err[MSG_MAX];
     int rc = EXIT_RUN_FAILED;
     char *path = out_path ? xstrdup(out_path) : default_output(sc->name);
     struct results *res = NULL;

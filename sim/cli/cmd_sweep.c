@@ -306,7 +306,7 @@ static void remove_sidecars(const char *path)
  * child died of that signal. */
 static void settle_part(const struct slot *s, const char *path)
 {
-    char how[128], err[1024];
+    char how[128], err[MSG_MAX];
     bool stopped = stop_sweep && (s->signal == SIGINT || s->signal == SIGTERM
                                   || s->signal == SIGHUP);
     if (s->signal)
@@ -326,7 +326,7 @@ static void fold(struct sweep *sw)
     struct slot *s = &sw->win[0];
     size_t i = run_index(sw, s->k);
     char *path = part_path(sw, i);
-    char err[1024], why[1100];
+    char err[MSG_MAX], why[2 * MSG_MAX];
     why[0] = '\0';
     if (access(path, F_OK) == 0) {
         if (s->signal || s->code)
@@ -705,7 +705,7 @@ int cmd_sweep(int argc, char **argv)
         sweep_deinit(&sw);
         return rc;
     }
-    char err[1024];
+    char err[MSG_MAX];
     if (make_parent_dirs(sw.cli.out, "sweep")) {
         sweep_deinit(&sw);
         return EXIT_RUN_FAILED;

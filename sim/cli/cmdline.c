@@ -274,7 +274,7 @@ int make_parent_dirs(const char *path, const char *cmd)
     if (!slash || slash == path)
         return 0;
     char *dir = xstrndup(path, (size_t)(slash - path));
-    char err[512];
+    char err[MSG_MAX];
     int rc = make_dirs(dir, err, sizeof err);
     if (rc)
         fprintf(stderr, "ringsim %s: %s\n", cmd, err);

@@ -430,6 +430,18 @@ long=$(printf '%0300d' 0)
 expect_exit 1 "run -o with a file name of 300 bytes fails" "$RINGSIM" run "$S" -o "$T/$long.db" --quiet
 expect_match "cannot open: unable to open database file \(File name too long\)$" "$T/err" \
     "saying the name is too long"
+# a path longer than the system allows (past PATH_MAX): the message keeps its
+# reason at the end, however long the path it names (it was cut at 512 or
+# 1024 bytes, inside the path)
+deep=$T
+i=0
+while [ $i -lt 25 ]; do deep="$deep/$(printf '%0200d' $i)"; i=$((i + 1)); done
+for c in "run:$S -o $deep/x.db --quiet" "sweep:$S --seeds 1 -o $deep/x.db" "merge:$deep/x.db $T/h0.db" \
+    "plot:$T/h0.db -d $deep/p"; do
+    # shellcheck disable=SC2086 # the words of the command
+    "$RINGSIM" ${c%%:*} ${c#*:} >/dev/null 2>"$T/err"
+    expect_match ": cannot create: File name too long$" "$T/err" "${c%%:*} into a path of ${#deep} bytes: the reason is not cut off"
+done
 if unshare -rm true 2>/dev/null; then
     mkdir -p "$T/rofs"
     cp "$T/h0.db" "$T/rofs/old.db"
