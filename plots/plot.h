@@ -16,6 +16,7 @@
 #ifndef RINGSIM_PLOT_H
 #define RINGSIM_PLOT_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -44,6 +45,10 @@ struct plot_options {
     size_t n_by;
     const char *const *metrics; /* summary columns; NULL/0: report_default_metrics */
     size_t n_metrics;
+    /* Once *stop turns nonzero (a signal handler sets it), drawing stops:
+     * the reads, the gnuplot running, and the charts and index.html not
+     * yet written. NULL: never. */
+    const volatile sig_atomic_t *stop;
 };
 
 enum plot_status {
@@ -221,9 +226,10 @@ char *gnuplot_find(char *err, size_t errlen);
 char *plot_scripts_dir(char *err, size_t errlen);
 /* Runs `gnuplot -e VARS SCRIPT` with cwd as its working directory, no
  * shell, stdin from /dev/null. Returns 0 when it exits 0; else -1 with what
- * it printed (its last lines) in err. */
+ * it printed (its last lines) in err. Once *stop turns nonzero (stop may be
+ * NULL) gnuplot is stopped and -1 returned. */
 int gnuplot_run(const char *gnuplot, const char *cwd, const char *vars, const char *script,
-                char *err, size_t errlen);
+                const volatile sig_atomic_t *stop, char *err, size_t errlen);
 
 /* ---- sweeps (plot_sweep.c) --------------------------------------------------- */
 

@@ -34,6 +34,7 @@
 #include "plots/plot.h"
 
 #include <errno.h>
+#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,6 +53,7 @@ struct draw {
     const char *ext;      /* ".png" or ".svg" */
     struct report *report;   /* a sweep: its statistics, */
     struct plot_sweep *sweep; /*  laid out; else both NULL */
+    bool indexed;         /* DIR/index.html is written */
 };
 
 /* results/plots/<base name of db without .db> */
@@ -72,6 +74,17 @@ static bool file_nonempty(const char *path)
     return stat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0;
 }
 
+static bool stopped(const struct draw *d)
+{
+    return d->o->stop && *d->o->stop;
+}
+
+/* SQLite's progress handler: nonzero interrupts the read running. */
+static int stop_requested(void *flag)
+{
+    return *(const volatile sig_atomic_t *)flag != 0;
+}
+
 /* The database, checked, and its run ids. */
 static enum plot_status open_db(struct draw *d, char *err, size_t errlen)
 {
@@ -79,6 +92,8 @@ static enum plot_status open_db(struct draw *d, char *err, size_t errlen)
     d->ps = plot_set_open(o->db, err, errlen);
     if (!d->ps)
         return PLOT_BAD_INPUT;
+    if (o->stop) /* every 1000 virtual machine instructions */
+        sqlite3_progress_handler(d->ps->db, 1000, stop_requested, (void *)(uintptr_t)o->stop);
     d->ps->svg = o->svg;
     if (plot_set_run_ids(d->ps, &d->all, &d->n_all, err, errlen))
         return PLOT_FAILED;
@@ -244,7 +259,7 @@ static enum plot_status write_inputs(struct draw *d, char *err, size_t errlen)
 static enum plot_status draw_charts(struct draw *d, char *err, size_t errlen)
 {
     const struct plot_set *ps = d->ps;
-    for (size_t i = 0; i < plot_n_charts; i++) {
+    for (size_t i = 0; i < plot_n_charts && !stopped(d); i++) {
         const char *name = plot_charts[i].name;
         char *script = xasprintf("%s/%s.gp", d->scripts, name);
         char *vars = xasprintf("svg=%d; levels=%d; ej=%d; out='../%s%s'", ps->svg ? 1 : 0,
@@ -252,8 +267,10 @@ static enum plot_status draw_charts(struct draw *d, char *err, size_t errlen)
                                d->ext);
         char *image = xasprintf("%s/%s%s", d->res->dir, name, d->ext);
         remove(image);
-        int bad = gnuplot_run(d->gnuplot, d->datadir, vars, script, err, errlen);
-        if (!bad && !file_nonempty(image)) {
+        int bad = gnuplot_run(d->gnuplot, d->datadir, vars, script, d->o->stop, err, errlen);
+        if (stopped(d)) {
+            remove(image); /* gnuplot stopped while drawing it: a part of an image */
+        } else if (!bad && !file_nonempty(image)) {
             snprintf(err, errlen, "gnuplot %s exited but wrote no %s", script, image);
             bad = 1;
         }
@@ -295,14 +312,16 @@ static enum plot_status draw_sweep(struct draw *d, char *err, size_t errlen)
     const char *script_name = d->sweep->n_axes == 1 ? "sweep_lines" : "sweep_heatmap";
     char *script = xasprintf("%s/%s.gp", d->scripts, script_name);
     res->charts = xcalloc(r->n_metrics + 1, sizeof(*res->charts));
-    for (size_t m = 0; m < r->n_metrics && st == PLOT_DRAWN; m++) {
+    for (size_t m = 0; m < r->n_metrics && st == PLOT_DRAWN && !stopped(d); m++) {
         char *chart = xasprintf("sweep-%s%s", r->metrics[m].name, d->ext);
         res->charts[res->n_charts++] = chart;
         char *vars = xasprintf("svg=%d; m=%zu; out='../%s'", d->o->svg ? 1 : 0, m + 1, chart);
         char *image = xasprintf("%s/%s", res->dir, chart);
         remove(image);
-        if (gnuplot_run(d->gnuplot, d->datadir, vars, script, err, errlen)) {
+        if (gnuplot_run(d->gnuplot, d->datadir, vars, script, d->o->stop, err, errlen)) {
             st = PLOT_FAILED;
+            if (stopped(d))
+                remove(image); /* stopped while drawing it: a part of an image */
         } else if (!file_nonempty(image)) {
             snprintf(err, errlen, "gnuplot %s exited but wrote no %s", script, image);
             st = PLOT_FAILED;
@@ -311,11 +330,12 @@ static enum plot_status draw_sweep(struct draw *d, char *err, size_t errlen)
         free(image);
     }
     free(script);
-    if (st != PLOT_DRAWN)
-        return st;
+    if (st != PLOT_DRAWN || stopped(d))
+        return PLOT_FAILED;
     d->page = plot_sweep_html(d->sweep, d->ext);
     if (plot_write_file(res->dir, "index.html", d->page, strlen(d->page), err, errlen))
         return PLOT_FAILED;
+    d->indexed = true;
     return PLOT_DRAWN;
 }
 
@@ -342,10 +362,23 @@ enum plot_status plot_draw(const struct plot_options *o, struct plot_result *res
         st = write_inputs(&d, err, errlen);
     if (st == PLOT_DRAWN)
         st = draw_charts(&d, err, errlen);
-    if (st == PLOT_DRAWN
-        && plot_write_file(res->dir, "index.html", d.page, strlen(d.page), err, errlen))
-        st = PLOT_FAILED;
+    if (st == PLOT_DRAWN && !stopped(&d)) {
+        if (plot_write_file(res->dir, "index.html", d.page, strlen(d.page), err, errlen))
+            st = PLOT_FAILED;
+        else
+            d.indexed = true;
+    }
 out:
+    /* a signal before index.html was written: whatever failed with it (a
+     * read cut short, gnuplot stopped) is the interruption */
+    if (stopped(&d) && !d.indexed) {
+        st = PLOT_FAILED;
+        if (res->dir)
+            snprintf(err, errlen, "interrupted; %s holds only the charts drawn before, and "
+                                  "index.html was not written", res->dir);
+        else
+            snprintf(err, errlen, "interrupted; nothing was written");
+    }
     plot_sweep_destroy(d.sweep);
     report_destroy(d.report);
     plot_set_destroy(d.ps);

@@ -190,19 +190,28 @@ static pid_t spawn_gnuplot(const char *gnuplot, const char *cwd, const char *var
     return pid;
 }
 
+/* How gnuplot's output ended. */
+enum ended { GNUPLOT_CLOSED, GNUPLOT_TIMED_OUT, GNUPLOT_STOPPED };
+
 /* Reads what gnuplot says until it closes its output, keeping the tail in
- * out; kills it at GNUPLOT_TIMEOUT_S. Returns whether it timed out. */
-static bool read_output(int fd, pid_t pid, struct strbuf *out)
+ * out; kills it at GNUPLOT_TIMEOUT_S, or once *stop turns nonzero (looked
+ * at every 200 ms at least: a signal interrupts the poll). */
+static enum ended read_output(int fd, pid_t pid, const volatile sig_atomic_t *stop,
+                              struct strbuf *out)
 {
     double deadline = now_s() + GNUPLOT_TIMEOUT_S;
     for (;;) {
         double left = deadline - now_s();
+        if (stop && *stop) {
+            kill(pid, SIGKILL);
+            return GNUPLOT_STOPPED;
+        }
         if (left <= 0) {
             kill(pid, SIGKILL);
-            return true;
+            return GNUPLOT_TIMED_OUT;
         }
         struct pollfd pfd = {.fd = fd, .events = POLLIN};
-        int pr = poll(&pfd, 1, (int)(left * 1000) + 1);
+        int pr = poll(&pfd, 1, (int)(MIN(left, 0.2) * 1000) + 1);
         if (pr <= 0)
             continue;
         char buf[4096];
@@ -210,13 +219,13 @@ static bool read_output(int fd, pid_t pid, struct strbuf *out)
         if (n < 0 && errno == EINTR)
             continue;
         if (n <= 0)
-            return false;
+            return GNUPLOT_CLOSED;
         keep_tail(out, buf, (size_t)n);
     }
 }
 
 /* 0 when gnuplot exited 0; else -1 with the last lines it said in err. */
-static int judge(const char *script, int status, bool timed_out, struct strbuf *out, char *err,
+static int judge(const char *script, int status, enum ended how, struct strbuf *out, char *err,
                  size_t errlen)
 {
     const char *tail = out->buf;
@@ -228,7 +237,11 @@ static int judge(const char *script, int status, bool timed_out, struct strbuf *
         }
     while (out->len && out->buf[out->len - 1] == '\n')
         out->buf[--out->len] = '\0';
-    if (timed_out) {
+    if (how == GNUPLOT_STOPPED) {
+        snprintf(err, errlen, "interrupted while gnuplot %s ran", script);
+        return -1;
+    }
+    if (how == GNUPLOT_TIMED_OUT) {
         snprintf(err, errlen, "gnuplot %s ran longer than %d s and was stopped", script,
                  GNUPLOT_TIMEOUT_S);
         return -1;
@@ -247,7 +260,7 @@ static int judge(const char *script, int status, bool timed_out, struct strbuf *
 }
 
 int gnuplot_run(const char *gnuplot, const char *cwd, const char *vars, const char *script,
-                char *err, size_t errlen)
+                const volatile sig_atomic_t *stop, char *err, size_t errlen)
 {
     int fd;
     pid_t pid = spawn_gnuplot(gnuplot, cwd, vars, script, &fd, err, errlen);
@@ -255,12 +268,12 @@ int gnuplot_run(const char *gnuplot, const char *cwd, const char *vars, const ch
         return -1;
     struct strbuf out;
     sb_init(&out);
-    bool timed_out = read_output(fd, pid, &out);
+    enum ended how = read_output(fd, pid, stop, &out);
     close(fd);
     int status = 0;
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
         ;
-    int rc = judge(script, status, timed_out, &out, err, errlen);
+    int rc = judge(script, status, how, &out, err, errlen);
     sb_deinit(&out);
     return rc;
 }

@@ -82,10 +82,12 @@ static void usage(FILE *f)
             "  RINGSIM_PLOTS    the folder of the chart scripts (default: plots/ next to the\n"
             "                   binary, then ../share/ringsim/plots from it)\n"
             "\n"
-            "The database is opened read-only. Exit status: 0 drawn; 1 gnuplot is missing or\n"
-            "failed, DIR cannot be written, or no run drawn recorded a tick; 2 bad usage, a\n"
-            "file that is not a ringsim database, a database without runs, an unknown run\n"
-            "id, metric or parameter, or a sweep in which no parameter or more than two vary\n"
+            "The database is opened read-only. Ctrl-C (or SIGTERM, SIGHUP) stops the drawing\n"
+            "and gnuplot; index.html is written last, so a folder without it is incomplete.\n"
+            "Exit status: 0 drawn; 1 gnuplot is missing or failed, DIR cannot be written, no\n"
+            "run drawn recorded a tick, or the drawing was interrupted; 2 bad usage, a file\n"
+            "that is not a ringsim database, a database without runs, an unknown run id,\n"
+            "metric or parameter, or a sweep in which no parameter or more than two vary\n"
             "(choose with --by). The charts and the data files are described in\n"
             "plots/README.md.\n",
             usage_line, PLOT_DEFAULT_RUNS, PLOT_DEFAULT_RUNS);
@@ -203,6 +205,14 @@ static int parse_args(int argc, char **argv, struct plot_args *a)
     return -1;
 }
 
+static volatile sig_atomic_t stop_plot;
+
+static void on_signal(int sig)
+{
+    (void)sig;
+    stop_plot = 1;
+}
+
 int cmd_plot(int argc, char **argv)
 {
     struct plot_args a;
@@ -213,7 +223,12 @@ int cmd_plot(int argc, char **argv)
     }
     char err[MSG_MAX];
     struct plot_result res;
+    /* Ctrl-C, SIGTERM, SIGHUP: drawing stops, saying what is left */
+    struct stop_signals sig;
+    stop_signals_catch(&sig, on_signal);
+    a.o.stop = &stop_plot;
     enum plot_status st = plot_draw(&a.o, &res, err, sizeof err);
+    stop_signals_restore(&sig);
     for (size_t i = 0; i < res.notes.n; i++)
         fprintf(stderr, "ringsim plot: %s\n", res.notes.msgs[i]);
     if (st != PLOT_DRAWN) {

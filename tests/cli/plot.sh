@@ -263,4 +263,29 @@ expect_match 'Recovery to baseline</td><td class="u">s</td><td class="n">no even
 if grep -q '>never<' "$T/many/index.html"; then ok 1 "a run without events never says 'never'"; else
     ok 0 "a run without events never says 'never'"; fi
 
+# --- interrupted ------------------------------------------------------------------
+# Ctrl-C stops the drawing (its reads and gnuplot) and writes no index.html:
+# the command says so and exits 1 (it was killed, exit 130, or with SIGINT
+# ignored, as in a background job, drew everything and exited 0). A run of
+# 60 nodes over 3000 ticks takes seconds to draw.
+{ echo "name: wide"; echo "duration: 3000s"; echo "workload: {keys: 1000, qps: 5}"
+  echo "health: {mode: off}"; echo "nodes:"
+  i=0; while [ $i -lt 60 ]; do echo "  - {id: n$i}"; i=$((i + 1)); done; } >"$T/wide.yaml"
+"$RINGSIM" run "$T/wide.yaml" -o "$T/wide.db" --quiet
+for sig in INT TERM; do
+    rm -rf "$T/wideplot"
+    "$RINGSIM" plot "$T/wide.db" -d "$T/wideplot" >/dev/null 2>"$T/err" &
+    pid=$!
+    sleep 0.5
+    kill -$sig $pid
+    i=0
+    while kill -0 $pid 2>/dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+    kill -9 $pid 2>/dev/null
+    wait $pid
+    expect_eq "$?" 1 "SIG$sig while drawing: exit 1, within seconds"
+    expect_match "^ringsim plot: interrupted; (.*wideplot holds only the charts drawn before, and index.html was not written|nothing was written)$" \
+        "$T/err" "saying what is left"
+    [ ! -e "$T/wideplot/index.html" ]; ok $? "and no index.html"
+done
+
 finish
