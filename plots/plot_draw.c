@@ -39,6 +39,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 
 #include "output/report.h"
 
@@ -68,10 +69,45 @@ static char *default_dir(const char *db)
 }
 
 
-static bool file_nonempty(const char *path)
+/* Whether gnuplot wrote the whole image at path: 0, or -1 with "gnuplot
+ * SCRIPT exited but ..." in err, the part of an image removed. An image is
+ * whole when it ends as its format does (a PNG with its IEND chunk, an SVG
+ * with </svg>): gnuplot exits 0 even when the disk filled up under it. */
+static int check_image(const char *script, const char *path, char *err, size_t errlen)
 {
+    static const unsigned char png_end[8] = {'I', 'E', 'N', 'D', 0xAE, 0x42, 0x60, 0x82};
     struct stat st;
-    return stat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0;
+    unsigned char tail[64];
+    size_t n = 0;
+    FILE *f = stat(path, &st) == 0 && S_ISREG(st.st_mode) ? fopen(path, "rb") : NULL;
+    if (f) {
+        if (st.st_size > (off_t)sizeof tail)
+            fseek(f, -(long)sizeof tail, SEEK_END);
+        n = fread(tail, 1, sizeof tail, f);
+        fclose(f);
+    }
+    bool png = strlen(path) > 4 && !strcmp(path + strlen(path) - 4, ".png");
+    while (!png && n && (tail[n - 1] == '\n' || tail[n - 1] == '\r' || tail[n - 1] == ' '))
+        n--;
+    bool whole = png ? n >= 8 && !memcmp(tail + n - 8, png_end, 8)
+                     : n >= 6 && !memcmp(tail + n - 6, "</svg>", 6);
+    if (whole)
+        return 0;
+    struct statvfs v;
+    char *dir = xstrdup(path);
+    char *slash = strrchr(dir, '/');
+    if (slash)
+        *slash = '\0';
+    bool full = statvfs(slash ? dir : ".", &v) == 0 && v.f_bavail == 0;
+    free(dir);
+    if (!f || st.st_size == 0)
+        snprintf(err, errlen, "gnuplot %s exited but wrote no %s%s", script, path,
+                 full ? " (the disk is full)" : "");
+    else
+        snprintf(err, errlen, "gnuplot %s exited but %s was cut short (%lld bytes, removed)%s",
+                 script, path, (long long)st.st_size, full ? ": the disk is full" : "");
+    remove(path);
+    return -1;
 }
 
 static bool stopped(const struct draw *d)
@@ -242,13 +278,26 @@ static enum plot_status find_tools(struct draw *d, char *err, size_t errlen)
     return d->scripts ? PLOT_DRAWN : PLOT_FAILED;
 }
 
+/* Removes the index.html of an earlier drawing in DIR, before its charts
+ * are redrawn: a drawing that stops halfway (a signal, a full disk) leaves
+ * no index.html that shows old charts beside new ones. */
+static void forget_index(const struct draw *d)
+{
+    char *index = xasprintf("%s/index.html", d->res->dir);
+    remove(index);
+    free(index);
+}
+
 /* DIR, DIR/data, the data files and the text of index.html; then the
  * read transaction ends. */
 static enum plot_status write_inputs(struct draw *d, char *err, size_t errlen)
 {
     d->res->dir = d->o->dir ? xstrdup(d->o->dir) : default_dir(d->o->db);
     d->datadir = xasprintf("%s/data", d->res->dir);
-    if (make_dirs(d->datadir, err, errlen) || plot_write_data(d->ps, d->datadir, err, errlen)
+    if (make_dirs(d->datadir, err, errlen))
+        return PLOT_FAILED;
+    forget_index(d);
+    if (plot_write_data(d->ps, d->datadir, err, errlen)
         || !(d->page = plot_html(d->ps, d->ext, err, errlen)))
         return PLOT_FAILED;
     plot_set_end_read(d->ps);
@@ -270,9 +319,8 @@ static enum plot_status draw_charts(struct draw *d, char *err, size_t errlen)
         int bad = gnuplot_run(d->gnuplot, d->datadir, vars, script, d->o->stop, err, errlen);
         if (stopped(d)) {
             remove(image); /* gnuplot stopped while drawing it: a part of an image */
-        } else if (!bad && !file_nonempty(image)) {
-            snprintf(err, errlen, "gnuplot %s exited but wrote no %s", script, image);
-            bad = 1;
+        } else if (!bad) {
+            bad = check_image(script, image, err, errlen) != 0;
         }
         free(script);
         free(vars);
@@ -306,8 +354,10 @@ static enum plot_status draw_sweep(struct draw *d, char *err, size_t errlen)
         return st;
     res->dir = d->o->dir ? xstrdup(d->o->dir) : default_dir(d->o->db);
     d->datadir = xasprintf("%s/data", res->dir);
-    if (make_dirs(d->datadir, err, errlen)
-        || plot_sweep_write_data(d->sweep, d->datadir, err, errlen))
+    if (make_dirs(d->datadir, err, errlen))
+        return PLOT_FAILED;
+    forget_index(d);
+    if (plot_sweep_write_data(d->sweep, d->datadir, err, errlen))
         return PLOT_FAILED;
     const char *script_name = d->sweep->n_axes == 1 ? "sweep_lines" : "sweep_heatmap";
     char *script = xasprintf("%s/%s.gp", d->scripts, script_name);
@@ -322,8 +372,7 @@ static enum plot_status draw_sweep(struct draw *d, char *err, size_t errlen)
             st = PLOT_FAILED;
             if (stopped(d))
                 remove(image); /* stopped while drawing it: a part of an image */
-        } else if (!file_nonempty(image)) {
-            snprintf(err, errlen, "gnuplot %s exited but wrote no %s", script, image);
+        } else if (check_image(script, image, err, errlen)) {
             st = PLOT_FAILED;
         }
         free(vars);

@@ -363,6 +363,8 @@ int plot_write_file(const char *dir, const char *name, const char *text, size_t 
         snprintf(err, errlen, "%s: cannot write: %s", path, strerror(errno));
         rc = -1;
     }
+    if (rc && f)
+        remove(path); /* no part of a file (a full disk): none at all */
     free(path);
     return rc;
 }

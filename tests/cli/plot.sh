@@ -263,6 +263,39 @@ expect_match 'Recovery to baseline</td><td class="u">s</td><td class="n">no even
 if grep -q '>never<' "$T/many/index.html"; then ok 1 "a run without events never says 'never'"; else
     ok 0 "a run without events never says 'never'"; fi
 
+# --- a full disk ------------------------------------------------------------------
+# gnuplot exits 0 with a part of an image when the disk fills up under it: the
+# drawing fails saying the disk is full, removes the part, and leaves no
+# index.html (not even an empty one); every image left is whole
+if unshare -rm true 2>/dev/null; then
+    mkdir -p "$T/fulldisk"
+    bad=0 said=0
+    # run inside the mount namespace: draw, then list what is left and the
+    # images that do not end with a PNG's IEND chunk
+    cat >"$T/full.sh" <<EOF
+mount -t tmpfs -o size=\$1 tmpfs '$T/fulldisk' || exit 1
+'$RINGSIM' plot '$T/small.db' -d '$T/fulldisk/p' >/dev/null 2>'$T/full.err'
+echo \$? >'$T/full.rc'
+ls '$T/fulldisk/p' >'$T/full.ls' 2>/dev/null
+for f in '$T'/fulldisk/p/*.png; do
+    [ -e "\$f" ] || continue
+    [ "\$(tail -c 8 "\$f" | od -An -tx1 | tr -d ' \\n')" = 49454e44ae426082 ] || echo "\$f"
+done >'$T/full.cut'
+EOF
+    for kb in 40 60 80 100 120 140 160 180; do
+        unshare -rm sh "$T/full.sh" "${kb}k"
+        rc=$(cat "$T/full.rc")
+        [ "$rc" = 0 ] && continue
+        [ "$rc" = 1 ] || { bad=1; echo "# ${kb}k: exit $rc"; }
+        grep -q '^index.html$' "$T/full.ls" && { bad=1; echo "# ${kb}k: an index.html is left"; }
+        [ -s "$T/full.cut" ] && { bad=1; echo "# ${kb}k: images cut short are left: $(cat "$T/full.cut")"; }
+        grep -Eq "the disk is full|No space left on device" "$T/full.err" && said=$((said + 1))
+        grep -Eq "the disk is full|No space left on device" "$T/full.err" || { bad=1; sed 's/^/# /' "$T/full.err"; }
+    done
+    ok $bad "a disk that fills up while drawing: exit 1, no index.html, no image cut short"
+    [ $said -gt 0 ]; ok $? "and the message says the disk is full ($said sizes failed)"
+fi
+
 # --- interrupted ------------------------------------------------------------------
 # Ctrl-C stops the drawing (its reads and gnuplot) and writes no index.html:
 # the command says so and exits 1 (it was killed, exit 130, or with SIGINT
