@@ -125,7 +125,7 @@ static const struct key node_keys[] = {
      .doc = "Address such as `10.0.0.1:11211`; hashed instead of the id with "
             "`node_key: address` (then addresses must be unique)."},
     {"weight", KT_NUMBER, F(NC, weight), .def = "1", ABOVE_UPTO(0, PLACE_MAX_WEIGHT),
-     .doc = "Relative share of the keys (ring points, rendezvous and maglev weight)."},
+     .doc = "Relative share of the keys (ring, ketama and bounded points, rendezvous and maglev weight); `mod`, `jump` and `slots` ignore it."},
     {"zone", KT_STRING, F(NC, zone), .def = "", MAX_BYTES(MAX_ID_BYTES),
      .doc = "Failure domain (rack, zone): replicas go to distinct zones first; `crash_zone` "
             "crashes a zone's nodes. Empty: a zone of its own."},
@@ -271,12 +271,12 @@ static const struct key routing_keys[] = {
     {"algorithm", KT_ENUM, F(RC, algorithm), .def = "ring", .names = algo_names,
      .doc = "Placement algorithm (models/placement/README.md says how each places keys)."},
     {"hash", KT_ENUM, F(RC, hash), .def = "sha256", .names = hash_kind_names,
-     .doc = "Hash function for keys and points."},
+     .doc = "Hash function for keys and points; `slots` ignores it (CRC16 of the key)."},
     {"vnodes", KT_UINT, F(RC, vnodes), .def = "160", BETWEEN(1, PLACE_MAX_VNODES),
      .doc = "Ring points per unit of weight (`ring`, `bounded`)."},
     {"point_format", KT_STRING, F(RC, point_format), .def = "%s#%d",
      .check = check_point_format, .range_doc = "`%s` then `%d`",
-     .doc = "How a point is named: printf of the node (`%s`) and the point number (`%d`)."},
+     .doc = "`ring`, `bounded`: how a point is named, printf of the node (`%s`) and the point number (`%d`); `ketama` ignores it."},
     {"node_key", KT_ENUM, F(RC, node_key_address), .def = "id", .names = node_key_names,
      .doc = "What placement hashes for a node: its id or its address."},
     {"load_factor", KT_NUMBER, F(RC, load_factor), .def = "1.25",
@@ -303,7 +303,7 @@ static const struct key routing_keys[] = {
             "the owner (`forward`); an invalidation so answered also deletes the node's own "
             "copy. Not with `bounded` (a node cannot know the owner)."},
     {"fence_delay", KT_DURATION, F(RC, fence_delay_ns), .def = "0s", AT_LEAST(0),
-     .doc = "A node learns a published ring epoch this long after it is published."},
+     .doc = "With `fencing`: a node learns a published ring epoch this long after it is published; `fencing: none` ignores it."},
     {"replicas", KT_UINT, F(RC, replicas), .def = "1", BETWEEN(1, PLACE_MAX_REPLICAS),
      .range_doc = "1 to 16, ≤ the nodes in the ring at every moment; 1 with `bounded`",
      .doc = "Owners of each key, on distinct nodes (in distinct zones first): the owner and the "
@@ -441,9 +441,9 @@ static const struct key health_keys[] = {
      .doc = "Where an ejected node's keys go: to the rest of the ring, or to a gutter pool."},
     {"gutter_nodes", KT_UINT, F(HE, gutter_nodes), .def = "0", BETWEEN(0, 1024),
      .range_doc = "0 to 1024; ≥ 1 with `on_eject: gutter`",
-     .doc = "Size of the gutter pool."},
+     .doc = "`on_eject: gutter`: size of the gutter pool; `rehash` ignores it."},
     {"gutter_ttl", KT_DURATION, F(HE, gutter_ttl_ns), .def = "10s", ABOVE(0),
-     .doc = "TTL of items filled into the gutter."},
+     .doc = "`on_eject: gutter`: TTL of items filled into the gutter; `rehash` ignores it."},
 };
 #undef HE
 static const struct section health_section = {

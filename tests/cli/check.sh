@@ -210,4 +210,41 @@ awk '/^<!-- schema:begin -->$/{on=1; next} /^<!-- schema:end -->$/{on=0} on' \
 if cmp -s "$T/out" "$T/readme-part"; then ok 0 "scenarios/README.md quotes --schema verbatim"
 else ok 1 "scenarios/README.md quotes --schema verbatim"; fi
 
+# --- keys that only some settings use say which, and the others change nothing -------
+"$RINGSIM" check --schema >"$T/schema"
+expect_match '^\| `gutter_nodes` .*`rehash` ignores it' "$T/schema" "gutter_nodes: rehash ignores it"
+expect_match '^\| `gutter_ttl` .*`rehash` ignores it' "$T/schema" "gutter_ttl: rehash ignores it"
+expect_match '^\| `fence_delay` .*`fencing: none` ignores it' "$T/schema" "fence_delay: fencing none ignores it"
+expect_match '^\| `point_format` .*`ketama` ignores it' "$T/schema" "point_format: ketama ignores it"
+expect_match '^\| `hash` .*`slots` ignores it' "$T/schema" "hash: slots ignores it"
+expect_match '^\| `weight` .*ketama.*`mod`, `jump` and `slots` ignore it' "$T/schema" \
+    "weight: which algorithms use it"
+cat >"$T/ign.yaml" <<'EOF'
+duration: 3s
+workload: {keys: 2000, qps: 2000, write_ratio: 0.1}
+nodes: [{id: A}, {id: B}]
+events: [{at: 1s, add_node: {id: C}}]
+EOF
+ign_rows() {
+    db=$T/ign-$1.db
+    shift
+    "$RINGSIM" run "$T/ign.yaml" -o "$db" --quiet "$@" >/dev/null 2>&1 || { echo "failed: $*"; return; }
+    sqlite3 "$db" 'SELECT * FROM ticks; SELECT * FROM node_ticks;
+        SELECT * FROM events; SELECT * FROM summary' | md5sum
+}
+base=$(ign_rows 0)
+n=0
+for set in health.gutter_nodes=3 health.gutter_ttl=1s routing.fence_delay=1s \
+           "routing.algorithm=ketama --set routing.point_format=%s/%d" \
+           "routing.algorithm=slots --set routing.hash=md5" \
+           "routing.algorithm=mod --set nodes.0.weight=3"; do
+    n=$((n + 1))
+    case $set in
+    routing.algorithm=*) want=$(ign_rows b$n --set "${set%% *}") ;;
+    *) want=$base ;;
+    esac
+    # shellcheck disable=SC2086
+    expect_eq "$(ign_rows $n --set $set)" "$want" "--set $set changes nothing, as documented"
+done
+
 finish
