@@ -413,7 +413,7 @@ static const struct key client_keys[] = {
     {"local_cache", KT_MAP, F(LC, local_cache), .sub = &local_cache_section,
      .doc = "A cache in each client instance, in front of the ring (table below)."},
     {"hot_key_detection", KT_MAP, F(LC, hot_key_detection), .sub = &hot_key_detection_section,
-     .flags = K_OMIT_ZERO, .doc = "Hot keys found by the clients (table below)."},
+     .doc = "Hot keys found by the clients (table below)."},
 };
 #undef LC
 static const struct section client_section = {

@@ -257,4 +257,17 @@ diff "$T/a" "$T/b" | head -5 | sed 's/^/#   /'
 expect_exit 2 "sweep --metric with a name that is no column" "$RINGSIM" sweep "$T/s.yaml" --vary routing.vnodes=8 --metric bogus -o "$T/x.db"
 [ ! -e "$T/x.db" ]; ok $? "and runs nothing"
 
+# --- a run without hot-key detection joins the runs that set its default ------------
+printf 'duration: 2s\nworkload: {keys: 1000, qps: 500}\nnodes: [{id: A}]\n' >"$T/hk.yaml"
+"$RINGSIM" run "$T/hk.yaml" -o "$T/hk.db" --quiet >/dev/null 2>&1
+"$RINGSIM" run "$T/hk.yaml" -o "$T/hk.db" --quiet --set clients.hot_key_detection.threshold=0 \
+    >/dev/null 2>&1
+expect_eq "$(sqlite3 "$T/hk.db" "SELECT count(*) FROM runs WHERE scenario_yaml LIKE
+    '%hot_key_detection:%threshold: 0%window: 10s%replicas: 3%'")" 2 \
+    "the effective scenario writes clients.hot_key_detection when detection is off"
+expect_exit 0 "report --by clients.hot_key_detection.threshold" \
+    "$RINGSIM" report "$T/hk.db" --by clients.hot_key_detection.threshold
+expect_match '2 complete runs of hk in 1 combination' "$T/out" \
+    "threshold 0 given and threshold 0 by default are one combination"
+
 finish
