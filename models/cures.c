@@ -54,7 +54,7 @@ int cures_create(struct sim *s)
     if (d->threshold > 0) {
         uint32_t n = s->wl->ks.n_total;
         c->det_count = calloc(n ? n : 1, sizeof(*c->det_count));
-        if (!c->det_count || sim_schedule(s, d->window_ns, EVK_DETECT_WINDOW, 0, 0))
+        if (!c->det_count)
             return -1;
     }
     const struct local_cache_cfg *lc = &s->sc->clients.local_cache;
@@ -87,6 +87,7 @@ void cures_destroy(struct sim *s)
     free(c->split_n);
     free(c->det_count);
     free(c->det_key);
+    free(c->det_seen);
     if (c->local) {
         item_pool_deinit(&c->local_pool);
         free(c->local);
@@ -187,13 +188,18 @@ uint32_t cures_split_pick(struct sim *s, uint32_t first, uint32_t n)
     return first + rng_below(&s->cures->split, n);
 }
 
+static int cmp_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+
 /* The end of a detection window: keys at threshold or above are hot from
  * now, detected keys below half of it are not. */
 static void detect_close(struct sim *s)
 {
     struct cures *c = s->cures;
     const struct hot_key_detection_cfg *d = &s->sc->clients.hot_key_detection;
-    uint32_t n = s->wl->ks.n_total;
     bool changed = false;
     char buf[512];
     if (c->det_reads) {
@@ -212,7 +218,10 @@ static void detect_close(struct sim *s)
             changed = true;
         }
         c->n_det = k;
-        for (uint32_t key = 0; key < n; key++) {
+        /* the keys read, in key order (as a scan of every key would find them) */
+        qsort(c->det_seen, c->n_seen, sizeof(*c->det_seen), cmp_u32);
+        for (size_t si = 0; si < c->n_seen; si++) {
+            uint32_t key = c->det_seen[si];
             if (c->det_count[key] < d->threshold * total)
                 continue;
             uint32_t j = 0;
@@ -239,7 +248,9 @@ static void detect_close(struct sim *s)
                       100 * c->det_count[key] / total, (double)d->window_ns / 1e9, cure);
             changed = true;
         }
-        memset(c->det_count, 0, (size_t)n * sizeof(*c->det_count));
+        for (size_t si = 0; si < c->n_seen; si++)
+            c->det_count[c->det_seen[si]] = 0;
+        c->n_seen = 0;
         c->det_reads = 0;
     }
     if (changed)
@@ -249,14 +260,28 @@ static void detect_close(struct sim *s)
 void cures_detect_window(struct sim *s)
 {
     detect_close(s);
-    sim_schedule(s, s->eng.now_ns + s->sc->clients.hot_key_detection.window_ns,
-                 EVK_DETECT_WINDOW, 0, 0);
 }
 
+/* Windows are [k w, (k + 1) w). The end of one is an event only when it
+ * holds a read (scheduled at its first): a window without reads changes
+ * nothing, so a window of a nanosecond costs no more than the reads. A
+ * read at a window's end itself comes after that end's event (scheduled
+ * earlier), in the next window. The keys read are listed once each, so
+ * a window's end looks at them only, not at every key: O(reads). */
 void cures_detect_read(struct sim *s, uint32_t key)
 {
     struct cures *c = s->cures;
-    c->det_count[key]++;
+    if (!c->det_reads) {
+        int64_t w = s->sc->clients.hot_key_detection.window_ns;
+        sim_schedule(s, (s->eng.now_ns / w + 1) * w, EVK_DETECT_WINDOW, 0, 0);
+    }
+    if (!c->det_count[key]++) {
+        if (c->n_seen == c->seen_cap) {
+            c->seen_cap = c->seen_cap ? 2 * c->seen_cap : 64;
+            c->det_seen = xrealloc(c->det_seen, c->seen_cap * sizeof(*c->det_seen));
+        }
+        c->det_seen[c->n_seen++] = key;
+    }
     c->det_reads++;
 }
 

@@ -32,6 +32,8 @@ struct cures {
     uint64_t det_reads;      /* reads in the window */
     uint32_t *det_key;       /* the keys detected hot now (replica reads on) */
     uint32_t n_det, det_cap;
+    uint32_t *det_seen;      /* the keys read in the window, each once */
+    size_t n_seen, seen_cap;
     /* local caches: one store per instance over a pool of their own */
     struct item_pool local_pool;
     struct key_rec *local_keys; /* the pool's per-key chains (only .head is used) */

@@ -529,6 +529,21 @@ expect_eq "$(sqlite3 "$T/unsorted.db" "SELECT group_concat(run_id || ':' || t_s,
 expect_eq "$(sqlite3 "$T/unsorted.db" "SELECT group_concat(run_id || ':' || t_s, ' ') FROM events WHERE kind = 'add_node'")" \
     "1:5.0 2:5.0" "and the other events stay where they were"
 
+# hot-key detection costs what the reads cost, whatever its window: a window
+# of 1 ns over 10^4 s is 10^13 windows, of which only those holding a read
+# (at most 10^5 here) are looked at
+cat >"$T/detect_ns.yaml" <<'EOF'
+name: detect-ns
+duration: 10000s
+workload: {keys: 1000, qps: 10, popularity: zipf}
+nodes: [{id: A}, {id: B}]
+clients: {hot_key_detection: {threshold: 0.5, window: 1ns}}
+EOF
+timeout 120 "$RINGSIM" run "$T/detect_ns.yaml" -o "$T/detect_ns.db" --quiet --force 2>"$T/err"
+expect_eq "$?" 0 "a 1 ns hot-key detection window over 10^4 s runs in the time of its reads"
+expect_eq "$(sqlite3 "$T/detect_ns.db" "SELECT count(*) > 0 FROM events WHERE kind = 'hot_key_detected'")" 1 \
+    "and detects: alone in its window, a read's key is hot"
+
 # every scenario of the library loads
 for f in "$RINGSIM_TOP"/scenarios/*.yaml "$RINGSIM_TOP"/scenarios/incidents/*.yaml; do
     expect_exit 0 "scenario $(basename "$f") loads" "$RINGSIM" check "$f"
