@@ -61,11 +61,6 @@ static void on_scenario_end(struct sim *s, uint32_t a, uint32_t b)
     run_scenario_event_end(s, a);
 }
 
-static void on_hit_reply(struct sim *s, uint32_t a, uint32_t b)
-{
-    health_hit_reply(s, a, b);
-}
-
 static void on_readmit(struct sim *s, uint32_t a, uint32_t b)
 {
     client_readmit(s, a, b);
@@ -199,7 +194,7 @@ static const struct {
     [EVK_DOWN_RELEASE] = {NULL, on_down_release},
     [EVK_LOCAL_PUT] = {cures_local_arrive, NULL},
     [EVK_DETECT_WINDOW] = {NULL, on_detect_window},
-    [EVK_HIT_REPLY] = {NULL, on_hit_reply},
+    [EVK_HIT_REPLY] = {NULL, health_hit_reply},
 };
 
 static void dispatch(struct sim *s, const struct event *e)

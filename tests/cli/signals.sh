@@ -17,15 +17,23 @@ wait_for() {
     rc=$?
 }
 
+# interrupt DELAY SIGNAL ERRFILE COMMAND...: starts COMMAND (its stderr to
+# ERRFILE), sends SIGNAL after DELAY seconds and waits for it (sets rc)
+interrupt() {
+    delay=$1 sig=$2 errf=$3
+    shift 3
+    "$@" 2>"$errf" &
+    pid=$!
+    sleep "$delay"
+    kill "-$sig" $pid
+    wait_for $pid 10
+}
+
 { echo "name: sparse"; echo "duration: 10000000s"; echo "workload: {qps: 1e-9}"
   echo "health: {mode: off}"; echo "nodes:"
   i=0; while [ $i -lt 100 ]; do echo "  - {id: n$i}"; i=$((i + 1)); done; } >sparse.yaml
 
-"$RINGSIM" run sparse.yaml -o sparse.db --quiet --force 2>sparse.err &
-pid=$!
-sleep 1.5
-kill -INT $pid
-wait_for $pid 10
+interrupt 1.5 INT sparse.err "$RINGSIM" run sparse.yaml -o sparse.db --quiet --force
 expect_eq "$rc" 1 "Ctrl-C ends a sparse run of 10^7 s within seconds (exit 1)"
 expect_eq "$(sqlite3 sparse.db 'SELECT status FROM runs')" interrupted "its status is interrupted"
 ticks=$(sqlite3 sparse.db 'SELECT count(*) FROM ticks')
@@ -36,11 +44,7 @@ ok $? "the ticks closed before the signal are kept ($ticks)"
 expect_match "interrupted at t=$ticks\.000 s; the $ticks ticks recorded are kept" sparse.err \
     "the message gives the simulated time the ticks reached"
 
-"$RINGSIM" run sparse.yaml -o sparse.db --quiet --force 2>term.err &
-pid=$!
-sleep 1.5
-kill -TERM $pid
-wait_for $pid 10
+interrupt 1.5 TERM term.err "$RINGSIM" run sparse.yaml -o sparse.db --quiet --force
 expect_eq "$rc" 1 "SIGTERM too"
 
 # merge: a signal stops the copy and rolls it back; the database merged into
@@ -48,20 +52,12 @@ expect_eq "$rc" 1 "SIGTERM too"
 # 143, or, with SIGINT ignored as in a background job, went on to the end)
 "$RINGSIM" run sparse.yaml -o one.db --quiet --set duration=3s 2>/dev/null
 before=$(sqlite3 one.db .dump | cksum)
-"$RINGSIM" merge one.db sparse.db 2>merge.err &
-pid=$!
-sleep 0.5
-kill -INT $pid
-wait_for $pid 10
+interrupt 0.5 INT merge.err "$RINGSIM" merge one.db sparse.db
 expect_eq "$rc" 1 "Ctrl-C during a merge: exit 1"
 expect_match "^ringsim merge: interrupted; nothing was merged \(one.db is as it was\)$" merge.err \
     "saying nothing was merged"
 expect_eq "$(sqlite3 one.db .dump | cksum)" "$before" "and the database merged into is unchanged"
-"$RINGSIM" merge new.db sparse.db 2>merge2.err &
-pid=$!
-sleep 0.5
-kill -TERM $pid
-wait_for $pid 10
+interrupt 0.5 TERM merge2.err "$RINGSIM" merge new.db sparse.db
 expect_eq "$rc" 1 "SIGTERM during a merge into a new file: exit 1"
 expect_match "^ringsim merge: interrupted; nothing was merged \(new.db (was created and holds no runs|was not created)\)$" \
     merge2.err "saying what became of the file"
@@ -84,11 +80,7 @@ expect_eq "$(sqlite3 twice.db 'SELECT status FROM runs')" interrupted "and the r
 
 # a setup that takes seconds: 20 million keys to place
 printf 'name: big\nworkload: {keys: 20000000}\nnodes: [{id: A}]\n' >big.yaml
-"$RINGSIM" run big.yaml -o big.db --quiet --force 2>big.err &
-pid=$!
-sleep 1
-kill -INT $pid
-wait_for $pid 10
+interrupt 1 INT big.err "$RINGSIM" run big.yaml -o big.db --quiet --force
 expect_eq "$rc" 1 "Ctrl-C during the setup ends it too (exit 1)"
 expect_match "interrupted while" big.err "saying it was interrupted in the setup"
 expect_eq "$(sqlite3 big.db 'SELECT status FROM runs')" interrupted "recorded as interrupted"
