@@ -278,7 +278,8 @@ static const struct key routing_keys[] = {
      .check = check_point_format, .range_doc = "`%s` then `%d`",
      .doc = "`ring`, `bounded`: how a point is named, printf of the node (`%s`) and the point number (`%d`); `ketama` ignores it."},
     {"node_key", KT_ENUM, F(RC, node_key_address), .def = "id", .names = node_key_names,
-     .doc = "What placement hashes for a node: its id or its address."},
+     .doc = "What placement hashes for a node: its id or its address; `mod`, `jump` and "
+            "`slots` ignore it (they order nodes by id, or as listed for `jump`)."},
     {"load_factor", KT_NUMBER, F(RC, load_factor), .def = "1.25",
      ABOVE_UPTO(PLACE_MIN_LOAD_FACTOR, PLACE_MAX_LOAD_FACTOR),
      .doc = "`bounded`: each node holds at most ceil(load_factor x keys / nodes) in the static "

@@ -219,6 +219,8 @@ expect_match '^\| `point_format` .*`ketama` ignores it' "$T/schema" "point_forma
 expect_match '^\| `hash` .*`slots` ignores it' "$T/schema" "hash: slots ignores it"
 expect_match '^\| `weight` .*ketama.*`mod`, `jump` and `slots` ignore it' "$T/schema" \
     "weight: which algorithms use it"
+expect_match '^\| `node_key` .*`mod`, `jump` and `slots` ignore it' "$T/schema" \
+    "node_key: which algorithms ignore it"
 cat >"$T/ign.yaml" <<'EOF'
 duration: 3s
 workload: {keys: 2000, qps: 2000, write_ratio: 0.1}
@@ -237,7 +239,10 @@ n=0
 for set in health.gutter_nodes=3 health.gutter_ttl=1s routing.fence_delay=1s \
            "routing.algorithm=ketama --set routing.point_format=%s/%d" \
            "routing.algorithm=slots --set routing.hash=md5" \
-           "routing.algorithm=mod --set nodes.0.weight=3"; do
+           "routing.algorithm=mod --set nodes.0.weight=3" \
+           "routing.algorithm=mod --set routing.node_key=address" \
+           "routing.algorithm=jump --set routing.node_key=address" \
+           "routing.algorithm=slots --set routing.node_key=address"; do
     n=$((n + 1))
     case $set in
     routing.algorithm=*) want=$(ign_rows b$n --set "${set%% *}") ;;
