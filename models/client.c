@@ -246,7 +246,7 @@ static void answered_by_db(struct sim *s, uint32_t r, uint32_t v)
     struct req *q = R(s, r);
     lhist_add(&TK(s)->client_lat, s->eng.now_ns - q->t0_ns);
     if (UNLIKELY(cures_local_on(s)))
-        cures_local_put(s, q->inst, q->key, v);
+        cures_local_arrive(s, r, v);
     if (q->flags & RQF_SAMPLED)
         trace_answer(s, r, SRC_DB,
                      !(q->flags & RQF_FAILED) ? OUT_MISS : q->rejected ? OUT_ERROR : OUT_TIMEOUT,
@@ -561,7 +561,6 @@ static void write_split(struct sim *s, uint32_t r, enum req_kind kind, uint32_t 
 {
     struct req *q = R(s, r);
     struct instance *in = &s->inst[q->inst];
-    uint32_t inst = q->inst;
     q->flags &= RQF_SAMPLED;
     uint32_t last_key = PLACE_NONE, last_node = PLACE_NONE;
     uint8_t last_flags = 0;
@@ -570,8 +569,6 @@ static void write_split(struct sim *s, uint32_t r, enum req_kind kind, uint32_t 
         s->wl->ks.rec[copy].version = v;
         if (UNLIKELY(s->tr->n))
             transfers_on_write(s, copy);
-        if (UNLIKELY(cures_local_on(s)))
-            cures_local_drop(s, inst, copy);
         uint32_t owners[PLACE_MAX_REPLICAS];
         uint8_t flags;
         uint32_t m = write_targets(s, in, copy, owners, &flags);
@@ -602,8 +599,9 @@ static void write_committed(struct sim *s, uint32_t r)
     if (UNLIKELY(s->tr->n))
         transfers_on_write(s, q->key);
     struct instance *in = &s->inst[q->inst];
+    /* its own local copy (of the key: never of a split copy), not the others' */
     if (UNLIKELY(cures_local_on(s)))
-        cures_local_drop(s, q->inst, q->key); /* its own copy; not the other instances' */
+        cures_local_drop(s, q->inst, q->key);
     /* a delete leaves nothing to write through: its operations invalidate */
     enum req_kind kind = s->sc->clients.write == WRITE_INVALIDATE || q->kind == RQ_DELETE
                              ? RQ_INVALIDATE
@@ -677,13 +675,14 @@ static void client_start_write(struct sim *s, uint32_t r, bool del)
 
 /* ---- the read path ---------------------------------------------------------------------- */
 
-/* A read answered by the instance's local cache (clients.local_cache). */
-static void local_hit(struct sim *s, uint32_t r, const struct item *it)
+/* A read of key (the key asked, before any split) answered by the
+ * instance's local cache (clients.local_cache). */
+static void local_hit(struct sim *s, uint32_t r, uint32_t key, const struct item *it)
 {
     struct req *q = R(s, r);
     outcome(s, q, true);
     TK(s)->local_hits++;
-    if (it->version < db_version(s->db, q->key)) {
+    if (it->version < db_version(s->db, key)) {
         TK(s)->stale_reads++;
         TK(s)->local_stale_reads++;
     }
@@ -698,15 +697,19 @@ static void client_start_read(struct sim *s, uint32_t r)
     TK(s)->reads++;
     q->kind = RQ_READ;
     q->tried = 0;
+    uint32_t key = q->key; /* the key asked */
     if (UNLIKELY(cures_detect_on(s)))
-        cures_detect_read(s, q->key);
-    uint32_t first, copies = cures_split(s, q->key, &first);
-    if (UNLIKELY(copies > 1)) /* key splitting: one copy, at random */
+        cures_detect_read(s, key);
+    /* key splitting: one copy, at random — drawn for every read, a local
+     * hit too, so that the n-th read asks the same copy with or without a
+     * local cache (common random numbers) */
+    uint32_t first, copies = cures_split(s, key, &first);
+    if (UNLIKELY(copies > 1))
         q->key = cures_split_pick(s, first, copies);
-    if (UNLIKELY(cures_local_on(s))) {
-        const struct item *it = cures_local_get(s, q->inst, q->key);
+    if (UNLIKELY(cures_local_on(s))) { /* it holds the keys asked, whichever copy was read */
+        const struct item *it = cures_local_get(s, q->inst, key);
         if (it) {
-            local_hit(s, r, it);
+            local_hit(s, r, key, it);
             return;
         }
     }

@@ -31,8 +31,11 @@
  *
  * Local caches: each instance keeps an LRU of capacity_items items with a
  * TTL, in front of the ring, filled when a value reaches the instance (a
- * hit's reply: EVK_LOCAL_PUT at its arrival; the database's answer). An
- * instance's own write drops its copy; other
+ * hit's reply: EVK_LOCAL_PUT at its arrival; the database's answer). It
+ * holds the keys the application asks for: the value of a split key is
+ * kept under the key whichever copy it was read from, and answers every
+ * later read of it, whichever copy that read drew. An instance's own write
+ * drops its copy; other
  * instances' writes do not reach it, so within the TTL a copy may be stale.
  */
 #include "models/cures.h"
@@ -368,10 +371,24 @@ void cures_local_put(struct sim *s, uint32_t inst, uint32_t key, uint32_t versio
               STORE_NEWER);
 }
 
+/* The key a split copy is a copy of (key itself when it is none): the
+ * copies of each hot key have consecutive ids. O(hot key names). */
+static uint32_t split_base(const struct workload *w, uint32_t key)
+{
+    if (key < w->ks.n_keys)
+        return key; /* copies come after the key_format keys */
+    for (size_t i = 0; i < w->n_hot_names; i++) {
+        const struct hot_name *h = &w->hot_names[i];
+        if (h->split > 1 && key - h->split_first < h->split)
+            return h->id;
+    }
+    return key;
+}
+
 void cures_local_arrive(struct sim *s, uint32_t r, uint32_t version)
 {
     const struct req *q = req_at(&s->eng, r);
-    cures_local_put(s, q->inst, q->key, version);
+    cures_local_put(s, q->inst, split_base(s->wl, q->key), version);
 }
 
 void cures_local_drop(struct sim *s, uint32_t inst, uint32_t key)

@@ -86,12 +86,15 @@ uint32_t cures_owners(struct sim *s, const struct view *v, uint32_t inst, uint32
  * none is left. */
 uint32_t cures_next(struct sim *s, uint32_t r, const struct view *v, uint32_t replicas);
 
-/* Local caches. get: the item, or NULL (a miss or an expired copy). */
+/* Local caches, by the key asked (a split key's own id, never a copy's).
+ * get: the item, or NULL (a miss or an expired copy). */
 static inline bool cures_local_on(const struct sim *s);
 struct item *cures_local_get(struct sim *s, uint32_t inst, uint32_t key);
 void cures_local_put(struct sim *s, uint32_t inst, uint32_t key, uint32_t version);
-/* EVK_LOCAL_PUT: the value of request r's hit, version v, reaches its
- * instance, which keeps it (a copy is the client's only once it has it). */
+/* The value of request r's read, version v, reaches its instance, which
+ * keeps it under the key asked (r's key may be a split copy): a hit's reply
+ * (EVK_LOCAL_PUT; a copy is the client's only once it has it) or the
+ * database's answer. */
 void cures_local_arrive(struct sim *s, uint32_t r, uint32_t version);
 void cures_local_drop(struct sim *s, uint32_t inst, uint32_t key);
 
