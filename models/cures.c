@@ -34,8 +34,10 @@
  * hit's reply: EVK_LOCAL_PUT at its arrival; the database's answer). It
  * holds the keys the application asks for: the value of a split key is
  * kept under the key whichever copy it was read from, and answers every
- * later read of it, whichever copy that read drew. An instance's own write
- * drops its copy; other
+ * later read of it, whichever copy that read drew. A value kept lives
+ * the TTL from its arrival; the same version arriving again (reads sent
+ * while the first was on its way) is a fresh copy and starts the TTL
+ * again. An instance's own write drops its copy; other
  * instances' writes do not reach it, so within the TTL a copy may be stale.
  */
 #include "models/cures.h"
@@ -367,8 +369,10 @@ struct item *cures_local_get(struct sim *s, uint32_t inst, uint32_t key)
 void cures_local_put(struct sim *s, uint32_t inst, uint32_t key, uint32_t version)
 {
     struct cures *c = s->cures;
+    /* a value read again is a fresh copy: its TTL starts again (an older
+     * one never replaces a newer) */
     store_set(&c->local[inst], key, version, 1, s->eng.now_ns + c->local_ttl_ns, s->eng.now_ns,
-              STORE_NEWER);
+              STORE_FRESH);
 }
 
 /* The key a split copy is a copy of (key itself when it is none): the

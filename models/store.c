@@ -237,7 +237,8 @@ struct store_set_result store_set(struct store *s, uint32_t key, uint32_t versio
         struct item *x = &s->pool->items[it];
         bool live = !(x->expire_ns && x->expire_ns <= now_ns);
         if (live) {
-            if (mode == STORE_ADD || (mode == STORE_NEWER && x->version >= version))
+            if (mode == STORE_ADD || (mode == STORE_NEWER && x->version >= version)
+                || (mode == STORE_FRESH && x->version > version))
                 return r;
             r.replaced = true;
             r.old_version = x->version;

@@ -87,9 +87,12 @@ void store_clear(struct store *s);
  * reported absent. A hit moves the item to the MRU end unless touch is false. */
 struct item *store_get(struct store *s, uint32_t key, int64_t now_ns, bool touch);
 
-enum store_mode { STORE_SET, STORE_ADD, STORE_NEWER };
+enum store_mode { STORE_SET, STORE_ADD, STORE_NEWER, STORE_FRESH };
 /* Stores key at version: SET always; ADD only if absent; NEWER only if
- * absent or the present version is older. Evicts from the LRU end until the
+ * absent or the present version is older; FRESH only if absent or the
+ * present version is not newer (the same version read again is a fresh
+ * copy: its expiry is set anew and it moves to the MRU end, as a stored
+ * item does; a local cache's puts). Evicts from the LRU end until the
  * item fits. An item larger than the whole capacity is refused. */
 struct store_set_result store_set(struct store *s, uint32_t key, uint32_t version,
                                   uint32_t bytes, int64_t expire_ns, int64_t now_ns,

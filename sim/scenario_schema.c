@@ -347,7 +347,7 @@ static const struct key local_cache_keys[] = {
     {"capacity_items", KT_UINT, F(LCC, capacity_items), .def = "0", BETWEEN(0, 100000000),
      .doc = "Keys each instance keeps (LRU; a split key is one, not its copies); `0`: none."},
     {"ttl", KT_DURATION, F(LCC, ttl_ns), .def = "1s", ABOVE(0),
-     .doc = "How long a local copy is used, from when the value reaches the instance. Other "
+     .doc = "How long a local copy is used, from when its value last reached the instance. Other "
             "instances' writes do not reach it (its own drop it): within the TTL it may be stale."},
 };
 #undef LCC

@@ -199,8 +199,8 @@ static void test_local_cache(void **state)
 /* The sampled reads of one key by one instance: when each answer reached
  * the client from the ring or the database, and when each local hit was. */
 struct local_times {
-    double arrived_ns[4096], local_ns[4096];
-    size_t n_arrived, n_local;
+    double arrived_ns[4096], local_ns[4096], remote_ns[4096];
+    size_t n_arrived, n_local, n_remote;
 };
 
 static int local_times_row(void *ctx, const struct request_row *r)
@@ -211,16 +211,33 @@ static int local_times_row(void *ctx, const struct request_row *r)
     if (!strcmp(r->source, "local") && lt->n_local < ARRAY_LEN(lt->local_ns))
         lt->local_ns[lt->n_local++] = (double)r->t_ns;
     else if ((!strcmp(r->source, "node") || !strcmp(r->source, "db"))
-             && lt->n_arrived < ARRAY_LEN(lt->arrived_ns))
+             && lt->n_arrived < ARRAY_LEN(lt->arrived_ns)) {
+        lt->remote_ns[lt->n_remote++] = (double)r->t_ns;
         lt->arrived_ns[lt->n_arrived++] = (double)r->t_ns + r->latency_us * 1e3;
+    }
     return 0;
+}
+
+/* The newest answer that reached the client at or before t (-1: none). */
+static double newest_before(const struct local_times *lt, double t)
+{
+    double newest = -1;
+    for (size_t j = 0; j < lt->n_arrived; j++)
+        if (lt->arrived_ns[j] <= t && lt->arrived_ns[j] > newest)
+            newest = lt->arrived_ns[j];
+    return newest;
 }
 
 /* A local copy is the instance's from the moment the value reaches it:
  * with a 40 ms round trip and a 100 ms TTL, every local hit comes at most
  * 100 ms after some answer reached the instance, and never before the
  * first. The copy was once kept when the node served the GET, 20 ms
- * before the client had it: reads 7 ms after the first GET hit locally. */
+ * before the client had it: reads 7 ms after the first GET hit locally.
+ * And every read that goes to the ring comes 100 ms or more after the
+ * newest answer: the same version answering again (the reads sent while
+ * the first was on its way) is a fresh copy, its TTL starts again. It
+ * once kept the first one's: 253 of 318 reads in 5 s went to the node
+ * with a value less than 100 ms old. */
 static void test_local_copy_when_the_value_arrives(void **state)
 {
     (void)state;
@@ -234,13 +251,16 @@ static void test_local_copy_when_the_value_arrives(void **state)
     assert_true(lt->n_local > 100);
     assert_true(lt->n_arrived > 10);
     for (size_t i = 0; i < lt->n_local; i++) {
-        double t = lt->local_ns[i], newest = -1;
-        for (size_t j = 0; j < lt->n_arrived; j++)
-            if (lt->arrived_ns[j] <= t && lt->arrived_ns[j] > newest)
-                newest = lt->arrived_ns[j];
+        double t = lt->local_ns[i], newest = newest_before(lt, t);
         if (newest < 0 || t - newest > 100e6)
             fail_msg("local hit at %.0f ns: the newest answer before it reached the client "
                      "at %.0f ns", t, newest);
+    }
+    for (size_t i = 0; i < lt->n_remote; i++) { /* 1 us: the latency's rounding */
+        double t = lt->remote_ns[i], newest = newest_before(lt, t);
+        if (newest >= 0 && t - newest < 100e6 - 1e3)
+            fail_msg("read at %.0f ns went to the ring: an answer reached the client at %.0f ns",
+                     t, newest);
     }
     free(lt);
 }

@@ -113,6 +113,27 @@ static void test_modes(void **state)
     pool_free(pool);
 }
 
+/* FRESH (a local cache's puts): the same version again is a fresh copy, its
+ * expiry set anew and at the MRU end; an older one is refused, untouched. */
+static void test_fresh(void **state)
+{
+    (void)state;
+    struct store s;
+    struct item_pool *pool = pool_for(KEYS_DEFAULT);
+    store_init(&s, pool, 0, 0, 2);
+    assert_true(store_set(&s, 1, 5, 1, 100, 0, STORE_FRESH).stored);
+    assert_true(store_set(&s, 2, 5, 1, 100, 0, STORE_FRESH).stored);
+    assert_false(store_set(&s, 1, 4, 1, 170, 70, STORE_FRESH).stored); /* older */
+    assert_int_equal(store_get(&s, 1, 70, false)->expire_ns, 100);
+    assert_true(store_set(&s, 1, 5, 1, 180, 80, STORE_FRESH).stored); /* the same */
+    assert_int_equal(store_get(&s, 1, 150, false)->expire_ns, 180);
+    assert_true(store_set(&s, 3, 5, 1, 190, 90, STORE_FRESH).stored); /* evicts 2, not 1 */
+    assert_null(store_get(&s, 2, 90, false));
+    assert_non_null(store_get(&s, 1, 90, false));
+    assert_null(store_check(&s));
+    pool_free(pool);
+}
+
 static void test_append_cold(void **state)
 {
     (void)state;
@@ -227,6 +248,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_lru_eviction_by_items), cmocka_unit_test(test_capacity_bytes),
         cmocka_unit_test(test_ttl),                   cmocka_unit_test(test_modes),
+        cmocka_unit_test(test_fresh),
         cmocka_unit_test(test_append_cold),           cmocka_unit_test(test_two_nodes_one_pool),
         cmocka_unit_test(test_random_against_reference),
     };
