@@ -552,8 +552,8 @@ static void invalidate_previous_owner(struct sim *s, const struct req *w, uint32
     send_key_op(s, w, key, p, RQ_INVALIDATE, 0, 0);
 }
 
-/* A write of a split key (key splitting): every copy takes the key's new
- * version and gets the write's cache operation at its owner (at each of its
+/* A write of a split key (key splitting): every copy, which has the key's
+ * new version, gets the write's cache operation at its owner (at each of its
  * owners, with routing.replicas; at its previous owner too, in the fallback
  * window); the record itself carries the last one. */
 static void write_split(struct sim *s, uint32_t r, enum req_kind kind, uint32_t v,
@@ -565,8 +565,7 @@ static void write_split(struct sim *s, uint32_t r, enum req_kind kind, uint32_t 
     uint32_t last_key = PLACE_NONE, last_node = PLACE_NONE;
     uint8_t last_flags = 0;
     for (uint32_t i = 0; i < n; i++) {
-        uint32_t copy = first + i;
-        s->wl->ks.rec[copy].version = v;
+        uint32_t copy = first + i; /* its version is v already (write_committed) */
         if (UNLIKELY(s->tr->n))
             transfers_on_write(s, copy);
         uint32_t owners[PLACE_MAX_REPLICAS];
@@ -594,6 +593,8 @@ static void write_committed(struct sim *s, uint32_t r)
 {
     struct req *q = R(s, r);
     uint32_t v = db_write_done(s, q->t_db_ns, q->key);
+    if (UNLIKELY(s->wl->n_hot_names)) /* a split key's copies, split now or not */
+        cures_split_versions(s, q->key, v);
     if (q->flags & RQF_SAMPLED)
         trace_answer(s, r, SRC_DB, OUT_WRITE, v, s->eng.now_ns - q->t0_ns);
     if (UNLIKELY(s->tr->n))

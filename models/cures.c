@@ -20,7 +20,10 @@
  * ... NAME#K-1, keys of their own (their ids were made with the keyspace,
  * so each has its own position and, usually, its own node). A read asks
  * one copy at random; a write goes to the database once and then to every
- * copy (K cache operations), each copy's version following the key's.
+ * copy (K cache operations). In the database the copies are the key: each
+ * write of the key sets every copy's version to the key's, split at that
+ * moment or not, so a copy is read from the database at the key's version
+ * and a cached copy is stale when it is older than the key.
  *
  * Detection (clients.hot_key_detection): the clients count reads per key
  * over windows of `window`; at a window's end, a key with at least
@@ -191,6 +194,13 @@ void cures_hot_changed(struct sim *s)
 uint32_t cures_split_pick(struct sim *s, uint32_t first, uint32_t n)
 {
     return first + rng_below(&s->cures->split, n);
+}
+
+void cures_split_versions(struct sim *s, uint32_t key, uint32_t version)
+{
+    uint32_t first, n = workload_split_copies(s->wl, key, &first);
+    for (uint32_t i = 0; n > 1 && i < n; i++)
+        s->wl->ks.rec[first + i].version = version;
 }
 
 static int cmp_u32(const void *a, const void *b)

@@ -62,6 +62,10 @@ static inline uint32_t cures_split(const struct sim *s, uint32_t key, uint32_t *
 
 /* The copy of a split key that a read asks (uniformly at random). */
 uint32_t cures_split_pick(struct sim *s, uint32_t first, uint32_t n);
+/* A write of key committed version: every copy made of it (the most any
+ * hot_key entry splits it into), split now or not, has that version in the
+ * database. O(hot key names + copies). */
+void cures_split_versions(struct sim *s, uint32_t key, uint32_t version);
 
 /* Hot-key detection: counts one read of key (the key the client asked for,
  * before any split). */
