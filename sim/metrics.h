@@ -88,10 +88,10 @@
 #define REQUEST_FIELDS(X) \
     X(t_ns,             I, "when the operation started, in simulated nanoseconds") \
     X(instance,         I, "the client instance") \
-    X(key,              T, "the key") \
+    X(key,              T, "the key asked (a split key's own name, whichever copy a read asks)") \
     X(op,               T, "get, set (a write) or delete (a trace's delete)") \
     X(epoch,            I, "the ring epoch the instance held when it started") \
-    X(owner,            T, "the key's owner in the instance's view then (the node it routes to, unless a gutter node, a bounded-load cap or replica reads send it elsewhere: `node` says where)") \
+    X(owner,            T, "the key's owner in the instance's view then (the node it routes to, unless a gutter node, a bounded-load cap, replica reads or key splitting (a read asks a copy, which has an owner of its own) send it elsewhere: `node` says where)") \
     X(previous_owner,   T, "the key's owner in the instance's previous epoch, when it differs; NULL otherwise") \
     X(node,             T, "the nodes actually asked, in order, comma-separated (redirects, fallback and forwarding add to it); NULL if none") \
     X(source,           T, "where the answer came from: node, previous_owner, local (the instance's local cache), db, or none (the operation failed)") \

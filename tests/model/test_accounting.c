@@ -19,7 +19,8 @@
  *    while without the window (the old behaviour) they go on.
  *  - A split key's copies are the key in the database: split on, off and on
  *    again with writes between, every traced hit older than the key's
- *    database version is counted stale, and no other.
+ *    database version is counted stale, and no other; the request trace
+ *    names the key asked, never a copy.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -332,11 +333,15 @@ static void test_fallback_to_a_node_that_answers(void **state)
 }
 
 /* The traced hits (sample_requests: 1) older than the database's version of
- * the key asked, and the stale reads counted. */
+ * the key asked, and the stale reads counted; rows naming a copy, and node
+ * hits of the split key at a node other than its owner. */
 static int stale_row(void *ctx, const struct request_row *r)
 {
     long long *n = ctx;
     n[0] += !strcmp(r->outcome, "hit") && r->version_seen < r->db_version;
+    n[2] += strchr(r->key, '#') != NULL;
+    n[3] += !strcmp(r->key, "key-000007") && !strcmp(r->source, "node") && r->owner
+            && strcmp(r->owner, r->node);
     return 0;
 }
 
@@ -363,11 +368,15 @@ static void test_split_copies_follow_the_key(void **state)
         "  - {at: 2s, hot_key: {key: key-000007, share: 0.2, split: 4, for: 4s}}\n"
         "  - {at: 6s, hot_key: {key: key-000007, share: 0.2, for: 4s}}\n"
         "  - {at: 10s, hot_key: {key: key-000007, share: 0.2, split: 4, for: 4s}}\n";
-    long long n[2] = {0};
+    long long n[4] = {0};
     struct sink sink = {.ctx = n, .request = stale_row, .tick = stale_tick};
     assert_int_equal(sink_run_yaml(yaml, NULL, &sink, false, NULL, NULL, 0), RUN_COMPLETE);
     assert_true(n[0] > 200);
     assert_int_equal(n[1], n[0]);
+    /* the trace names the key asked; a read of a copy on another node than
+     * the key's owner says so in `node` (output/README.md) */
+    assert_int_equal(n[2], 0);
+    assert_true(n[3] > 100);
 }
 
 int main(void)
