@@ -43,6 +43,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "output/results.h"
 #include "sim/scenario.h"
 #include "sim/yamltree.h"
 
@@ -93,10 +94,12 @@ const char *yaml_scalar_at(const struct ynode *n, const char *path)
 
 /* ---- reading ---------------------------------------------------------------------- */
 
+/* A read that failed: the file's fault (damaged, not ringsim's) is bad
+ * input; the system's (an I/O error, no memory) a failure. */
 static enum report_status sql_failed(struct loader *L)
 {
     snprintf(L->err, L->errlen, "%s: %s", L->o->db, sqlite3_errmsg(L->db));
-    return REPORT_FAILED;
+    return results_input_at_fault(sqlite3_errcode(L->db)) ? REPORT_BAD_INPUT : REPORT_FAILED;
 }
 
 static bool has_column(sqlite3 *db, const char *table, const char *col)
@@ -113,16 +116,11 @@ static bool has_column(sqlite3 *db, const char *table, const char *col)
 static enum report_status open_db(struct loader *L)
 {
     const char *path = L->o->db;
-    struct stat st;
-    if (stat(path, &st)) { /* a name that is not there is bad usage, as in run and plot */
-        int e = errno;
-        snprintf(L->err, L->errlen, "%s: cannot read: %s", path, strerror(e));
-        return e == ENOENT || e == ENOTDIR ? REPORT_BAD_INPUT : REPORT_FAILED;
-    }
-    if (!S_ISREG(st.st_mode)) {
-        snprintf(L->err, L->errlen, "%s: not a file", path);
-        return REPORT_BAD_INPUT;
-    }
+    /* a name that is not there, or not readable, is bad input, as in run,
+     * merge and plot */
+    int unreadable = results_input_readable(path, L->err, L->errlen);
+    if (unreadable)
+        return unreadable == -1 ? REPORT_BAD_INPUT : REPORT_FAILED;
     if (sqlite3_open_v2(path, &L->db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
         snprintf(L->err, L->errlen, "%s: cannot open: %s", path,
                  L->db ? sqlite3_errmsg(L->db) : "out of memory");

@@ -96,9 +96,12 @@ struct report_options {
 
 enum report_status {
     REPORT_OK = 0,
-    REPORT_FAILED = 1,      /* the database cannot be read */
-    REPORT_BAD_INPUT = 2,   /* no such file, not a ringsim database, no complete run,
-                             * an unknown metric, --by or --baseline */
+    REPORT_FAILED = 1,      /* reading failed for the system's sake (an I/O error, no
+                             * memory, the file locked too long) */
+    REPORT_BAD_INPUT = 2,   /* no such file, one that cannot be read (a folder, no
+                             * permission, a name too long), not a ringsim database or
+                             * damaged, no complete run, an unknown metric, --by or
+                             * --baseline */
 };
 
 /* One run taken into the report (complete, with a summary). */

@@ -38,11 +38,25 @@ void results_stop_on(struct results *r, const volatile sig_atomic_t *stop);
  * left its reason here. */
 const char *results_error(const struct results *r);
 /* Checks, opening it read-only, that path is a ringsim results database
- * and is not damaged (PRAGMA quick_check: reads the whole file): 0, or -1
- * with a message naming path. The check stops, failing, once *stop turns
- * nonzero (stop may be NULL). */
+ * and is not damaged (PRAGMA quick_check: reads the whole file): 0; else a
+ * message naming path and -1 when the file is at fault (missing, a folder,
+ * unreadable, a name too long, not SQLite, not ringsim's, damaged: bad
+ * input), -2 when it could not be checked (an I/O error, no memory; or
+ * stopped). The check stops, failing, once *stop turns nonzero (stop may
+ * be NULL). */
 int results_check_file(const char *path, const volatile sig_atomic_t *stop, char *err,
                        size_t errlen);
+/* An input file, before SQLite opens it: 0 when path names a regular file
+ * this process may read; else "PATH: cannot read: REASON" or "PATH: not a
+ * file" in err and -1 when the name is at fault (no such file, a folder, no
+ * permission, a name too long: bad input, exit 2), -2 when the system is
+ * (an I/O error, no memory, no file descriptors left). */
+int results_input_readable(const char *path, char *err, size_t errlen);
+/* Whether a failed read of an input database (SQLite's error code, as
+ * sqlite3_errcode returns it) is the file's fault: not a database, damaged,
+ * not ringsim's tables (bad input), rather than the system's (an I/O error,
+ * no memory, locked, interrupted). */
+bool results_input_at_fault(int sqlite_code);
 
 /* Starts a run: inserts its runs and params rows. extra_params (may be
  * NULL/0) are recorded in params besides the scenario's overrides (sweeps

@@ -5,30 +5,61 @@
  * summary. The writer's side and the column lists are in results.c.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <sqlite3.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "output/results.h"
 #include "output/results_internal.h"
 #include "sim/util.h"
 
+int results_input_readable(const char *path, char *err, size_t errlen)
+{
+    struct stat st;
+    int fd = -1;
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+        snprintf(err, errlen, "%s: not a file", path);
+        return -1;
+    }
+    if (stat(path, &st) || (fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
+        int e = errno;
+        snprintf(err, errlen, "%s: cannot read: %s", path, strerror(e));
+        /* the system's fault, not the name's: the same name may work later */
+        return e == EIO || e == ENOMEM || e == EMFILE || e == ENFILE || e == EINTR ? -2 : -1;
+    }
+    close(fd);
+    return 0;
+}
+
+bool results_input_at_fault(int sqlite_code)
+{
+    switch (sqlite_code & 0xff) {
+    case SQLITE_OK:       /* the check ran and said no (no tables, another schema) */
+    case SQLITE_ERROR:    /* a table or column missing: not ringsim's */
+    case SQLITE_CORRUPT:
+    case SQLITE_NOTADB:
+    case SQLITE_FORMAT:
+    case SQLITE_SCHEMA:
+    case SQLITE_MISMATCH:
+    case SQLITE_RANGE:
+        return true;
+    default:              /* IOERR, NOMEM, BUSY, LOCKED, INTERRUPT, CANTOPEN, ... */
+        return false;
+    }
+}
+
 int results_check_file(const char *path, const volatile sig_atomic_t *stop, char *err,
                        size_t errlen)
 {
     sqlite3 *db = NULL;
-    struct stat st;
-    int rc = -1;
-    if (stat(path, &st)) {
-        snprintf(err, errlen, "%s: cannot read: %s", path, strerror(errno));
-        return -1;
-    }
-    if (!S_ISREG(st.st_mode)) {
-        snprintf(err, errlen, "%s: not a file", path);
-        return -1;
-    }
+    int rc = results_input_readable(path, err, errlen);
+    if (rc)
+        return rc;
+    rc = -2;
     char *name = results_plain_name(path);
     int orc = sqlite3_open_v2(name, &db, SQLITE_OPEN_READONLY, NULL);
     free(name);
@@ -36,12 +67,15 @@ int results_check_file(const char *path, const volatile sig_atomic_t *stop, char
         results_watch_stop(db, stop);
     if (orc != SQLITE_OK) {
         snprintf(err, errlen, "%s: cannot open: %s", path, db ? sqlite3_errmsg(db) : "out of memory");
-    } else if (!(rc = results_check_ringsim(db, path, false, err, errlen))) {
+    } else if (results_check_ringsim(db, path, false, err, errlen)) {
+        rc = results_input_at_fault(sqlite3_errcode(db)) ? -1 : -2;
+    } else {
         sqlite3_stmt *q = NULL;
         const char *verdict = NULL;
         if (sqlite3_prepare_v2(db, "PRAGMA quick_check(1)", -1, &q, NULL) == SQLITE_OK
             && sqlite3_step(q) == SQLITE_ROW)
             verdict = (const char *)sqlite3_column_text(q, 0);
+        rc = 0;
         if (!verdict || strcmp(verdict, "ok")) {
             /* SQLite's verdict may span lines ("*** in database main ***\n
              * Page 3: ..."): one line here, as every message */
@@ -49,7 +83,7 @@ int results_check_file(const char *path, const volatile sig_atomic_t *stop, char
             for (char *p = err; *p; p++)
                 if (*p == '\n' || *p == '\r')
                     *p = ' ';
-            rc = -1;
+            rc = verdict || results_input_at_fault(sqlite3_errcode(db)) ? -1 : -2;
         }
         sqlite3_finalize(q);
     }

@@ -53,7 +53,8 @@ struct plot_options {
 
 enum plot_status {
     PLOT_DRAWN = 0,
-    PLOT_FAILED = 1,         /* gnuplot or its scripts missing or failing, DIR not writable */
+    PLOT_FAILED = 1,         /* gnuplot or its scripts missing or failing, DIR not writable,
+                              * an I/O error reading the database */
     PLOT_BAD_INPUT = 2,      /* not a ringsim database, no runs, an unknown run id */
 };
 
@@ -176,6 +177,8 @@ struct plot_set {
     int levels;                 /* lanes the event labels need */
     double tmax_s;              /* the longest run */
     bool svg;
+    bool input_fault;           /* the read that failed failed for the file's sake
+                                 * (damaged, not ringsim's): bad input, not an I/O error */
 };
 
 /* The colour of the run at position k (1-based) in the charts and the
@@ -185,9 +188,13 @@ const char *plot_run_colour(size_t k);
 /* ---- the database (plot_data.c) --------------------------------------------- */
 
 /* Opens path read-only and checks that it is a ringsim results database.
- * NULL with a message in err (exit code 2: missing, not SQLite, not ours). */
+ * NULL with a message in err (exit code 2: missing, unreadable, not SQLite,
+ * not ours). */
 struct plot_set *plot_set_open(const char *path, char *err, size_t errlen);
 void plot_set_destroy(struct plot_set *ps);
+/* A read of ps->db that failed: "DB: SQLite's message" in err, and
+ * ps->input_fault set when it is the file's fault. Returns -1. */
+int plot_set_sql_err(struct plot_set *ps, char *err, size_t errlen);
 /* Every run id in the database, ascending. Caller frees *ids. */
 int plot_set_run_ids(struct plot_set *ps, int64_t **ids, size_t *n, char *err, size_t errlen);
 /* Reads the runs to draw (ids all exist), their labels and capacities and

@@ -25,6 +25,7 @@
 #include <sys/stat.h>
 
 #include "output/report.h"
+#include "output/results.h"
 #include "sim/scenario.h"
 #include "sim/yamltree.h"
 
@@ -61,9 +62,10 @@ static const struct {
     {"summary", "run_id"},
 };
 
-static int sql_err(struct plot_set *ps, char *err, size_t errlen)
+int plot_set_sql_err(struct plot_set *ps, char *err, size_t errlen)
 {
     snprintf(err, errlen, "%s: %s", ps->db_path, sqlite3_errmsg(ps->db));
+    ps->input_fault = results_input_at_fault(sqlite3_errcode(ps->db));
     return -1;
 }
 
@@ -71,7 +73,7 @@ static sqlite3_stmt *prepare(struct plot_set *ps, const char *sql, char *err, si
 {
     sqlite3_stmt *st = NULL;
     if (sqlite3_prepare_v2(ps->db, sql, -1, &st, NULL) != SQLITE_OK) {
-        sql_err(ps, err, errlen);
+        plot_set_sql_err(ps, err, errlen);
         return NULL;
     }
     return st;
@@ -80,17 +82,10 @@ static sqlite3_stmt *prepare(struct plot_set *ps, const char *sql, char *err, si
 struct plot_set *plot_set_open(const char *path, char *err, size_t errlen)
 {
     struct plot_set *ps = xcalloc(1, sizeof(*ps));
-    struct stat stt;
     ps->db_path = xstrdup(path);
     ps->tmax_s = 0;
-    if (stat(path, &stt)) {
-        snprintf(err, errlen, "%s: cannot read: %s", path, strerror(errno));
+    if (results_input_readable(path, err, errlen))
         goto fail;
-    }
-    if (!S_ISREG(stt.st_mode)) {
-        snprintf(err, errlen, "%s: not a file", path);
-        goto fail;
-    }
     if (sqlite3_open_v2(path, &ps->db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
         snprintf(err, errlen, "%s: cannot open: %s", path,
                  ps->db ? sqlite3_errmsg(ps->db) : "out of memory");
@@ -123,7 +118,7 @@ struct plot_set *plot_set_open(const char *path, char *err, size_t errlen)
     }
     /* one snapshot for everything read below */
     if (sqlite3_exec(ps->db, "BEGIN", NULL, NULL, NULL) != SQLITE_OK) {
-        sql_err(ps, err, errlen);
+        plot_set_sql_err(ps, err, errlen);
         goto fail;
     }
     ps->in_read = true;
@@ -183,7 +178,7 @@ int plot_set_run_ids(struct plot_set *ps, int64_t **ids, size_t *n, char *err, s
     }
     sqlite3_finalize(st);
     if (rc != SQLITE_DONE)
-        return sql_err(ps, err, errlen);
+        return plot_set_sql_err(ps, err, errlen);
     return 0;
 }
 
@@ -250,7 +245,7 @@ static int read_params(struct plot_set *ps, int64_t id, struct run_params *p, ch
         p->n++;
     }
     sqlite3_finalize(st);
-    return rc == SQLITE_DONE ? 0 : sql_err(ps, err, errlen);
+    return rc == SQLITE_DONE ? 0 : plot_set_sql_err(ps, err, errlen);
 }
 
 /* Capacity, duration and tick from the stored scenario, through the loader. */
@@ -296,7 +291,7 @@ static int count_rows(struct plot_set *ps, const char *sql, int64_t id, size_t *
     if (rc == SQLITE_ROW)
         *out = (size_t)sqlite3_column_int64(st, 0);
     sqlite3_finalize(st);
-    return rc == SQLITE_ROW ? 0 : sql_err(ps, err, errlen);
+    return rc == SQLITE_ROW ? 0 : plot_set_sql_err(ps, err, errlen);
 }
 
 static int read_run(struct plot_set *ps, struct plot_run *r, char **yaml, struct diag *warn,
@@ -511,7 +506,7 @@ static int read_events(struct plot_set *ps, char *err, size_t errlen)
             for (size_t i = 0; i < n; i++)
                 free_event(&ev[i]);
             free(ev);
-            return sql_err(ps, err, errlen);
+            return plot_set_sql_err(ps, err, errlen);
         }
     }
     sqlite3_finalize(st);
@@ -698,7 +693,7 @@ static int write_ticks(struct plot_set *ps, const struct plot_run *r, struct str
         sb_putc(sb, '\n');
     }
     sqlite3_finalize(st);
-    return rc == SQLITE_DONE ? 0 : sql_err(ps, err, errlen);
+    return rc == SQLITE_DONE ? 0 : plot_set_sql_err(ps, err, errlen);
 }
 
 static int state_no(const char *s)
@@ -769,7 +764,7 @@ static int write_nodes(struct plot_set *ps, const struct plot_run *r, struct str
     free(node);
     free(shown);
     sqlite3_finalize(st);
-    return rc == SQLITE_DONE ? 0 : sql_err(ps, err, errlen);
+    return rc == SQLITE_DONE ? 0 : plot_set_sql_err(ps, err, errlen);
 }
 
 static int write_ejections(struct plot_set *ps, struct strbuf *sb, char *err, size_t errlen)
@@ -793,7 +788,7 @@ static int write_ejections(struct plot_set *ps, struct strbuf *sb, char *err, si
         sqlite3_reset(st);
         if (rc != SQLITE_DONE) {
             sqlite3_finalize(st);
-            return sql_err(ps, err, errlen);
+            return plot_set_sql_err(ps, err, errlen);
         }
     }
     sqlite3_finalize(st);

@@ -42,6 +42,7 @@
 #include <sys/statvfs.h>
 
 #include "output/report.h"
+#include "output/results.h"
 
 /* One plot_draw() call as it goes. */
 struct draw {
@@ -125,6 +126,10 @@ static int stop_requested(void *flag)
 static enum plot_status open_db(struct draw *d, char *err, size_t errlen)
 {
     const struct plot_options *o = d->o;
+    /* a file that is missing or unreadable is bad input; an I/O error not */
+    int unreadable = results_input_readable(o->db, err, errlen);
+    if (unreadable)
+        return unreadable == -1 ? PLOT_BAD_INPUT : PLOT_FAILED;
     d->ps = plot_set_open(o->db, err, errlen);
     if (!d->ps)
         return PLOT_BAD_INPUT;
@@ -418,6 +423,9 @@ enum plot_status plot_draw(const struct plot_options *o, struct plot_result *res
             d.indexed = true;
     }
 out:
+    /* a read that failed for the file's sake (damaged, not ringsim's) */
+    if (st == PLOT_FAILED && d.ps && d.ps->input_fault)
+        st = PLOT_BAD_INPUT;
     /* a signal before index.html was written: whatever failed with it (a
      * read cut short, gnuplot stopped) is the interruption */
     if (stopped(&d) && !d.indexed) {

@@ -181,7 +181,7 @@ static int summary_table(struct plot_set *ps, struct strbuf *sb, char *err, size
     for (size_t k = 0; k < ps->n_runs; k++) {
         if (sqlite3_prepare_v2(ps->db, "SELECT * FROM summary WHERE run_id = ?", -1, &rows[k],
                                NULL) != SQLITE_OK) {
-            snprintf(err, errlen, "%s: %s", ps->db_path, sqlite3_errmsg(ps->db));
+            plot_set_sql_err(ps, err, errlen);
             goto out;
         }
         sqlite3_bind_int64(rows[k], 1, ps->runs[k].id);
@@ -190,7 +190,7 @@ static int summary_table(struct plot_set *ps, struct strbuf *sb, char *err, size
             have++;
         } else {
             if (s != SQLITE_DONE) {
-                snprintf(err, errlen, "%s: %s", ps->db_path, sqlite3_errmsg(ps->db));
+                plot_set_sql_err(ps, err, errlen);
                 goto out;
             }
             sqlite3_finalize(rows[k]);

@@ -32,9 +32,12 @@ static const char merge_usage[] =
     "status is still 'running' (being recorded, or its process was killed) is copied\n"
     "as it is, with a warning naming the input and the run. Ctrl-C (or SIGTERM,\n"
     "SIGHUP) stops the check or the copy and rolls it back: nothing is merged.\n"
-    "Exit: 0 merged; 1 an input is not a ringsim database or is damaged, OUT.db\n"
-    "cannot be written, or the merge was interrupted (nothing is merged); 2 bad usage,\n"
-    "an input that does not exist, is OUT.db, or is given twice.\n"
+    "Exit: 0 merged; 1 OUT.db cannot be written (a full disk, a locked or read-only\n"
+    "file, a folder or another program's file in its place), an input cannot be read\n"
+    "for an I/O error, or the merge was interrupted (nothing is merged in any case);\n"
+    "2 bad usage, or an input that does not exist, cannot be read (a folder, no\n"
+    "permission, a name too long), is not a ringsim database or is damaged, is\n"
+    "OUT.db, or is given twice.\n"
     "\n"
     "Options: -h, --help (this text); -- ends the options, so that a file whose name\n"
     "starts with - can follow (ringsim merge -- -all.db a.db).\n"
@@ -121,9 +124,12 @@ static int copy_all(int argc, char **argv, bool out_exists)
     char err[MSG_MAX];
     /* every input first: a bad one leaves the output untouched */
     for (int i = 2; i < argc && !stop_merge; i++) {
-        if (results_check_file(argv[i], &stop_merge, err, sizeof err) && !stop_merge) {
+        int bad = results_check_file(argv[i], &stop_merge, err, sizeof err);
+        if (bad && !stop_merge) {
             fprintf(stderr, "ringsim merge: %s; nothing was merged\n", err);
-            return EXIT_RUN_FAILED;
+            /* an input that is not a readable ringsim database is bad
+             * input, as in report and plot; an I/O error reading it is not */
+            return bad == -1 ? EXIT_USAGE : EXIT_RUN_FAILED;
         }
     }
     if (stop_merge)

@@ -130,7 +130,8 @@ static const char usage_text[] =
     "      --nodes A,B,C --keys-file - --json\n"
     "      the slot and owner of every key in a log, as JSON\n"
     "\n"
-    "Exit codes: 0 success, 2 bad usage (the message names the flag).\n"
+    "Exit codes: 0 success; 1 stdout cannot be written; 2 bad usage (the message names\n"
+    "the flag), or a --keys-file that does not exist or cannot be read.\n"
     "Conventions of every algorithm and hash: models/placement/README.md.\n";
 
 /* The flags that take a value; `key` is the scenario key a flag sets, NULL

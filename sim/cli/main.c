@@ -39,8 +39,10 @@ static void usage(FILE *f)
             RINGSIM_VERSION);
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         fprintf(f, "  %-7s %s\n", commands[i].name, commands[i].summary);
-    fprintf(f, "\nExit codes: 0 success, 1 run failed or interrupted, 2 bad usage or invalid "
-               "scenario.\nDocumentation: README.md, scenarios/README.md, models/README.md.\n");
+    fprintf(f, "\nExit codes: 0 success; 1 a run failed or was interrupted, or results could not\n"
+               "be written; 2 bad usage or invalid input (a scenario, a trace, an input file that\n"
+               "is missing, unreadable or not a ringsim database). Each command's --help has its\n"
+               "own.\nDocumentation: README.md, scenarios/README.md, models/README.md.\n");
 }
 
 int main(int argc, char **argv)

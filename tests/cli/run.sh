@@ -480,14 +480,14 @@ expect_match 'routing.vnodes is already varied' "$T/err" "saying which"
 
 # merge: inputs are only read; the file at fault is named; the output under another name is refused
 : >"$T/zero.db"
-expect_exit 1 "merge of a 0-byte input fails" "$RINGSIM" merge "$T/m0.db" "$T/zero.db"
+expect_exit 2 "merge of a 0-byte input is bad input (exit 2, as report and plot)" "$RINGSIM" merge "$T/m0.db" "$T/zero.db"
 expect_match 'zero.db: not a ringsim results database' "$T/err" "it is not a ringsim database"
 expect_eq "$(wc -c <"$T/zero.db" | tr -d ' ')" 0 "and it is still 0 bytes"
 cp "$T/s1.db" "$T/broken.db"
 sz=$(wc -c <"$T/broken.db")
 dd if=/dev/zero of="$T/broken.db" bs=4096 seek=3 count=$(( (sz / 4096) - 4 )) conv=notrunc 2>/dev/null
 sum_before=$(sum "$T/broken.db")
-expect_exit 1 "merge of a damaged input fails" "$RINGSIM" merge "$T/m1.db" "$T/h0.db" "$T/broken.db"
+expect_exit 2 "merge of a damaged input is bad input (exit 2)" "$RINGSIM" merge "$T/m1.db" "$T/h0.db" "$T/broken.db"
 expect_match "^ringsim merge: [^ ]*broken.db: " "$T/err" "the damaged input is named, not the output"
 expect_eq "$(sum "$T/broken.db")" "$sum_before" "the damaged input is unchanged"
 expect_eq "$(sqlite3 "$T/m1.db" 'SELECT count(*) FROM runs' 2>/dev/null || echo none)" none "nothing was merged"
@@ -502,7 +502,7 @@ expect_exit 2 "an input that is a link to the output is refused" "$RINGSIM" merg
 sqlite3 "$T/foreign.db" "CREATE TABLE runs(x); CREATE TABLE ticks(y); PRAGMA user_version=1;"
 expect_exit 1 "run into a foreign database with user_version 1 fails" "$RINGSIM" run "$S" -o "$T/foreign.db"
 expect_match 'foreign.db: not a ringsim results database \(no such' "$T/err" "saying it is not a ringsim database"
-expect_exit 1 "merge of it fails" "$RINGSIM" merge "$T/m2.db" "$T/foreign.db"
+expect_exit 2 "merge of it is bad input (exit 2)" "$RINGSIM" merge "$T/m2.db" "$T/foreign.db"
 expect_match 'foreign.db: not a ringsim results database' "$T/err" "saying so"
 
 # the effective YAML keeps the file's order of events, so events.N names the

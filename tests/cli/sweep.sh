@@ -160,7 +160,7 @@ f = open('damaged.db', 'r+b')
 for page in (3, 5, 20):
     f.seek(4096 * page + 50); f.write(b'\x07' * 300)
 "
-expect_exit 1 "merge of a damaged file" "$RINGSIM" merge dm.db damaged.db
+expect_exit 2 "merge of a damaged file (bad input, exit 2)" "$RINGSIM" merge dm.db damaged.db
 expect_eq "$(wc -l <"$T/err" | tr -d ' ')" 1 "one line of error"
 expect_match "damaged.db: damaged" "$T/err" "naming the file"
 "$RINGSIM" sweep s.yaml --set duration=100000s --seeds 1 -o int.db >/dev/null 2>int.err &

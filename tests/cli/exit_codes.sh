@@ -1,0 +1,176 @@
+#!/bin/sh
+# Exit codes, the same in every command: 0 success; 1 a run failed or was
+# interrupted, or results could not be written; 2 bad usage or invalid
+# input. Each command is given each kind of bad input: no arguments, an
+# unknown option, an option without its value, a bad option value, a file
+# that does not exist, a folder, a file it may not read, a name too long
+# (one component past NAME_MAX, and a path past PATH_MAX), a file of the
+# wrong kind (not YAML, not SQLite, SQLite without ringsim's tables, 0
+# bytes), a damaged database, an invalid scenario: each is 2. A results
+# database that cannot be written (a folder or another program's file in
+# its place, the file size limit) is 1. The table is in sim/cli/README.md.
+# TAP.
+. "$(dirname "$0")/lib.sh"
+
+cd "$T" || exit 1
+cat >good.yaml <<'EOF'
+name: tiny
+duration: 3s
+workload: {keys: 500, qps: 200}
+nodes: [{id: A}, {id: B}]
+EOF
+cat >bad.yaml <<'EOF'
+name: tiny
+duration: 3s
+routing: {vnodes: many}
+nodes: [{id: A}]
+EOF
+printf 'a: [unclosed\n' >notyaml.yaml
+echo hello >notdb.txt
+: >empty.db
+sqlite3 plain.db "CREATE TABLE t(a); INSERT INTO t VALUES (1);"
+mkdir adir
+"$RINGSIM" run good.yaml -o good.db --quiet >/dev/null || echo "not ok - cannot make a database"
+# damaged: the pages of the runs and summary tables overwritten
+cp good.db damaged.db
+for t in runs summary; do
+    pg=$(sqlite3 good.db "SELECT rootpage FROM sqlite_master WHERE name = '$t'")
+    python3 -c "
+f = open('damaged.db', 'r+b'); f.seek(($pg - 1) * 4096); f.write(b'\x0d' + b'\xff' * 100)"
+done
+long=$(python3 -c "print('x' * 300)")                                # past NAME_MAX
+deep="$T/$(python3 -c "print('/'.join(['d' * 200] * 25))")/f.db"     # past PATH_MAX
+keys="--keys-file"
+
+# t CODE NAME ARGS... : ringsim ARGS exits CODE
+t() {
+    code=$1 name=$2
+    shift 2
+    rm -rf out.db sw.db m.db plots
+    expect_exit "$code" "$name: exit $code" "$RINGSIM" "$@"
+}
+
+# --- run, check, sweep: the scenario ------------------------------------------------
+for cmd in run check sweep; do
+    case $cmd in
+        run) more="-o out.db --quiet" ;;
+        check) more="" ;;
+        sweep) more="--vary workload.keys=500,600 -o sw.db --quiet" ;;
+    esac
+    # shellcheck disable=SC2086
+    {
+        t 2 "$cmd without arguments" $cmd
+        t 2 "$cmd unknown option" $cmd good.yaml --bogus $more
+        t 2 "$cmd --set without a value" $cmd good.yaml $more --set
+        t 2 "$cmd --set of a bad value" $cmd good.yaml --set routing.vnodes=many $more
+        t 2 "$cmd --seed -3" $cmd good.yaml --seed -3 $more
+        t 2 "$cmd of a missing scenario" $cmd nosuch.yaml $more
+        t 2 "$cmd of a folder" $cmd adir $more
+        t 2 "$cmd of a name too long" $cmd "$long.yaml" $more
+        t 2 "$cmd of a path too long" $cmd "$deep" $more
+        t 2 "$cmd of an invalid scenario" $cmd bad.yaml $more
+        t 2 "$cmd of a file that is not YAML" $cmd notyaml.yaml $more
+        t 2 "$cmd of an empty file" $cmd empty.db $more
+        t 2 "$cmd of a scenario the cost estimate refuses" $cmd good.yaml \
+            --set duration=2000h --set tick=1000s --set workload.qps=1000000 $more
+    }
+done
+t 2 "run --threads 3" run good.yaml --threads 3 -o out.db
+t 2 "sweep without --vary" sweep good.yaml -o sw.db
+t 2 "sweep without -o" sweep good.yaml --vary workload.qps=100,200
+t 2 "sweep --vary of a bad value" sweep good.yaml --vary routing.vnodes=a,b -o sw.db
+t 2 "sweep --shard 3/2" sweep good.yaml --vary workload.qps=100,200 --shard 3/2 -o sw.db
+t 2 "sweep --shard x" sweep good.yaml --vary workload.qps=100,200 --shard x -o sw.db
+t 2 "sweep -j 0" sweep good.yaml --vary workload.qps=100,200 -j 0 -o sw.db
+t 2 "sweep --seeds 0" sweep good.yaml --vary workload.qps=100,200 --seeds 0 -o sw.db
+t 2 "sweep --metric nope" sweep good.yaml --vary workload.qps=100,200 --metric nope -o sw.db
+
+# --- run, sweep: a results database that cannot be written is 1 ------------------
+for cmd in run sweep; do
+    more=""
+    [ $cmd = sweep ] && more="--vary workload.qps=100,200"
+    # shellcheck disable=SC2086
+    {
+        t 1 "$cmd -o a folder" $cmd good.yaml $more -o adir --quiet
+        t 1 "$cmd -o another program's database" $cmd good.yaml $more -o plain.db --quiet
+        t 1 "$cmd -o a text file" $cmd good.yaml $more -o notdb.txt --quiet
+        t 1 "$cmd -o a name too long" $cmd good.yaml $more -o "$long.db" --quiet
+    }
+done
+(ulimit -f 40 && exec "$RINGSIM" run good.yaml -o "$T/full.db" --quiet >/dev/null 2>&1)
+expect_eq $? 1 "run past the file size limit (a full disk): exit 1"
+
+# --- ring ---------------------------------------------------------------------------
+t 2 "ring unknown option" ring --bogus
+t 2 "ring --algo without a value" ring --algo
+t 2 "ring --algo nope" ring --algo nope
+t 2 "ring --vnodes -1" ring --vnodes -1
+t 2 "ring --count x" ring --count x
+t 2 "ring a stray argument" ring foo
+t 2 "ring --keys-file of a missing file" ring $keys nosuch.txt
+t 2 "ring --keys-file of a folder" ring $keys adir
+t 2 "ring --keys-file of a name too long" ring $keys "$long.txt"
+t 2 "ring --keys-file of a path too long" ring $keys "$deep"
+"$RINGSIM" ring --count 10 >/dev/full 2>/dev/null
+expect_eq $? 1 "ring into a full stdout: exit 1"
+
+# --- merge, report, plot: the input database ----------------------------------------
+for cmd in merge report plot; do
+    pre="" post=""
+    [ $cmd = merge ] && pre=m.db
+    [ $cmd = plot ] && post="-d plots"
+    # shellcheck disable=SC2086
+    {
+        t 2 "$cmd without arguments" $cmd
+        t 2 "$cmd unknown option" $cmd $pre good.db --bogus
+        t 2 "$cmd of a missing file" $cmd $pre nosuch.db $post
+        t 2 "$cmd of a folder" $cmd $pre adir $post
+        t 2 "$cmd of a file that is not SQLite" $cmd $pre notdb.txt $post
+        t 2 "$cmd of a 0-byte file" $cmd $pre empty.db $post
+        t 2 "$cmd of SQLite without ringsim's tables" $cmd $pre plain.db $post
+        t 2 "$cmd of a damaged database" $cmd $pre damaged.db $post
+        t 2 "$cmd of a name too long" $cmd $pre "$long.db" $post
+        t 2 "$cmd of a path too long" $cmd $pre "$deep" $post
+    }
+done
+t 0 "merge of a good database" merge m.db good.db
+t 0 "report of a good database" report good.db
+t 2 "report --metric nope" report good.db --metric nope
+t 2 "report --csv --json" report good.db --csv --json
+t 2 "plot --format gif" plot good.db --format gif
+t 2 "plot --run 99" plot good.db --run 99 -d plots
+t 2 "plot --run x" plot good.db --run x
+t 2 "merge an input given twice" merge m.db good.db ./good.db
+t 2 "merge the output as an input" merge good.db good.db
+t 1 "merge into a folder" merge adir good.db
+t 1 "merge into another program's database" merge plain.db good.db
+t 1 "merge into a text file" merge notdb.txt good.db
+t 1 "merge into a name too long" merge "$long.db" good.db
+t 1 "plot -d a file" plot good.db -d notdb.txt
+t 2 "an unknown command" frob
+
+# --- a file it may not read: as root, read as nobody ----------------------------------
+cp good.db unread.db && cp good.yaml unread.yaml && echo key-1 >unread.txt
+chmod 000 unread.db unread.yaml unread.txt
+as=""
+if [ "$(id -u)" = 0 ]; then
+    chmod 755 "$T"
+    if command -v setpriv >/dev/null 2>&1 \
+        && setpriv --reuid=65534 --regid=65534 --clear-groups "$RINGSIM" --version >/dev/null 2>&1; then
+        as="setpriv --reuid=65534 --regid=65534 --clear-groups"
+    else
+        as=skip
+    fi
+fi
+for c in "run unread.yaml -o $T/nb.db --quiet" "check unread.yaml" \
+         "sweep unread.yaml --vary workload.qps=1,2 -o $T/nb.db" "ring $keys unread.txt" \
+         "merge $T/nbm.db unread.db" "report unread.db" "plot unread.db -d $T/nbp"; do
+    if [ "$as" = skip ]; then
+        _n=$((_n + 1)); echo "ok $_n - ${c%% *} of an unreadable file # SKIP root without setpriv"
+        continue
+    fi
+    # shellcheck disable=SC2086
+    expect_exit 2 "${c%% *} of a file it may not read: exit 2" $as "$RINGSIM" $c
+    expect_match 'Permission denied' "$T/err" "saying why"
+done
+finish
