@@ -31,7 +31,8 @@
  *
  * --shard I/N runs only the runs whose number is I modulo N (runs, not
  * combinations: with fewer combinations than shards every shard still gets
- * work); `ringsim merge` joins the shard files afterwards. --list prints,
+ * work); I is 0..N, so shards counted from 0 or from 1 both work (N/N is
+ * 0/N); `ringsim merge` joins the shard files afterwards. --list prints,
  * instead of running anything, one line per run: its number and the
  * command that runs just it (--shard i/N with N the number of runs) into a
  * part file of its own, for GNU parallel or a job array (examples/).
@@ -82,11 +83,15 @@ static const char sweep_usage[] =
     "  --threads N        threads a run takes, 1 or 2 (the second draws random streams\n"
     "                     ahead; default: 2 when 2 processors per job are available);\n"
     "                     results do not depend on it\n"
-    "  --shard I/N        run only runs I, I+N, I+2N, ... (0 <= I < N) of the list of\n"
-    "                     (combination, seed) runs, combinations in order and the seeds\n"
-    "                     of each together: the shards share the work even when there\n"
-    "                     are fewer combinations than shards (a shard past the last\n"
-    "                     run says so in one line and writes an empty OUT.db)\n"
+    "  --shard I/N        run only the runs whose number is I modulo N (runs I, I+N,\n"
+    "                     I+2N, ...) in the list of (combination, seed) runs, numbered\n"
+    "                     from 0, combinations in order and the seeds of each\n"
+    "                     together. Shards may be counted from 0 (0/N .. N-1/N) or\n"
+    "                     from 1 (1/N .. N/N, N/N being the shard 0/N): either way\n"
+    "                     the N shards run every run once; I past N is refused.\n"
+    "                     The shards share the work even when there are fewer\n"
+    "                     combinations than shards (a shard past the last run says\n"
+    "                     so in one line and writes an empty OUT.db)\n"
     "  --set PATH=VALUE   a fixed override for every run\n"
     "  --force            run combinations the cost estimate calls slow or large (not\n"
     "                     those it cannot run: memory, the clock's range)\n"
@@ -124,7 +129,7 @@ static const char sweep_usage[] =
     "  ringsim sweep scenarios/scale_out_3_to_4.yaml --vary routing.vnodes=8,32,160,512 \\\n"
     "      --vary routing.algorithm=ring,ketama --metric min_hit_rate -o results/vnodes.db\n"
     "  # on two machines, then join:\n"
-    "  ringsim sweep S.yaml --vary ... --shard 0/2 -o a.db;  ringsim sweep S.yaml --vary ... --shard 1/2 -o b.db\n"
+    "  ringsim sweep S.yaml --vary ... --shard 1/2 -o a.db;  ringsim sweep S.yaml --vary ... --shard 2/2 -o b.db\n"
     "  ringsim merge all.db a.db b.db\n"
     "  # one job per run, with GNU parallel (examples/sweep_parallel.sh does all of it):\n"
     "  ringsim sweep S.yaml --vary ... --seeds 4 -o x.db --list | cut -d' ' -f2- | parallel\n"

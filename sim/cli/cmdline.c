@@ -76,9 +76,23 @@ static int sweep_option(struct run_cli *c, const char *cmd, const char *a, const
     }
     memcpy(ibuf, next, (size_t)(slash - next));
     ibuf[slash - next] = '\0';
-    if (parse_uint("--shard N", slash + 1, 1, 1000000, &c->shard_n)
-        || parse_uint("--shard I", ibuf, 0, c->shard_n - 1, &c->shard_i))
+    uint64_t n;
+    if (parse_u64(slash + 1, &n) || n < 1 || n > 1000000) {
+        fprintf(stderr, "ringsim %s: --shard %s: expected N from 1 to 1000000, got \"%s\"\n",
+                cmd, next, slash + 1);
         return -1;
+    }
+    c->shard_n = (unsigned)n;
+    /* I counts from 0 (0/N .. N-1/N) or from 1 (1/N .. N/N): N/N is the
+     * shard of 0/N (I modulo N), so either numbering covers every run once */
+    uint64_t i;
+    if (parse_u64(ibuf, &i) || i > c->shard_n) {
+        fprintf(stderr, "ringsim %s: --shard %s: expected I from 0 to %u (shards counted "
+                        "from 0 or from 1; %u/%u is the shard 0/%u), got \"%s\"\n",
+                cmd, next, c->shard_n, c->shard_n, c->shard_n, c->shard_n, ibuf);
+        return -1;
+    }
+    c->shard_i = (unsigned)(i % c->shard_n);
     return 1;
 }
 

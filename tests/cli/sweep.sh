@@ -107,6 +107,61 @@ expect_match '"seeds":\[1,2\]' abc.json "the seeds of a combination in order"
 expect_eq "$(grep -o '"routing.algorithm":"[a-z]*"' abc.json | tr '\n' ' ')" \
     '"routing.algorithm":"maglev" "routing.algorithm":"ring" ' "text values in strcmp order"
 
+# --- shards counted from 1 (1/N .. N/N, N/N being 0/N) ---------------------------------
+# 1/2 + 2/2 merged hold the same runs as 0/2 + 1/2 merged and as the sweep
+# unsharded: every table (run ids replaced by each run's seed and overrides,
+# which name it; minus runs.started_at and wall_s) and the report
+G1="--set duration=4s --set events.1.at=3s --vary routing.vnodes=16,64 --vary routing.algorithm=ring,jump --seeds 2"
+# shellcheck disable=SC2086
+{
+    "$RINGSIM" sweep s.yaml $G1 -o whole.db >/dev/null 2>&1 || echo "# the unsharded sweep failed"
+    for i in 0 1 2; do
+        "$RINGSIM" sweep s.yaml $G1 --shard $i/2 -o s$i.db >/dev/null 2>&1 || echo "# shard $i/2 failed"
+    done
+}
+expect_eq "$(sqlite3 s2.db 'SELECT group_concat(seed || overrides) FROM runs')" \
+    "$(sqlite3 s0.db 'SELECT group_concat(seed || overrides) FROM runs')" "shard 2/2 runs what 0/2 runs"
+expect_exit 0 "merge of shards 1/2 and 2/2" "$RINGSIM" merge one.db s1.db s2.db
+expect_exit 0 "merge of shards 0/2 and 1/2" "$RINGSIM" merge zero.db s0.db s1.db
+expect_eq "$(sqlite3 one.db 'SELECT count(*) FROM runs')" 8 "1/2 and 2/2 hold every run (8)"
+tables() { # the tables of $1, each row keyed by its run's seed and overrides, sorted
+    python3 - "$1" <<'PY'
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+key = {r: f"{s}|{o}" for r, s, o in db.execute("SELECT run_id, seed, overrides FROM runs")}
+for (t,) in db.execute("SELECT name FROM sqlite_master WHERE type='table' "
+                       "AND name NOT LIKE 'sqlite_%' ORDER BY name"):
+    cols = [c[1] for c in db.execute(f"PRAGMA table_info({t})")
+            if c[1] not in ("run_id", "started_at", "wall_s")]
+    rows = []
+    for row in db.execute(f"SELECT run_id, {', '.join(cols)} FROM {t}"):
+        rows.append(repr((key.get(row[0], row[0]),) + tuple(row[1:])))
+    print(t, len(rows))
+    print("\n".join(sorted(rows)))
+PY
+}
+tables whole.db >whole.tables
+tables one.db >one.tables
+tables zero.db >zero.tables
+cmp -s one.tables whole.tables
+ok $? "1/2 + 2/2 merged: every table as the unsharded sweep's"
+diff one.tables whole.tables | head -4 | cut -c 1-200 | sed 's/^/#   /'
+cmp -s zero.tables whole.tables
+ok $? "0/2 + 1/2 merged: every table as the unsharded sweep's"
+expect_match "^ticks [1-9]" whole.tables "(the tables hold rows)"
+for f in csv json; do
+    "$RINGSIM" report whole.db --$f >whole.$f 2>/dev/null
+    "$RINGSIM" report one.db --$f >one.$f 2>/dev/null
+    "$RINGSIM" report zero.db --$f >zero.$f 2>/dev/null
+    cmp -s one.$f whole.$f && cmp -s zero.$f whole.$f
+    ok $? "report --$f of 1/2 + 2/2, of 0/2 + 1/2 and of the whole sweep alike"
+done
+# shellcheck disable=SC2086
+expect_exit 2 "--shard 3/2 is refused" "$RINGSIM" sweep s.yaml $G1 --shard 3/2 -o s3.db
+expect_match "expected I from 0 to 2 \(shards counted from 0 or from 1; 2/2 is the shard 0/2\), got \"3\"" \
+    "$T/err" "saying the range"
+[ ! -e s3.db ]; ok $? "and writes nothing"
+
 # --- a merge is all or nothing ----------------------------------------------------------
 "$RINGSIM" merge all.db sh0.db >/dev/null 2>&1
 before=$(sqlite3 all.db 'SELECT count(*) FROM runs')
