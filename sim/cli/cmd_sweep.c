@@ -118,7 +118,9 @@ static const char sweep_usage[] =
     "Exit: 0 every run complete (or listed); 1 any run did not complete, naming it,\n"
     "OUT.db cannot be written, or stdout (--list) cannot be; 2 bad usage, a scenario\n"
     "that does not exist, cannot be read or is invalid in any combination, or one the\n"
-    "cost estimate refuses (then nothing runs). A run's part file (OUT.db.part-*) is\n"
+    "cost estimate refuses (then nothing runs), or a trace whose content is malformed\n"
+    "(found as each run starts: 2 when every run that did not complete failed for\n"
+    "invalid input, as ringsim run exits 2 for it). A run's part file (OUT.db.part-*) is\n"
     "kept when it cannot be merged. A run whose process is killed outright is\n"
     "recorded as failed (\"killed by signal 9\"). Interrupting the sweep (Ctrl-C,\n"
     "SIGTERM) interrupts its runs; killing it outright ends them too.\n"
@@ -350,14 +352,20 @@ static void fold(struct sweep *sw)
     if (!why[0] && s->signal)
         snprintf(why, sizeof why, "killed by signal %d", s->signal);
     else if (!why[0] && s->code)
-        snprintf(why, sizeof why, "%s (exit %d)", s->have_sum ? "did not complete" : "failed",
+        snprintf(why, sizeof why, "%s (exit %d)",
+                 s->have_sum ? "did not complete"
+                             : s->code == EXIT_USAGE ? "failed for invalid input, as it said"
+                                                     : "failed",
                  s->code);
     else if (!why[0] && !s->have_sum)
         snprintf(why, sizeof why, "exited 0 but recorded no summary");
     if (s->have_sum && !why[0]) /* complete runs only, as ringsim report counts them */
         add_to_table(sw, i, &s->sum);
-    if (why[0])
+    if (why[0]) {
         note_failure(sw, i, why);
+        if (!s->signal && s->code == EXIT_USAGE)
+            sw->n_invalid++;
+    }
     free(path);
     memmove(sw->win, sw->win + 1, (sw->n_win - 1) * sizeof(*sw->win));
     sw->n_win--;
@@ -752,7 +760,13 @@ int cmd_sweep(int argc, char **argv)
     getrusage(RUSAGE_SELF, &ru);
     fprintf(stderr, "ringsim sweep: peak memory %.0f MiB (the sweep; each run has its own "
                     "process)\n", (double)ru.ru_maxrss / 1024.0);
-    rc = stop_sweep || sw.n_failed ? EXIT_RUN_FAILED : EXIT_OK;
+    /* runs that failed only for invalid input (each exited 2, as ringsim
+     * run does) make the sweep's input invalid: 2, as a scenario refused
+     * before anything runs; any other failure, or an interruption, 1 */
+    if (stop_sweep || sw.n_failed > sw.n_invalid)
+        rc = EXIT_RUN_FAILED;
+    else
+        rc = sw.n_failed ? EXIT_USAGE : EXIT_OK;
     sweep_deinit(&sw);
     return rc;
 }

@@ -74,6 +74,8 @@ struct sweep {
     struct report_metric *metrics; /* the table's */
     size_t n_metrics;
     size_t n_failed;
+    size_t n_invalid;       /* of them, runs that exited 2: invalid input (a malformed
+                             * trace, found as the run starts) */
     struct strbuf failed;   /* the first MAX_NAMED_FAILURES, named */
 };
 

@@ -85,6 +85,29 @@ t 2 "sweep -j 0" sweep good.yaml --vary workload.qps=100,200 -j 0 -o sw.db
 t 2 "sweep --seeds 0" sweep good.yaml --vary workload.qps=100,200 --seeds 0 -o sw.db
 t 2 "sweep --metric nope" sweep good.yaml --vary workload.qps=100,200 --metric nope -o sw.db
 
+# a trace whose content is malformed, found as a run starts: run exits 2, and
+# so does a sweep whose runs failed only for it (each exits 2); a sweep with a
+# run that failed otherwise exits 1
+cat >trace.yaml <<'EOF'
+name: traced
+duration: 3s
+workload: {trace: {path: good.csv, format: csv}}
+nodes: [{id: A}]
+EOF
+printf 'time,key,op\n0,k1,get\n1,k2,get\n' >good.csv
+printf 'garbage line\n' >bad.csv
+t 2 "run of a malformed trace" run trace.yaml --set workload.trace.path=bad.csv -o out.db --quiet
+expect_eq "$(sqlite3 out.db 'SELECT status FROM runs')" failed "(its run recorded as failed)"
+t 2 "sweep of a malformed trace" sweep trace.yaml --set workload.trace.path=bad.csv \
+    --vary routing.vnodes=8,16 -o sw.db --quiet
+expect_match "2 of 2 runs did not complete" "$T/err" "(both runs failed)"
+expect_match "failed for invalid input" "$T/err" "saying why"
+t 2 "sweep of a good and a malformed trace" sweep trace.yaml \
+    --vary workload.trace.path=good.csv,bad.csv -o sw.db --quiet
+expect_eq "$(sqlite3 sw.db 'SELECT group_concat(status) FROM runs')" "complete,failed" \
+    "(the good one complete)"
+t 0 "sweep of a good trace" sweep trace.yaml --vary routing.vnodes=8,16 -o sw.db --quiet
+
 # --- run, sweep: a results database that cannot be written is 1 ------------------
 for cmd in run sweep; do
     more=""
