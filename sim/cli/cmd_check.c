@@ -54,8 +54,9 @@ static void usage(FILE *f)
           "  ringsim check scenarios/scale_out_3_to_4.yaml --set cache.service_time=100000h\n"
           "      refused even with --force: a full node queue would pass the clock's range\n"
           "\n"
-          "Exit codes: 0 valid and runnable, 2 bad usage, an invalid scenario, or a run that\n"
-          "cannot (or, without --force, should not) be made.\n"
+          "Exit codes: 0 valid and runnable; 1 stdout cannot be written; 2 bad usage, a\n"
+          "scenario that does not exist or cannot be read, an invalid scenario, or a run\n"
+          "that cannot (or, without --force, should not) be made.\n"
           "The schema (every key, its default and range) is in scenarios/README.md.\n",
           f);
 }

@@ -2,7 +2,9 @@
  * main.c — ringsim's command line: finds the subcommand and hands over.
  * Everything else lives in the library (libringsim.a) that tests link too.
  */
+#include <errno.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -45,6 +47,23 @@ static void usage(FILE *f)
                "own.\nDocumentation: README.md, scenarios/README.md, models/README.md.\n");
 }
 
+/* A command that succeeded but whose output could not all be written (a
+ * full disk, a closed pipe, /dev/full) failed to write its results: 1,
+ * saying so, as ring, report and sweep --list do themselves. */
+static int stdout_written(int rc, const char *cmd)
+{
+    if (rc != EXIT_OK)
+        return rc;
+    bool flush_failed = fflush(stdout) != 0;
+    int e = errno; /* an earlier write's errno is gone: ferror() alone says it failed */
+    if (flush_failed || ferror(stdout)) {
+        fprintf(stderr, "ringsim%s%s: stdout: %s\n", cmd ? " " : "", cmd ? cmd : "",
+                flush_failed ? strerror(e) : "a write failed");
+        return EXIT_RUN_FAILED;
+    }
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     if (argc > 0 && argv[0] && *argv[0])
@@ -59,15 +78,15 @@ int main(int argc, char **argv)
     }
     if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
         usage(stdout);
-        return EXIT_OK;
+        return stdout_written(EXIT_OK, NULL);
     }
     if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
         printf("ringsim %s\n", RINGSIM_VERSION);
-        return EXIT_OK;
+        return stdout_written(EXIT_OK, NULL);
     }
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         if (!strcmp(argv[1], commands[i].name))
-            return commands[i].fn(argc - 1, argv + 1);
+            return stdout_written(commands[i].fn(argc - 1, argv + 1), commands[i].name);
     fprintf(stderr, "ringsim: unknown command '%s'; try 'ringsim --help'\n", argv[1]);
     return EXIT_USAGE;
 }
