@@ -140,6 +140,11 @@ static enum report_status open_db(struct loader *L)
         int rc = sqlite3_prepare_v2(L->db, sql, -1, &q, NULL);
         sqlite3_finalize(q);
         free(sql);
+        if (rc != SQLITE_OK && !results_input_at_fault(sqlite3_errcode(L->db))) {
+            /* locked by another process too long, an I/O error: not the file's fault */
+            snprintf(L->err, L->errlen, "%s: cannot read it (%s)", path, sqlite3_errmsg(L->db));
+            return REPORT_FAILED;
+        }
         if (rc != SQLITE_OK) {
             snprintf(L->err, L->errlen, "%s: not a ringsim results database (%s); give a file "
                                         "written by ringsim run, sweep or merge",

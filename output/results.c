@@ -311,7 +311,12 @@ int results_check_ringsim(sqlite3 *db, const char *path, bool allow_empty, char 
     int64_t tables = 0, version = 0;
     char why[256];
     if (query_int(db, "SELECT count(*) FROM sqlite_master WHERE type='table'", &tables)) {
-        snprintf(err, errlen, "%s: not a SQLite database (%s)", path, sqlite3_errmsg(db));
+        /* a file locked by another process, or an I/O error, is not one
+         * that is not a database */
+        snprintf(err, errlen, "%s: %s (%s)", path,
+                 results_input_at_fault(sqlite3_errcode(db)) ? "not a SQLite database"
+                                                             : "cannot read it",
+                 sqlite3_errmsg(db));
         return -1;
     }
     if (tables == 0 && allow_empty)
@@ -339,7 +344,10 @@ static int open_schema(struct results *r, char *err, size_t errlen)
 {
     int64_t tables = 0;
     if (query_int(r->db, "SELECT count(*) FROM sqlite_master WHERE type='table'", &tables)) {
-        snprintf(err, errlen, "%s: not a SQLite database (%s)", r->path, sqlite3_errmsg(r->db));
+        snprintf(err, errlen, "%s: %s (%s)", r->path,
+                 results_input_at_fault(sqlite3_errcode(r->db)) ? "not a SQLite database"
+                                                                : "cannot read it",
+                 sqlite3_errmsg(r->db));
         return -1;
     }
     /* readers never block the writer, nor the writer readers; where the

@@ -188,9 +188,10 @@ const char *plot_run_colour(size_t k);
 /* ---- the database (plot_data.c) --------------------------------------------- */
 
 /* Opens path read-only and checks that it is a ringsim results database.
- * NULL with a message in err (exit code 2: missing, unreadable, not SQLite,
- * not ours). */
-struct plot_set *plot_set_open(const char *path, char *err, size_t errlen);
+ * NULL with a message in err, and *input_fault saying whether the file is
+ * at fault (exit code 2: missing, unreadable, not SQLite, not ours) or the
+ * system (1: locked by another process too long, an I/O error). */
+struct plot_set *plot_set_open(const char *path, bool *input_fault, char *err, size_t errlen);
 void plot_set_destroy(struct plot_set *ps);
 /* A read of ps->db that failed: "DB: SQLite's message" in err, and
  * ps->input_fault set when it is the file's fault. Returns -1. */

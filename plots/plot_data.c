@@ -79,16 +79,21 @@ static sqlite3_stmt *prepare(struct plot_set *ps, const char *sql, char *err, si
     return st;
 }
 
-struct plot_set *plot_set_open(const char *path, char *err, size_t errlen)
+struct plot_set *plot_set_open(const char *path, bool *input_fault, char *err, size_t errlen)
 {
     struct plot_set *ps = xcalloc(1, sizeof(*ps));
     ps->db_path = xstrdup(path);
     ps->tmax_s = 0;
-    if (results_input_readable(path, err, errlen))
+    *input_fault = true;
+    int unreadable = results_input_readable(path, err, errlen);
+    if (unreadable) {
+        *input_fault = unreadable == -1;
         goto fail;
+    }
     if (sqlite3_open_v2(path, &ps->db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
         snprintf(err, errlen, "%s: cannot open: %s", path,
                  ps->db ? sqlite3_errmsg(ps->db) : "out of memory");
+        *input_fault = false;
         goto fail;
     }
     sqlite3_busy_timeout(ps->db, 10000);
@@ -96,9 +101,14 @@ struct plot_set *plot_set_open(const char *path, char *err, size_t errlen)
     if (sqlite3_prepare_v2(ps->db, "SELECT count(*) FROM sqlite_master", -1, &st, NULL)
             != SQLITE_OK
         || sqlite3_step(st) != SQLITE_ROW) {
-        snprintf(err, errlen, "%s: not a SQLite database (%s); give a file written by "
-                              "ringsim run or ringsim sweep",
-                 path, sqlite3_errmsg(ps->db));
+        /* locked by another process too long, an I/O error: not the file's fault */
+        *input_fault = results_input_at_fault(sqlite3_errcode(ps->db));
+        if (*input_fault)
+            snprintf(err, errlen, "%s: not a SQLite database (%s); give a file written by "
+                                  "ringsim run or ringsim sweep",
+                     path, sqlite3_errmsg(ps->db));
+        else
+            snprintf(err, errlen, "%s: cannot read it (%s)", path, sqlite3_errmsg(ps->db));
         sqlite3_finalize(st);
         goto fail;
     }
@@ -110,15 +120,18 @@ struct plot_set *plot_set_open(const char *path, char *err, size_t errlen)
         sqlite3_finalize(st);
         st = NULL;
         if (rc != SQLITE_OK) {
-            snprintf(err, errlen, "%s: not a ringsim results database (%s); give a file "
-                                  "written by ringsim run or ringsim sweep",
-                     path, sqlite3_errmsg(ps->db));
+            *input_fault = results_input_at_fault(sqlite3_errcode(ps->db));
+            snprintf(err, errlen, "%s: %s (%s)%s", path,
+                     *input_fault ? "not a ringsim results database" : "cannot read it",
+                     sqlite3_errmsg(ps->db),
+                     *input_fault ? "; give a file written by ringsim run or ringsim sweep" : "");
             goto fail;
         }
     }
     /* one snapshot for everything read below */
     if (sqlite3_exec(ps->db, "BEGIN", NULL, NULL, NULL) != SQLITE_OK) {
         plot_set_sql_err(ps, err, errlen);
+        *input_fault = ps->input_fault;
         goto fail;
     }
     ps->in_read = true;

@@ -126,13 +126,12 @@ static int stop_requested(void *flag)
 static enum plot_status open_db(struct draw *d, char *err, size_t errlen)
 {
     const struct plot_options *o = d->o;
-    /* a file that is missing or unreadable is bad input; an I/O error not */
-    int unreadable = results_input_readable(o->db, err, errlen);
-    if (unreadable)
-        return unreadable == -1 ? PLOT_BAD_INPUT : PLOT_FAILED;
-    d->ps = plot_set_open(o->db, err, errlen);
+    /* a file that is missing, unreadable or not ringsim's is bad input; a
+     * lock held too long or an I/O error not */
+    bool input_fault;
+    d->ps = plot_set_open(o->db, &input_fault, err, errlen);
     if (!d->ps)
-        return PLOT_BAD_INPUT;
+        return input_fault ? PLOT_BAD_INPUT : PLOT_FAILED;
     if (o->stop) /* every 1000 virtual machine instructions */
         sqlite3_progress_handler(d->ps->db, 1000, stop_requested, (void *)(uintptr_t)o->stop);
     d->ps->svg = o->svg;

@@ -86,13 +86,13 @@ static void usage(FILE *f)
             "The database is opened read-only. Ctrl-C (or SIGTERM, SIGHUP) stops the drawing\n"
             "and gnuplot; index.html is written last, so a folder without it is incomplete.\n"
             "Exit status: 0 drawn; 1 gnuplot is missing or failed, DIR cannot be written, no\n"
-            "run drawn recorded a tick, an I/O error reading the database, the drawing was\n"
-            "interrupted, or stdout cannot be written; 2 bad usage, a database that does not\n"
-            "exist, cannot be read (a folder, no permission, a name too long), is not a\n"
-            "ringsim database or is damaged, a database without runs, an unknown run id,\n"
-            "metric or parameter, or a sweep in which no parameter or more than two vary\n"
-            "(choose with --by). The charts and the data files are described in\n"
-            "plots/README.md.\n",
+            "run drawn recorded a tick, an I/O error reading the database or a lock another\n"
+            "process holds on it (past a 10 s wait), the drawing was interrupted, or stdout\n"
+            "cannot be written; 2 bad usage, a database that does not exist, cannot be read\n"
+            "(a folder, no permission, a name too long), is not a ringsim database or is\n"
+            "damaged, a database without runs, an unknown run id, metric or parameter, or a\n"
+            "sweep in which no parameter or more than two vary (choose with --by). The charts\n"
+            "and the data files are described in plots/README.md.\n",
             usage_line, PLOT_DEFAULT_RUNS, PLOT_DEFAULT_RUNS);
 }
 

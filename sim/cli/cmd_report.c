@@ -66,10 +66,11 @@ static const char report_usage[] =
     "  ringsim report results/vnodes.db --by routing.vnodes --json | python3 -m json.tool\n"
     "\n"
     "The database is opened read-only. Exit: 0 printed; 1 an I/O error reading the\n"
-    "database, or stdout cannot be written; 2 bad usage, no such file, one that cannot\n"
-    "be read (a folder, no permission, a name too long), a file that is not a ringsim\n"
-    "database or is damaged, no complete run, an unknown metric, or a --by or\n"
-    "--baseline no run has. Formats: output/README.md.\n";
+    "database, another process holding it locked (past a 10 s wait), or stdout cannot\n"
+    "be written; 2 bad usage, no such file, one that cannot be read (a folder, no\n"
+    "permission, a name too long), a file that is not a ringsim database or is\n"
+    "damaged, no complete run, an unknown metric, or a --by or --baseline no run has.\n"
+    "Formats: output/README.md.\n";
 
 static int usage_error(const char *fmt, const char *arg)
 {

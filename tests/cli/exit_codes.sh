@@ -171,6 +171,39 @@ t 1 "merge into a name too long" merge "$long.db" good.db
 t 1 "plot -d a file" plot good.db -d notdb.txt
 t 2 "an unknown command" frob
 
+# --- a database another process holds locked (past the 10 s wait): 1, not 2 -----------
+# the file is not at fault; each command says it is locked
+cp good.db locked.db
+python3 -c "
+import sqlite3, time, os
+c = sqlite3.connect('locked.db', isolation_level=None)
+c.execute('PRAGMA journal_mode=DELETE')
+c.execute('BEGIN EXCLUSIVE')
+c.execute('INSERT INTO params VALUES (999, \"x\", \"y\")')
+open('locked.flag', 'w').close()
+time.sleep(60)
+" &
+holder=$!
+i=0
+while [ ! -e locked.flag ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+pids=""
+for c in "run good.yaml -o locked.db --quiet" "merge lm.db locked.db" "report locked.db" \
+         "plot locked.db -d lp"; do
+    name=${c%% *}
+    # shellcheck disable=SC2086
+    ("$RINGSIM" $c >/dev/null 2>"lock-$name.err"; echo $? >"lock-$name.rc") &
+    pids="$pids $!"
+done
+# shellcheck disable=SC2086
+wait $pids
+kill "$holder" 2>/dev/null
+wait "$holder" 2>/dev/null
+for name in run merge report plot; do
+    expect_eq "$(cat "lock-$name.rc")" 1 "$name of a database locked by another process: exit 1"
+    expect_match "locked.db: cannot read it \(database is locked\)" "lock-$name.err" "saying it is locked"
+done
+[ ! -e lm.db ]; ok $? "(and merge wrote nothing)"
+
 # --- a full stdout: the output is not all written, 1 in every command ----------------
 for c in "run good.yaml -o $T/full-out.db" "check good.yaml" "ring --count 10" \
          "sweep good.yaml --vary workload.keys=500,600 --list -o $T/l.db" \
