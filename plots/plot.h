@@ -55,7 +55,8 @@ enum plot_status {
     PLOT_DRAWN = 0,
     PLOT_FAILED = 1,         /* gnuplot or its scripts missing or failing, DIR not writable,
                               * an I/O error reading the database */
-    PLOT_BAD_INPUT = 2,      /* not a ringsim database, no runs, an unknown run id */
+    PLOT_BAD_INPUT = 2,      /* not a ringsim database, no runs or none with a tick, an
+                              * unknown run id */
 };
 
 /* What plot_draw() did: init by plot_draw(), deinit by the caller. */

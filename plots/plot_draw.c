@@ -14,8 +14,9 @@
  *                 draw_sweep does the rest, in the order below
  *   choose_runs   which runs to draw (PLOT_BAD_INPUT when it lacks a run
  *                 asked for)
- *   load          the runs, their labels and events (PLOT_FAILED when none
- *                 recorded a tick)
+ *   load          the runs, their labels and events (PLOT_BAD_INPUT when
+ *                 none recorded a tick: nothing to draw, as report finds no
+ *                 complete run to count)
  *   find_tools    gnuplot and the chart scripts (PLOT_FAILED when missing)
  *   write_inputs  DIR and DIR/data, the data files and the text of
  *                 index.html: the last reads, after which the read
@@ -268,7 +269,7 @@ static enum plot_status load(struct draw *d, char *err, size_t errlen)
     if (!with_ticks) {
         snprintf(err, errlen, "%s: the run%s asked for recorded no ticks; nothing to draw",
                  d->o->db, d->ps->n_runs == 1 ? "" : "s");
-        return PLOT_FAILED;
+        return PLOT_BAD_INPUT;
     }
     return PLOT_DRAWN;
 }

@@ -5,8 +5,9 @@
  * plot_draw() and turns what it returns into messages and the exit code:
  * 0 drawn; 1 gnuplot or its scripts missing or failing, DIR not writable,
  * an I/O error reading the database; 2 bad usage, a file that is missing,
- * unreadable, not a ringsim database or damaged, no runs, an unknown run
- * id, metric or parameter, a sweep of no or more than two parameters.
+ * unreadable, not a ringsim database or damaged, no runs or none with a
+ * tick, an unknown run id, metric or parameter, a sweep of no or more than
+ * two parameters.
  */
 #include "plots/plot.h"
 
@@ -85,14 +86,15 @@ static void usage(FILE *f)
             "\n"
             "The database is opened read-only. Ctrl-C (or SIGTERM, SIGHUP) stops the drawing\n"
             "and gnuplot; index.html is written last, so a folder without it is incomplete.\n"
-            "Exit status: 0 drawn; 1 gnuplot is missing or failed, DIR cannot be written, no\n"
-            "run drawn recorded a tick, an I/O error reading the database or a lock another\n"
-            "process holds on it (past a 10 s wait), the drawing was interrupted, or stdout\n"
-            "cannot be written; 2 bad usage, a database that does not exist, cannot be read\n"
-            "(a folder, no permission, a name too long), is not a ringsim database or is\n"
-            "damaged, a database without runs, an unknown run id, metric or parameter, or a\n"
-            "sweep in which no parameter or more than two vary (choose with --by). The charts\n"
-            "and the data files are described in plots/README.md.\n",
+            "Exit status: 0 drawn; 1 gnuplot is missing or failed, DIR cannot be written, an\n"
+            "I/O error reading the database or a lock another process holds on it (past a\n"
+            "10 s wait), the drawing was interrupted, or stdout cannot be written; 2 bad\n"
+            "usage, a database that does not exist, cannot be read (a folder, no permission,\n"
+            "a name too long), is not a ringsim database or is damaged, a database without\n"
+            "runs, runs none of which recorded a tick (nothing to draw), an unknown run id,\n"
+            "metric or parameter, or a sweep in which no parameter or more than two vary\n"
+            "(choose with --by). The charts and the data files are described in\n"
+            "plots/README.md.\n",
             usage_line, PLOT_DEFAULT_RUNS, PLOT_DEFAULT_RUNS);
 }
 

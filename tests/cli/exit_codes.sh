@@ -108,6 +108,11 @@ t 2 "sweep of a good and a malformed trace" sweep trace.yaml \
 expect_eq "$(sqlite3 sw.db 'SELECT group_concat(status) FROM runs')" "complete,failed" \
     "(the good one complete)"
 t 0 "sweep of a good trace" sweep trace.yaml --vary routing.vnodes=8,16 -o sw.db --quiet
+# a database whose one run failed before its first tick: nothing to report or draw
+"$RINGSIM" run trace.yaml --set workload.trace.path=bad.csv -o noticks.db --quiet 2>/dev/null
+t 2 "report of runs none of which completed" report noticks.db
+t 2 "plot of runs none of which recorded a tick" plot noticks.db -d plots
+expect_match "recorded no ticks; nothing to draw" "$T/err" "saying so"
 
 # --- run, sweep: a results database that cannot be written is 1 ------------------
 for cmd in run sweep; do
