@@ -91,14 +91,16 @@ int results_check_file(const char *path, const volatile sig_atomic_t *stop, char
     return rc;
 }
 
-/* Why copying from src_path failed, naming the file at fault: the source
- * when it is damaged, the output when it is full, else both. */
+/* Why writing the runs of src_path into r failed (an error on r's own
+ * connection: a source's errors are reported where they are read), naming
+ * the file at fault: the output when it is damaged or full, else both. */
 static void merge_failed(struct results *r, const char *src_path, char *err, size_t errlen)
 {
     int code = sqlite3_extended_errcode(r->db) & 0xff;
     const char *msg = sqlite3_errmsg(r->db);
     if (code == SQLITE_CORRUPT || code == SQLITE_NOTADB)
-        snprintf(err, errlen, "%s: %s (nothing of it was copied into %s)", src_path, msg, r->path);
+        snprintf(err, errlen, "%s: %s: the database merged into is damaged (copying the runs "
+                              "of %s)", r->path, msg, src_path);
     else if (code == SQLITE_FULL || sqlite3_system_errno(r->db) == ENOSPC)
         snprintf(err, errlen, "copying the runs of %s: the disk is full (%s: %s)", src_path,
                  r->path, msg);

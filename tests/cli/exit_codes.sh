@@ -173,6 +173,13 @@ t 1 "merge into a folder" merge adir good.db
 t 1 "merge into another program's database" merge plain.db good.db
 t 1 "merge into a text file" merge notdb.txt good.db
 t 1 "merge into a name too long" merge "$long.db" good.db
+cp damaged.db dout.db
+t 1 "merge into a damaged database" merge dout.db good.db
+expect_match "^ringsim merge: dout.db: .*the database merged into is damaged" "$T/err" \
+    "naming it, not the input"
+cp damaged.db dout.db
+t 1 "run into a damaged database" run good.yaml -o dout.db --quiet
+expect_match "^ringsim run: dout.db: " "$T/err" "naming it"
 t 1 "plot -d a file" plot good.db -d notdb.txt
 t 2 "an unknown command" frob
 
