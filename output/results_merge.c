@@ -1,6 +1,9 @@
 /*
- * results_merge.c — reading result databases made by other runs: checking
- * one (results_check_file), copying its runs into another (results_merge),
+ * results_merge.c — reading result databases made by other runs: whether
+ * an input can be read and whose fault it is when not (results_input_readable,
+ * results_input_at_fault: the file's is bad input, exit 2; the system's, as an
+ * I/O error or a lock held too long, exit 1), checking one
+ * (results_check_file), copying its runs into another (results_merge),
  * settling the runs a dead process left 'running', reading a run's
  * summary. The writer's side and the column lists are in results.c.
  */
@@ -21,11 +24,14 @@ int results_input_readable(const char *path, char *err, size_t errlen)
 {
     struct stat st;
     int fd = -1;
-    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
-        snprintf(err, errlen, "%s: not a file", path);
-        return -1;
+    if (stat(path, &st) == 0) {
+        if (!S_ISREG(st.st_mode)) {
+            snprintf(err, errlen, "%s: not a file", path);
+            return -1;
+        }
+        fd = open(path, O_RDONLY | O_CLOEXEC);
     }
-    if (stat(path, &st) || (fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
+    if (fd < 0) {
         int e = errno;
         snprintf(err, errlen, "%s: cannot read: %s", path, strerror(e));
         /* the system's fault, not the name's: the same name may work later */
