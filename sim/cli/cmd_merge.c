@@ -41,7 +41,8 @@ static const char merge_usage[] =
     "database or is damaged, is OUT.db, or is given twice.\n"
     "\n"
     "Options: -h, --help (this text); -- ends the options, so that a file whose name\n"
-    "starts with - can follow (ringsim merge -- -all.db a.db).\n"
+    "starts with - can follow (ringsim merge -- -all.db a.db). OUT.db - (standard\n"
+    "output) is refused, as run -o - and sweep -o - are.\n"
     "\n"
     "example:\n"
     "  ringsim merge results/all.db results/shard0.db results/shard1.db\n";
@@ -179,6 +180,12 @@ static int merge(int argc, char **argv)
     }
     if (!*argv[1]) {
         fprintf(stderr, "ringsim merge: OUT.db needs a file name, got \"\"\n");
+        return EXIT_USAGE;
+    }
+    if (!strcmp(argv[1], "-")) { /* as run -o - and sweep -o - */
+        fprintf(stderr, "ringsim merge: OUT.db -: a merge writes a results database, not "
+                        "standard output; name a file, e.g. results/all.db (./- for a file "
+                        "named -)\n");
         return EXIT_USAGE;
     }
     struct stat out_st;

@@ -169,6 +169,10 @@ t 2 "plot --run 99" plot good.db --run 99 -d plots
 t 2 "plot --run x" plot good.db --run x
 t 2 "merge an input given twice" merge m.db good.db ./good.db
 t 2 "merge the output as an input" merge good.db good.db
+t 2 "merge into - (standard output), as run -o - and sweep -o -" merge - good.db
+[ ! -e ./- ]; ok $? "(no file named - is made)"
+t 2 "run -o -" run good.yaml -o -
+t 2 "sweep -o -" sweep good.yaml --vary workload.keys=500,600 -o -
 t 1 "merge into a folder" merge adir good.db
 t 1 "merge into another program's database" merge plain.db good.db
 t 1 "merge into a text file" merge notdb.txt good.db
