@@ -14,8 +14,15 @@
  * central mode: a coordinator probes every member every probe_interval (a
  *   probe is a request through the node's queue, timed out like a client
  *   request: a failure is known at the timeout, or at an error reply if
- *   sooner; a crash before the reply is back loses it, and a probe that
- *   cannot arrive within the timeout fails at it); failure_limit
+ *   sooner; a probe that cannot arrive within the timeout fails at it).
+ *   As for a GET, the node sends its reply when it has served the probe,
+ *   and a reply sent arrives whatever becomes of the node: a crash before
+ *   the service's end (on the probe's way, queued, in service, or at that
+ *   very instant — the crash comes first) loses the probe, which fails at
+ *   the timeout; a crash after it does not, and the reply passes (it may
+ *   readmit the node). The result, due when the reply arrives, is judged
+ *   by the service's end (kept in `served`) against the end of the
+ *   incarnation that queued it (node_incarnation_end_ns). failure_limit
  *   consecutive failed probes eject it; after retry_after, the next passing
  *   probe readmits it. Each change asks the membership for a new ring epoch
  *   (one per instant), which instances adopt after propagation_delay.
@@ -78,6 +85,7 @@ int health_create(struct sim *s)
         h->left_ns[i] = INT64_MIN;
     }
     h->last_eject_ns = INT64_MIN;
+    u64map_init(&h->served);
     if (s->sc->health.mode == HEALTH_CENTRAL) /* rounds at k × probe_interval, k >= 1 */
         return sim_schedule(s, s->sc->health.probe_interval_ns, EVK_PROBE_ROUND, 0, 0);
     return 0;
@@ -100,6 +108,7 @@ void health_destroy(struct sim *s)
     free(h->ejectors);
     free(h->left);
     free(h->left_ns);
+    u64map_deinit(&h->served);
     free(h);
     s->hl = NULL;
 }
@@ -270,11 +279,18 @@ bool health_inst_adopted(struct sim *s, uint32_t inst, uint32_t epoch)
 
 /* EVK_PROBE_RESULT's a: the node, an ok bit, and the node's incarnation
  * when the probe was queued (low 15 bits: fewer nodes than 2^16, and far
- * fewer crashes than 2^15 while one probe is out); b: the probe's round. */
+ * fewer crashes than 2^15 while one probe is out); b: the probe's round.
+ * An ok probe's service end is in the coordinator's served map until its
+ * result. */
 #define PROBE_OK (1u << 16)
 static uint32_t probe_tag(const struct node *n, bool ok)
 {
     return n->index | (ok ? PROBE_OK : 0) | (n->incarnation & 0x7fffu) << 17;
+}
+
+static inline uint64_t probe_key(uint32_t node, uint32_t round)
+{
+    return (uint64_t)round << 16 | node;
 }
 
 /* A probe of node i sent at sent_ns (round `round`) reaches it at
@@ -300,6 +316,8 @@ static void probe_arrives(struct sim *s, uint32_t i, int64_t sent_ns, uint32_t r
     }
     if (t_arrive - sent_ns > timeout)
         return; /* it came after the timeout, which failed it then (health_probe_round) */
+    if (ok) /* its reply leaves when the node has served it, unless it crashed before */
+        u64map_put(&s->hl->served, probe_key(i, round), (uint64_t)done);
     sim_schedule(s, MAX(at, s->eng.now_ns), EVK_PROBE_RESULT, probe_tag(n, ok), round);
 }
 
@@ -360,12 +378,24 @@ void health_probe_result(struct sim *s, uint32_t a, uint32_t b)
     struct health *c = s->hl;
     uint32_t node = a & 0xffffu;
     const struct node *n = &s->nodes[node];
+    bool ok = false;
+    if (a & PROBE_OK) {
+        /* served in time by the incarnation that queued it: the reply was
+         * sent, and arrives whatever became of the node since, unless that
+         * incarnation ended (a crash) first — at the service's very end too */
+        uint64_t *served = u64map_get(&c->served, probe_key(node, b));
+        assert(served);
+        int64_t done = (int64_t)*served;
+        u64map_del(&c->served, probe_key(node, b));
+        uint32_t v = n->incarnation - ((n->incarnation - (a >> 17)) & 0x7fffu);
+        ok = node_incarnation_end_ns(n, v) > done;
+    }
     if (!membership_is_member(s, node) || round_sent(s, b) < c->left_ns[node])
         return; /* left the cluster meanwhile (and maybe came back: a new node) */
-    bool ok = (a & PROBE_OK) && a == probe_tag(n, true) && n->state == NODE_UP;
     if ((a & PROBE_OK) && !ok) {
-        /* the node crashed (or restarted) while the probe or its reply was
-         * out: no answer, which the coordinator knows at the timeout */
+        /* the node crashed before it had served the probe (on its way,
+         * queued, in service): no answer, which the coordinator knows at
+         * the timeout */
         int64_t deadline = round_sent(s, b) + s->sc->clients.timeout_ns;
         if (deadline > s->eng.now_ns) {
             sim_schedule(s, deadline, EVK_PROBE_RESULT, node, b);

@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "sim/sim.h"
+#include "sim/u64map.h"
 
 /* One client instance's view of node health (client mode). */
 struct inst_health {
@@ -29,6 +30,9 @@ struct health {
     uint8_t *held;
     uint32_t n_ejected;
     int64_t last_eject_ns;
+    struct u64map served;    /* probes whose reply comes in time, until it does (key:
+                                round << 16 | node): when the node serves the probe, which
+                                sends its reply */
     /* node-level episodes */
     uint32_t *ejectors;      /* per node: instances with it ejected (+1 when central) */
     uint16_t *left;          /* per node: times it left the membership or came back
@@ -74,7 +78,8 @@ bool health_readmit(struct sim *s, uint32_t inst, uint32_t b);
 bool health_inst_adopted(struct sim *s, uint32_t inst, uint32_t epoch);
 
 /* Central mode: EVK_PROBE_ROUND and EVK_PROBE_RESULT (a: the node, an ok
- * bit and its incarnation; b: the round that sent the probe). */
+ * bit and its incarnation; b: the round that sent the probe). An ok result
+ * passes if the node served the probe before that incarnation ended. */
 void health_probe_round(struct sim *s);
 void health_probe_result(struct sim *s, uint32_t a, uint32_t b);
 /* EVK_PROBE_ARRIVE (messages delivered by arrival events: models/net.h);

@@ -8,7 +8,9 @@
  * that moment) is drawn from the node's own random stream and its start and
  * end follow from the queue. A node that is not up (crashed, removed, not
  * yet added) never answers. A crash drops everything queued and the whole
- * store; the incarnation number tells late events their work was lost.
+ * store; the incarnation number tells late events their work was lost, and
+ * its history when (node_incarnation_end_ns: a reply the node sent before
+ * its crash still arrives).
  *
  * Node indices are fixed for the whole run: the file's nodes in order,
  * then each new id an add_node event brings, in event order (a node removed
@@ -95,6 +97,7 @@ static void node_deinit(struct node *n)
     free(n->id);
     free(n->address);
     free(n->zone);
+    free(n->incarnation_ns);
     fifo_deinit(&n->queue);
     busy_deinit(&n->busy);
     if (n->leases.slots)
@@ -353,10 +356,28 @@ static void forget_inflight(struct sim *s, struct node *n)
     s->inflight[n->index] = 0;
 }
 
+/* The node's next incarnation begins now (its history: node_incarnation_end_ns). */
+static void next_incarnation(struct sim *s, struct node *n)
+{
+    uint32_t v = ++n->incarnation;
+    if (v >= n->incarnation_cap) {
+        n->incarnation_cap = MAX(8u, 2 * n->incarnation_cap);
+        n->incarnation_ns = xrealloc(n->incarnation_ns,
+                                     n->incarnation_cap * sizeof(*n->incarnation_ns));
+    }
+    n->incarnation_ns[v] = s->eng.now_ns;
+}
+
+int64_t node_incarnation_end_ns(const struct node *n, uint32_t v)
+{
+    assert(v <= n->incarnation);
+    return v < n->incarnation ? n->incarnation_ns[v + 1] : INT64_MAX;
+}
+
 void node_crash(struct sim *s, struct node *n)
 {
     n->state = NODE_CRASHED;
-    n->incarnation++;
+    next_incarnation(s, n);
     forget_inflight(s, n);
     /* the work it had queued is not done: its busy time goes from now */
     busy_cancel(&n->busy, fifo_busy_between(&n->queue, s->eng.now_ns, busy_tick_end(&n->busy)));
@@ -370,7 +391,7 @@ void node_restart(struct sim *s, struct node *n)
     if (n->ever_present)
         n->fault_end_ns = s->eng.now_ns; /* its absence (removed) was a fault */
     n->state = NODE_UP;
-    n->incarnation++;
+    next_incarnation(s, n);
     forget_inflight(s, n);
 }
 
@@ -418,7 +439,7 @@ int node_join(struct sim *s, struct node *n, const char *address, double weight,
     if (n->ever_present)
         n->fault_end_ns = s->eng.now_ns; /* its absence (removed) was a fault */
     n->state = NODE_UP;
-    n->incarnation++;
+    next_incarnation(s, n);
     forget_inflight(s, n);
     n->ever_present = true;
     return 0;

@@ -37,6 +37,9 @@ struct node {
     bool gutter;
     enum node_state state;
     uint32_t incarnation;    /* bumps at crash/remove/join: work in flight is lost */
+    int64_t *incarnation_ns; /* when each incarnation began ([0]: unused; one entry per
+                                crash, restart, removal or join: bounded by the events) */
+    uint32_t incarnation_cap;
     double slow_factor;      /* 1 = healthy */
     int64_t slow_latency_ns; /* added to every reply */
     uint32_t slow_event;     /* scenario event that slowed it (to end the right one) */
@@ -75,8 +78,9 @@ void nodes_prewarm(struct sim *s, const struct placement *pl);
 int node_submit(struct sim *s, struct node *n, int64_t t_ns, int64_t *done_ns);
 
 /* A GET arriving at t_ns: node_submit plus the GET's accounting (requests,
- * latency, in-flight). Same return values; *reply_ns is when the answer
- * leaves the node (done + the slow latency). */
+ * latency, in-flight). Same return values; *reply_ns is done + the slow
+ * latency: the reply, sent when the node has served the GET (at done: a
+ * crash after that does not stop it), is that late on its way back. */
 int node_get(struct sim *s, struct node *n, int64_t t_ns, int64_t *done_ns, int64_t *reply_ns);
 /* A fill or write-through arriving at t_ns (counted in sets). */
 int node_set_submit(struct sim *s, struct node *n, int64_t t_ns, uint32_t bytes,
@@ -121,6 +125,12 @@ bool node_has_fault(const struct node *n);
 /* An injected fault now, or at any time since t_ns (a slowness until the work
  * queued while it lasted is done). */
 bool node_fault_since(const struct node *n, int64_t t_ns);
+/* When incarnation v of n ended — it crashed, left, restarted or joined
+ * then — or INT64_MAX while it lasts (v <= n->incarnation). What the node
+ * served strictly before that moment was done, and its reply sent; a crash
+ * at the very instant a service ends comes first, as it does for a GET
+ * (crashes are scenario events, scheduled before any request's). O(1). */
+int64_t node_incarnation_end_ns(const struct node *n, uint32_t v);
 /* absent, removed, crashed, slow, gutter or up (ejection is health's to say). */
 const char *node_state_name(const struct node *n);
 
