@@ -72,8 +72,13 @@ uint32_t req_alloc(struct engine *e)
                 p->r[r].pending = 1;
                 return r;
             }
+            uint32_t old = p->cap;
             p->cap = p->cap ? p->cap * 2 : 1024;
             p->r = xrealloc(p->r, p->cap * sizeof(*p->r));
+            /* a record's first user finds it zeroed, as recycled records
+             * are left by their last (req.asking: ASKING_NO): never heap
+             * leftovers, which would make a run depend on them */
+            memset(p->r + old, 0, (size_t)(p->cap - old) * sizeof(*p->r));
         }
         r = p->n++;
     }

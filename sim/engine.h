@@ -129,8 +129,10 @@ static inline int engine_schedule(struct engine *e, int64_t t_ns, unsigned kind,
 void engine_event(struct engine *e, const char *kind, const char *node, const char *fmt, ...)
     PRINTF_LIKE(4, 5);
 
-/* A fresh request record with one reference (the caller's). On the bound the
- * run fails and a valid record is still returned. */
+/* A fresh request record with one reference (the caller's): a new one is
+ * zeroed, a recycled one holds what its last user left (req.asking, read
+ * before it is set, is ASKING_NO then). On the bound the run fails and a
+ * valid record is still returned. */
 uint32_t req_alloc(struct engine *e);
 
 static inline struct req *req_at(struct engine *e, uint32_t r)

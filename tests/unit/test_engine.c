@@ -1,17 +1,19 @@
 /* Unit tests: event queue ordering, the random streams against GSL, the
- * analytic FIFO queue, histograms, busy metering (sim/eventq.c, sim/rng.c,
- * models/fifo.c, sim/stats.c). */
+ * analytic FIFO queue, histograms, busy metering, request records
+ * (sim/eventq.c, sim/rng.c, models/fifo.c, sim/stats.c, sim/engine.c). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <malloc.h>
 #include <math.h>
 #include <cmocka.h>
 #include <gsl/gsl_rng.h>
 
 #include "models/fifo.h"
+#include "sim/engine.h"
 #include "sim/eventq.h"
 #include "sim/rng.h"
 #include "sim/stats.h"
@@ -622,6 +624,33 @@ static void test_rng_matches_gsl(void **state)
     gsl_rng_free(g);
 }
 
+/* A new request record is zeroed, whatever the heap held (glibc's malloc
+ * perturbation fills new blocks with 0x02 here: req.asking once came as
+ * ASKING_NEXT); a recycled one is handed back as its last user left it. */
+static void test_req_alloc_new_records_are_zero(void **state)
+{
+    (void)state;
+    mallopt(M_PERTURB, 0xfd);
+    struct engine e;
+    engine_init(&e, NULL);
+    static const struct req zero;
+    for (uint32_t i = 0; i < 5000; i++) { /* past two growths */
+        uint32_t r = req_alloc(&e);
+        assert_int_equal(r, i);
+        struct req q;
+        memcpy(&q, req_at(&e, r), sizeof q); /* padding too */
+        q.pending = 0;
+        if (memcmp(&q, &zero, sizeof q))
+            fail_msg("record %u is not zeroed (asking %u)", r, q.asking);
+    }
+    req_at(&e, 7)->asking = ASKING_YES;
+    req_put(&e, 7);
+    assert_int_equal(req_alloc(&e), 7);
+    assert_int_equal(req_at(&e, 7)->asking, ASKING_YES);
+    engine_deinit(&e);
+    mallopt(M_PERTURB, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -641,6 +670,7 @@ int main(void)
         cmocka_unit_test(test_busy_meter_cancel),
         cmocka_unit_test(test_busy_meter_reference),
         cmocka_unit_test(test_busy_meter_run_end),
+        cmocka_unit_test(test_req_alloc_new_records_are_zero),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
