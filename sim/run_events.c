@@ -4,8 +4,9 @@
  * against the membership at its moment, so nothing here can be invalid.
  *
  * Membership events (add, remove, an address change under node_key:
- * address) change the authoritative membership and ask for a publication;
- * every change at one instant becomes one ring epoch (models/membership.c).
+ * address — not one to the address the node has) change the authoritative
+ * membership and ask for a publication; every change at one instant
+ * becomes one ring epoch (models/membership.c).
  * migrate_slots queues a slot migration (models/migrate.c).
  */
 #include <assert.h>
@@ -145,9 +146,15 @@ static void split_brain(struct sim *s, const struct event_cfg *e)
     sb_deinit(&sb);
 }
 
+/* An address change; one to the address the node has is no change: the
+ * event is recorded, and nothing moves or is published. */
 static void set_address(struct sim *s, const struct event_cfg *e)
 {
     struct node *n = event_node(s, e);
+    if (!strcmp(n->address, e->address ? e->address : n->id)) {
+        sim_event(s, event_kind_name(e->kind), n->id, "%s (unchanged: no new epoch)", n->address);
+        return;
+    }
     node_set_address(n, e->address);
     sim_event(s, event_kind_name(e->kind), n->id, "%s", n->address);
     if (!membership_routing(s)->node_key_address)

@@ -296,6 +296,53 @@ static void test_protocol_changes(void **state)
     mem_run_free(&later);
 }
 
+/* A set_address to the address the node has is no change: under every
+ * algorithm, node_key id or address, health client or central, it is
+ * recorded as an event and publishes nothing (it once published an epoch
+ * that moved 0 keys, which central instances then adopted). At the instant
+ * of a real change it adds nothing to that change's epoch. */
+static void test_same_address_is_no_change(void **state)
+{
+    (void)state;
+    static const char *const algos[] = {"mod", "ring", "ketama", "jump", "rendezvous",
+                                        "maglev", "bounded", "slots"};
+    static const char *const keys[] = {"id", "address"};
+    static const char *const modes[] = {"client", "central"};
+    char algo[64], key[64], mode[64];
+    for (size_t a = 0; a < sizeof algos / sizeof *algos; a++)
+        for (size_t k = 0; k < 2; k++)
+            for (size_t h = 0; h < 2; h++) {
+                snprintf(algo, sizeof algo, "routing.algorithm=%s", algos[a]);
+                snprintf(key, sizeof key, "routing.node_key=%s", keys[k]);
+                snprintf(mode, sizeof mode, "health.mode=%s", modes[h]);
+                const char *sets[] = {algo, key, mode, "duration=40s",
+                                      "health.propagation_delay=1s", NULL};
+                struct mem_run m;
+                run_four(&m, "{at: 20s, set_address: {id: B, address: \"10.0.0.2:1\"}}", sets);
+                int n;
+                const char *d = last_detail(&m, "set_address", &n);
+                assert_int_equal(n, 1);
+                assert_string_equal(d, "10.0.0.2:1 (unchanged: no new epoch)");
+                if (mem_count_events(&m, "epoch") != 0)
+                    fail_msg("%s, node_key %s, %s: an epoch for no change", algos[a], keys[k],
+                             modes[h]);
+                assert_int_equal(m.summary.keys_moved, 0);
+                for (size_t i = 0; i < m.n_ticks; i++)
+                    assert_int_equal(m.ticks[i].epoch_max, 1);
+                mem_run_free(&m);
+            }
+    const char *addr[] = {"routing.node_key=address", "duration=40s", NULL};
+    struct mem_run with;
+    run_four(&with, "{at: 20s, set_address: {id: B, address: \"10.0.0.2:1\"}}, "
+                    "{at: 20s, set_address: {id: A, address: \"10.0.0.9:1\"}}", addr);
+    int n;
+    const char *d = last_detail(&with, "epoch", &n);
+    assert_int_equal(n, 1);
+    assert_non_null(strstr(d, "set_address A;"));
+    assert_null(strstr(d, "set_address B"));
+    mem_run_free(&with);
+}
+
 static void test_backfill_wait(void **state)
 {
     (void)state;
@@ -657,6 +704,7 @@ int main(void)
         cmocka_unit_test(test_request_trace_error_replies),
         cmocka_unit_test(test_request_trace_timeouts),
         cmocka_unit_test(test_event_at_the_end),
+        cmocka_unit_test(test_same_address_is_no_change),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
