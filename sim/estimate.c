@@ -162,21 +162,27 @@ static double piece_at(const struct rate_piece *p, double t)
     return t >= p->t1 ? p->to : p->from + (p->to - p->from) * (t - p->t0) / (p->t1 - p->t0);
 }
 
-/* ∫ of the rate over [a, b] (requests; times in ns). */
+/* ∫ of the rate over [a, b] (requests; times in ns). In seconds before
+ * the product, halves before the sum: a rate near DBL_MAX times
+ * nanoseconds would overflow where the requests do not. */
 static double piece_integral(const struct rate_piece *p, double a, double b)
 {
     if (b <= a)
         return 0;
     double mid = fmin(fmax(p->t1, a), b); /* the ramp's part ends here */
-    return ((piece_at(p, a) + piece_at(p, mid)) / 2 * (mid - a) + p->to * (b - mid)) / 1e9;
+    return (piece_at(p, a) / 2 + piece_at(p, mid) / 2) * ((mid - a) / 1e9)
+           + p->to * ((b - mid) / 1e9);
 }
 
-/* Client operations over the run, and the highest rate. */
-static double total_requests(const struct scenario *sc, double *max_qps)
+/* Client operations over the run, and the highest rate; rate_key: the key
+ * that sets it (workload.qps, or the set_qps of a higher rate). */
+static double total_requests(const struct scenario *sc, double *max_qps, char *rate_key,
+                             size_t n)
 {
     struct rate_piece p = {sc->workload.qps, sc->workload.qps, 0, 0};
     double t = 0, total = 0, end = (double)sc->duration_ns;
     *max_qps = p.to;
+    snprintf(rate_key, n, "workload.qps");
     for (size_t i = 0; i < sc->n_events; i++) {
         const struct event_cfg *e = &sc->events[i];
         if (e->kind != EV_SET_QPS || (double)e->at_ns >= end)
@@ -185,12 +191,14 @@ static double total_requests(const struct scenario *sc, double *max_qps)
         total += piece_integral(&p, t, at);
         p = (struct rate_piece){piece_at(&p, at), e->qps, at, at + (double)e->over_ns};
         t = at;
+        if (e->qps > *max_qps)
+            snprintf(rate_key, n, "events.%zu.set_qps", e->file_index);
         *max_qps = fmax(*max_qps, e->qps);
     }
     total += piece_integral(&p, t, end);
     const struct diurnal_cfg *d = &sc->workload.diurnal;
     if (d->amplitude > 0) { /* the cycle's excess over its mean, at most */
-        total += d->amplitude * *max_qps * fmin((double)d->period_ns / M_PI, end) / 1e9;
+        total += d->amplitude * *max_qps * (fmin((double)d->period_ns / M_PI, end) / 1e9);
         *max_qps *= 1 + d->amplitude;
     }
     return total;
@@ -273,7 +281,7 @@ static double inflight_requests(const struct scenario *sc, const struct node_acc
     for (size_t i = 0; i < sc->n_events; i++) /* a transfer's copies */
         rate += transfer_rate(&sc->events[i]);
     double slots = nodes->slots + (double)db->max_queue + db->workers;
-    return fmin(rate * wait_ns / 1e9, requests * gets) + slots;
+    return fmin(rate * (wait_ns / 1e9), requests * gets) + slots;
 }
 
 /* Items held at once, at most: what the caches hold, and no more than the
@@ -299,10 +307,11 @@ void run_cost_estimate(const struct scenario *sc, struct run_cost *c)
     double max_qps;
     if (w->trace.path) {
         c->requests = trace_requests(sc, &max_qps, &keys);
+        snprintf(c->rate_key, sizeof c->rate_key, "the trace's rate (raise workload.trace.time_scale)");
         item_bytes = fmin(item_bytes, 64); /* the trace's sizes are not known yet: err high */
         c->key_bytes = keys * BYTES_PER_TRACE_KEY;
     } else {
-        c->requests = total_requests(sc, &max_qps);
+        c->requests = total_requests(sc, &max_qps, c->rate_key, sizeof c->rate_key);
         c->key_bytes = keys * BYTES_PER_KEY;
     }
 
@@ -332,7 +341,8 @@ void run_cost_estimate(const struct scenario *sc, struct run_cost *c)
 
     c->ticks = ceil((double)sc->duration_ns / (double)sc->tick_ns);
     c->series_bytes = c->ticks * BYTES_PER_TICK_POINT;
-    c->sampled_rows = c->requests * sc->output.sample_requests; /* the `requests` table */
+    /* the `requests` table (none sampled: none, however many requests) */
+    c->sampled_rows = sc->output.sample_requests > 0 ? c->requests * sc->output.sample_requests : 0;
     c->rows = c->ticks * (2 + nodes.n + fmin(inst, 8)) + c->sampled_rows;
     c->db_bytes = c->rows * BYTES_PER_ROW;
     /* rows wait in memory until the next write to the file, about once a second of wall
@@ -398,15 +408,24 @@ void format_bytes(double b, char *buf, size_t n)
     snprintf(buf, n, b >= 1e6 ? "%.3g %s" : b < 10 && u ? "%.1f %s" : "%.0f %s", b, unit[u]);
 }
 
-/* The largest memory term, to name the key to change. */
-static const char *memory_key(const struct run_cost *c)
+/* "about 3.2e+12", or past a double's range "1e+308 or more": a count
+ * for messages (never "inf"). */
+static void format_count(double x, char *buf, size_t n)
 {
+    snprintf(buf, n, isfinite(x) ? "about %.3g" : "1e+308 or more", x);
+}
+
+/* The largest memory term, to name the key to change. */
+static void memory_key(const struct run_cost *c, char *buf, size_t n)
+{
+    char rate[128];
+    snprintf(rate, sizeof rate, "%s or clients.timeout (requests in flight)", c->rate_key);
     struct { double v; const char *key; } t[] = {
         {c->key_bytes, "workload.keys (with a trace: its distinct keys)"},
         {c->item_bytes, "cache.capacity (or capacity_items) and the number of nodes"},
         {c->node_bytes, "the number of nodes and clients.instances"},
         {c->view_bytes, "routing.vnodes (or table_size) and clients.instances"},
-        {c->inflight_bytes, "workload.qps (requests in flight) or clients.timeout"},
+        {c->inflight_bytes, rate},
         {c->client_bytes, "clients.local_cache.capacity_items or clients.instances"},
         {c->series_bytes, "tick (fewer, longer ticks) or duration, or output.sample_requests"},
     };
@@ -414,14 +433,14 @@ static const char *memory_key(const struct run_cost *c)
     for (size_t i = 1; i < ARRAY_LEN(t); i++)
         if (t[i].v > t[best].v)
             best = i;
-    return t[best].key;
+    snprintf(buf, n, "%s", t[best].key);
 }
 
 enum run_cost_verdict run_cost_judge(const struct run_cost *c, bool force, double memory_limit,
                                      double disk_limit, struct strbuf *msg)
 {
     enum run_cost_verdict v = COST_OK;
-    char a[32], b[32];
+    char a[32], b[32], key[160];
     if (c->max_time_ns >= RUN_TIME_LIMIT_NS) {
         sb_printf(msg, "simulated time could reach %.3g s, past the %.3g s (about 146 years) a "
                        "run can represent; lower %s\n",
@@ -431,30 +450,37 @@ enum run_cost_verdict run_cost_judge(const struct run_cost *c, bool force, doubl
     if (memory_limit > 0 && c->memory_bytes > memory_limit) {
         format_bytes(c->memory_bytes, a, sizeof a);
         format_bytes(memory_limit, b, sizeof b);
+        memory_key(c, key, sizeof key);
         sb_printf(msg, "the run would need about %s of memory, more than this machine's %s; "
-                       "lower %s\n", a, b, memory_key(c));
+                       "lower %s\n", a, b, key);
         v = COST_IMPOSSIBLE;
     }
     if (force)
         return v;
     if (c->events > RUN_EVENTS_LIMIT) {
         bool probes = c->probe_events > c->events / 2;
-        sb_printf(msg, "about %.3g events (%.3g client requests%s): hours of simulation; lower "
+        format_count(c->events, a, sizeof a);
+        format_count(c->requests, b, sizeof b);
+        if (probes)
+            snprintf(key, sizeof key, "the nodes' count or raise health.probe_interval");
+        else
+            snprintf(key, sizeof key, "%s or duration", c->rate_key);
+        sb_printf(msg, "%s events (%s client requests%s): hours of simulation; lower "
                        "%s, or pass --force to run it anyway\n",
-                  c->events, c->requests, probes ? ", most of them health probes" : "",
-                  probes ? "the nodes' count or raise health.probe_interval"
-                         : "workload.qps (with a trace: its length or time_scale) or duration");
+                  a, b, probes ? ", most of them health probes" : "", key);
         if (v == COST_OK)
             v = COST_TOO_BIG;
     }
     if (c->rows > RUN_ROWS_LIMIT || (disk_limit > 0 && c->db_bytes > disk_limit)) {
+        char rows[32];
         format_bytes(c->db_bytes, a, sizeof a);
+        format_count(c->rows, rows, sizeof rows);
         if (disk_limit > 0 && c->db_bytes > disk_limit) {
             format_bytes(disk_limit, b, sizeof b);
-            sb_printf(msg, "the results would take about %s (%.3g rows), more than the %s free "
-                           "where they go; ", a, c->rows, b);
+            sb_printf(msg, "the results would take about %s (%s rows), more than the %s free "
+                           "where they go; ", a, rows, b);
         } else {
-            sb_printf(msg, "the results would take about %s (%.3g rows); ", a, c->rows);
+            sb_printf(msg, "the results would take about %s (%s rows); ", a, rows);
         }
         sb_printf(msg, "%s, or pass --force to run it anyway\n",
                   c->sampled_rows > c->rows / 2 ? "lower output.sample_requests or shorten duration"

@@ -36,6 +36,9 @@ struct run_cost {
     double db_bytes;         /* the results database's growth */
     double max_time_ns;      /* the latest time a value can take */
     const char *time_key;    /* the scenario key that dominates max_time_ns */
+    char rate_key[64];       /* the key of the highest request rate: workload.qps,
+                              * a set_qps (events.N.set_qps, N its place in the
+                              * file) or the trace */
 };
 
 void run_cost_estimate(const struct scenario *sc, struct run_cost *c);

@@ -421,6 +421,39 @@ static void test_sampled_requests_counted(void **state)
         fail_msg("sampled requests: %.0f MiB estimated, 100 MiB measured", c.memory_bytes / MIB);
 }
 
+/* Absurd rates the loader accepts (any finite qps) are refused with counts a
+ * user can read: qps 1e300 for 60 s (6e301 requests, a finite count) gave
+ * "about inf events (inf client requests)" (the rate times nanoseconds
+ * overflowed); at 1.7e308 the count was nan (inf × 0) and the events check
+ * silently passed; with nothing sampled, the rows were nan. A rate from a
+ * set_qps names that event, not workload.qps. */
+static void test_absurd_rates_readable(void **state)
+{
+    (void)state;
+    char msg[2048];
+    struct run_cost c;
+    judge(small, "workload.qps=1.7e308", false, msg, sizeof msg, &c);
+    assert_null(strstr(msg, "inf"));
+    assert_null(strstr(msg, "nan"));
+    assert_non_null(strstr(msg, "1e+308 or more events (1e+308 or more client requests)"));
+    assert_non_null(strstr(msg, "lower workload.qps or duration"));
+    assert_true(isfinite(c.rows) && c.sampled_rows == 0);
+    judge(small, "workload.qps=1e300", false, msg, sizeof msg, &c);
+    assert_true(isfinite(c.requests));
+    assert_true(fabs(c.requests / 6e301 - 1) < 1e-9);
+    assert_non_null(strstr(msg, "about 2.4e+302 events (about 6e+301 client requests)"));
+    judge("name: s\nworkload: {qps: 1.7e308}\noutput: {sample_requests: 1}\n"
+          "nodes: [{id: A}]\n", NULL, false, msg, sizeof msg, &c);
+    assert_null(strstr(msg, "inf"));
+    assert_non_null(strstr(msg, "(1e+308 or more rows)"));
+    judge("name: s\nworkload: {qps: 100}\nnodes: [{id: A}]\nevents:\n"
+          "  - {at: 20s, set_qps: {qps: 1e300, over: 10s}}\n  - {at: 10s, set_qps: 200}\n",
+          NULL, false, msg, sizeof msg, &c);
+    assert_null(strstr(msg, "inf"));
+    assert_non_null(strstr(msg, "lower events.0.set_qps or clients.timeout (requests in flight)"));
+    assert_non_null(strstr(msg, "lower events.0.set_qps or duration"));
+}
+
 /* A size for a message keeps its unit whatever the size: %.0f of 10^100
  * bytes was 31 digits and no unit ("about 4831999...027 of memory"). */
 static void test_format_bytes(void **state)
@@ -453,6 +486,7 @@ int main(void)
         cmocka_unit_test(test_items_bounded_by_copies),
         cmocka_unit_test(test_sampled_requests_counted),
         cmocka_unit_test(test_format_bytes),
+        cmocka_unit_test(test_absurd_rates_readable),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
