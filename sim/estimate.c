@@ -11,7 +11,8 @@
  *             sorting room for the items it gives
  *           + the clients' local caches (per key, and their items)
  *           + nodes × (queues, meters, histograms)
- *           + placements (views) × their points
+ *           + placements (views) × their size: points (ring, ketama,
+ *             bounded), a maglev table of 4-byte entries, slots' table
  *           + requests in flight × (a record and its events): the rate
  *             times the client's waits (a timeout per GET it may send),
  *             plus the room of every queue
@@ -52,6 +53,9 @@
 #define BYTES_PER_ITEM 80.0      /* struct item 40, ×2 for the pool's doubling */
 #define BYTES_PER_NODE 16384.0   /* node, lhist, busy meter, rng, maps */
 #define BYTES_PER_POINT 24.0     /* continuum: pos 8, node 4, member 4, next 4, bucket */
+#define BYTES_PER_MAGLEV_ENTRY 4.0 /* a maglev table entry: a node index (uint32_t) */
+#define BYTES_PER_MEMBER 64.0    /* a placement's member record and a build's per-member
+                                    arrays (maglev: offset, skip, next, credit, share) */
 #define BYTES_PER_INFLIGHT 160.0 /* request record 72 + its events, ×2 for doubling */
 #define BYTES_PER_TICK_POINT 128.0 /* 64, ×2 for the array's doubling */
 #define BYTES_PER_ROW 90.0       /* SQLite, with indexes */
@@ -65,23 +69,42 @@
 #define BYTES_PER_LOCAL_KEY 16.0 /* the local caches' per-key chain heads */
 #define ROWS_PER_WALL_SECOND 1e6 /* rows a second of wall time records, at most */
 
-/* Most points one placement of this scenario can have. */
-static double cost_points(const struct scenario *sc, double n_nodes, double total_weight)
+/* Bytes of one placement under algo (vnodes: the ring's), at most. */
+static double view_cost(const struct scenario *sc, place_algo algo, double vnodes,
+                        double n_nodes, double total_weight)
 {
-    const struct routing_cfg *r = &sc->routing;
-    switch (r->algorithm) {
+    switch (algo) {
     case PLACE_RING:
     case PLACE_BOUNDED:
-        return (double)r->vnodes * total_weight + n_nodes;
+        return (vnodes * total_weight + n_nodes) * BYTES_PER_POINT;
     case PLACE_KETAMA:
-        return PLACE_KETAMA_POINTS * total_weight + n_nodes;
-    case PLACE_MAGLEV:
-        return (double)r->table_size / 4.0 + 4 * n_nodes; /* 4-byte entries */
+        return (PLACE_KETAMA_POINTS * total_weight + n_nodes) * BYTES_PER_POINT;
+    case PLACE_MAGLEV: /* the table, whatever the nodes */
+        return (double)sc->routing.table_size * BYTES_PER_MAGLEV_ENTRY
+               + n_nodes * BYTES_PER_MEMBER;
     case PLACE_SLOTS:
-        return PLACE_SLOT_COUNT / 4.0 + n_nodes;
+        return (PLACE_SLOT_COUNT / 4.0 + n_nodes) * BYTES_PER_POINT;
     default:
-        return n_nodes;
+        return n_nodes * BYTES_PER_POINT;
     }
+}
+
+/* The largest placement the run builds: under the routing, and under each
+ * set_routing's (its algorithm or vnodes may make larger ones). */
+static double view_cost_max(const struct scenario *sc, double n_nodes, double total_weight)
+{
+    place_algo algo = sc->routing.algorithm;
+    double vnodes = sc->routing.vnodes;
+    double most = view_cost(sc, algo, vnodes, n_nodes, total_weight);
+    for (size_t i = 0; i < sc->n_events; i++) {
+        const struct routing_change *r = &sc->events[i].routing;
+        if (sc->events[i].kind != EV_SET_ROUTING)
+            continue;
+        algo = r->has_algorithm ? r->algorithm : algo;
+        vnodes = r->has_vnodes ? r->vnodes : vnodes;
+        most = fmax(most, view_cost(sc, algo, vnodes, n_nodes, total_weight));
+    }
+    return most;
 }
 
 /* The most items a cache can hold. */
@@ -323,10 +346,10 @@ void run_cost_estimate(const struct scenario *sc, struct run_cost *c)
     double inst = sc->clients.instances;
     c->node_bytes = nodes.bytes + inst * nodes.n * 8.0;
 
-    double points = cost_points(sc, nodes.n, nodes.weight);
-    double views = 3 + (sc->health.mode == HEALTH_CLIENT ? inst : 0)
-                   + (sc->clients.fallback_to_previous_owner ? inst : 0);
-    c->view_bytes = views * points * BYTES_PER_POINT;
+    c->views = 3 + (sc->health.mode == HEALTH_CLIENT ? inst : 0)
+               + (sc->clients.fallback_to_previous_owner ? inst : 0);
+    c->view_each_bytes = view_cost_max(sc, nodes.n, nodes.weight);
+    c->view_bytes = c->views * c->view_each_bytes;
 
     c->inflight_bytes = inflight_requests(sc, &nodes, max_qps, c->requests) * BYTES_PER_INFLIGHT;
 

@@ -27,6 +27,8 @@
 struct run_cost {
     double memory_bytes;     /* peak, approximately, of the run's own data */
     double key_bytes, item_bytes, node_bytes, view_bytes, inflight_bytes, client_bytes;
+    double views;            /* placements alive at once, at most (view_bytes: their bytes) */
+    double view_each_bytes;  /* the largest placement the run builds */
     double series_bytes;     /* tick points, and the rows waiting to be written */
     double requests;         /* client operations over the run */
     double events;           /* events handled, approximately */
