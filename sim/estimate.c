@@ -11,8 +11,11 @@
  *             sorting room for the items it gives
  *           + the clients' local caches (per key, and their items)
  *           + nodes × (queues, meters, histograms)
- *           + placements (views) × their size: points (ring, ketama,
- *             bounded), a maglev table of 4-byte entries, slots' table
+ *           + placements (views) × their size: points and their bucket
+ *             and owner tables (ring, ketama, bounded), a maglev table of
+ *             4-byte entries, slots' table; 1 view, or 3 when epochs follow
+ *             the first, plus one per client instance under client health;
+ *             and a ring build's sorting room once
  *           + requests in flight × (a record and its events): the rate
  *             times the client's waits (a timeout per GET it may send),
  *             plus the room of every queue
@@ -52,7 +55,10 @@
 #define BYTES_PER_KEY 28.0       /* key_rec 16 + name 4 + size 4 + slack */
 #define BYTES_PER_ITEM 80.0      /* struct item 40, ×2 for the pool's doubling */
 #define BYTES_PER_NODE 16384.0   /* node, lhist, busy meter, rng, maps */
-#define BYTES_PER_POINT 24.0     /* continuum: pos 8, node 4, member 4, next 4, bucket */
+#define BYTES_PER_POINT 24.0     /* a point of rendezvous, slots: member records */
+#define BYTES_PER_CPOINT 20.0    /* continuum: pos 8, node 4, member 4, next_other 4 */
+#define BYTES_PER_POINT_BUILD 32.0 /* a continuum's build, beside it: the points to sort
+                                      (24) and their positions (8) */
 #define BYTES_PER_MAGLEV_ENTRY 4.0 /* a maglev table entry: a node index (uint32_t) */
 #define BYTES_PER_MEMBER 64.0    /* a placement's member record and a build's per-member
                                     arrays (maglev: offset, skip, next, credit, share) */
@@ -69,16 +75,36 @@
 #define BYTES_PER_LOCAL_KEY 16.0 /* the local caches' per-key chain heads */
 #define ROWS_PER_WALL_SECOND 1e6 /* rows a second of wall time records, at most */
 
-/* Bytes of one placement under algo (vnodes: the ring's), at most. */
-static double view_cost(const struct scenario *sc, place_algo algo, double vnodes,
-                        double n_nodes, double total_weight)
+/* Bytes of a continuum of n points (models/placement/place_continuum.c):
+ * the points, a bucket per point and 4 to 8 owner slices of 16 bytes a
+ * point, rounded to powers of two, each table at most 2^20 entries. */
+static double continuum_cost(double n)
 {
+    double nbucket = 2, nowner;
+    while (nbucket < n && nbucket < 1 << 20)
+        nbucket *= 2;
+    nowner = fmin(4 * nbucket, 1 << 20);
+    return n * BYTES_PER_CPOINT + nbucket * 4 + nowner * 16;
+}
+
+/* Bytes of one placement under algo (vnodes: the ring's), at most; *build:
+ * what building one needs beside it for a while (a continuum's points to
+ * sort). */
+static double view_cost(const struct scenario *sc, place_algo algo, double vnodes,
+                        double n_nodes, double total_weight, double *build)
+{
+    double points = 0;
+    *build = 0;
     switch (algo) {
     case PLACE_RING:
     case PLACE_BOUNDED:
-        return (vnodes * total_weight + n_nodes) * BYTES_PER_POINT;
+        points = vnodes * total_weight + n_nodes;
+        *build = points * BYTES_PER_POINT_BUILD;
+        return continuum_cost(points) + n_nodes * BYTES_PER_MEMBER;
     case PLACE_KETAMA:
-        return (PLACE_KETAMA_POINTS * total_weight + n_nodes) * BYTES_PER_POINT;
+        points = PLACE_KETAMA_POINTS * total_weight + n_nodes;
+        *build = points * BYTES_PER_POINT_BUILD;
+        return continuum_cost(points) + n_nodes * BYTES_PER_MEMBER;
     case PLACE_MAGLEV: /* the table, whatever the nodes */
         return (double)sc->routing.table_size * BYTES_PER_MAGLEV_ENTRY
                + n_nodes * BYTES_PER_MEMBER;
@@ -90,21 +116,46 @@ static double view_cost(const struct scenario *sc, place_algo algo, double vnode
 }
 
 /* The largest placement the run builds: under the routing, and under each
- * set_routing's (its algorithm or vnodes may make larger ones). */
-static double view_cost_max(const struct scenario *sc, double n_nodes, double total_weight)
+ * set_routing's (its algorithm or vnodes may make larger ones); *build:
+ * the most a build needs beside it. */
+static double view_cost_max(const struct scenario *sc, double n_nodes, double total_weight,
+                            double *build)
 {
     place_algo algo = sc->routing.algorithm;
-    double vnodes = sc->routing.vnodes;
-    double most = view_cost(sc, algo, vnodes, n_nodes, total_weight);
+    double vnodes = sc->routing.vnodes, b;
+    double most = view_cost(sc, algo, vnodes, n_nodes, total_weight, build);
     for (size_t i = 0; i < sc->n_events; i++) {
         const struct routing_change *r = &sc->events[i].routing;
         if (sc->events[i].kind != EV_SET_ROUTING)
             continue;
         algo = r->has_algorithm ? r->algorithm : algo;
         vnodes = r->has_vnodes ? r->vnodes : vnodes;
-        most = fmax(most, view_cost(sc, algo, vnodes, n_nodes, total_weight));
+        most = fmax(most, view_cost(sc, algo, vnodes, n_nodes, total_weight, &b));
+        *build = fmax(*build, b);
     }
     return most;
+}
+
+/* Whether the run may publish an epoch after the first: a membership,
+ * routing or slot change, or a central ejection. */
+static bool publishes(const struct scenario *sc)
+{
+    if (sc->health.mode == HEALTH_CENTRAL)
+        return true;
+    for (size_t i = 0; i < sc->n_events; i++)
+        switch (sc->events[i].kind) {
+        case EV_ADD_NODE:
+        case EV_REMOVE_NODE:
+        case EV_SET_ADDRESS:
+        case EV_SET_WEIGHT:
+        case EV_SET_VNODES:
+        case EV_SET_ROUTING:
+        case EV_MIGRATE_SLOTS:
+            return true;
+        default:
+            break;
+        }
+    return false;
 }
 
 /* The most items a cache can hold. */
@@ -346,10 +397,16 @@ void run_cost_estimate(const struct scenario *sc, struct run_cost *c)
     double inst = sc->clients.instances;
     c->node_bytes = nodes.bytes + inst * nodes.n * 8.0;
 
-    c->views = 3 + (sc->health.mode == HEALTH_CLIENT ? inst : 0)
+    /* the views alive at once: the epoch in use, and when later epochs are
+     * published the one before it and the one being built; under client
+     * health one for each instance (its own ejections), and with
+     * fallback_to_previous_owner one of the previous epoch for each; a
+     * build needs more beside the view it makes, once at a time */
+    double build;
+    c->views = (publishes(sc) ? 3 : 1) + (sc->health.mode == HEALTH_CLIENT ? inst : 0)
                + (sc->clients.fallback_to_previous_owner ? inst : 0);
-    c->view_each_bytes = view_cost_max(sc, nodes.n, nodes.weight);
-    c->view_bytes = c->views * c->view_each_bytes;
+    c->view_each_bytes = view_cost_max(sc, nodes.n, nodes.weight, &build);
+    c->view_bytes = c->views * c->view_each_bytes + build;
 
     c->inflight_bytes = inflight_requests(sc, &nodes, max_qps, c->requests) * BYTES_PER_INFLIGHT;
 
