@@ -531,9 +531,14 @@ enum run_cost_verdict run_cost_judge(const struct run_cost *c, bool force, doubl
         format_bytes(c->memory_bytes, a, sizeof a);
         format_bytes(memory_limit, b, sizeof b);
         memory_key(c, key, sizeof key);
-        sb_printf(msg, "the run would need about %s of memory, more than this machine's %s; "
-                       "lower %s\n", a, b, key);
-        v = COST_IMPOSSIBLE;
+        if (force) /* the estimate is not exact: a forced run may still fit */
+            sb_printf(msg, "warning: the run may run out of memory: it would need about %s, "
+                           "more than this machine's %s (lower %s)\n", a, b, key);
+        else
+            sb_printf(msg, "the run would need about %s of memory, more than this machine's "
+                           "%s; lower %s, or pass --force to run it anyway (it may run out "
+                           "of memory)\n", a, b, key);
+        v = force ? v : COST_TOO_BIG;
     }
     if (force)
         return v;

@@ -4,8 +4,9 @@
  * results database's size, and the latest simulated time any value can
  * reach. `ringsim check`, `run` and `sweep` refuse, with the estimate and
  * the key to change, what cannot be simulated (time past the clock's
- * range, more memory than the machine has) and — unless --force — what
- * would merely take too long or write too much.
+ * range) and — unless --force — what would need more memory than the
+ * machine has, take too long or write too much (forced past its memory, a
+ * run is warned that it may run out of it).
  */
 #ifndef RINGSIM_ESTIMATE_H
 #define RINGSIM_ESTIMATE_H
@@ -47,14 +48,16 @@ void run_cost_estimate(const struct scenario *sc, struct run_cost *c);
 
 enum run_cost_verdict {
     COST_OK,
-    COST_TOO_BIG,            /* slow or large: refused unless forced */
+    COST_TOO_BIG,            /* slow, large or past memory: refused unless forced */
     COST_IMPOSSIBLE          /* cannot be simulated at all */
 };
 
 /* Judges an estimate against the limits: memory_limit (bytes; the
  * machine's memory) and disk_limit (bytes free for the results; <= 0: not
  * known). Appends one message per problem to msg, each with the estimate
- * and the key to change. force: past the slow/large limits is allowed. */
+ * and the key to change. force: past the memory and the slow/large limits
+ * is allowed; past memory, msg then holds a line starting "warning: " and
+ * the verdict is COST_OK. */
 enum run_cost_verdict run_cost_judge(const struct run_cost *c, bool force, double memory_limit,
                                      double disk_limit, struct strbuf *msg);
 

@@ -6,9 +6,9 @@
  *
  * The cost is judged against this machine's memory and without a disk
  * limit (check writes nothing): a run that cannot
- * be simulated (time past the clock's range, more memory than the machine
- * has) is refused even with --force; one that would only take hours or
- * write tens of gigabytes is refused unless --force.
+ * be simulated (time past the clock's range) is refused even with --force;
+ * one that would take hours, write tens of gigabytes or need more memory
+ * than the machine has is refused unless --force (the last then warned).
  *
  * `--schema` (for developers) prints the schema reference that
  * scenarios/README.md quotes between its schema markers.
@@ -33,14 +33,16 @@ static void usage(FILE *f)
           "cost (memory, events, rows, the latest simulated time). Prints \"ok: NAME\" and\n"
           "exits 0, or prints every error as FILE:LINE:COL: PATH: message, or what makes it\n"
           "impossible or too big to run as FILE: cannot run: ... (with the estimate and the\n"
-          "key to change), and exits 2.\n"
+          "key to change), and exits 2. With --force a run past the machine's memory is\n"
+          "accepted with FILE: warning: the run may run out of memory: ... on stderr.\n"
           "\n"
           "  --set PATH=VALUE  override one value by its dotted path (repeatable), e.g.\n"
           "                    routing.vnodes=512, health.cooldown=60s, nodes.1.weight=2\n"
           "  --seed N          the same as --set seed=N\n"
-          "  --force           accept a run that would only be slow or large (more than 2e10\n"
-          "                    events, or 2e8 rows); never one past the clock's range (2^62 ns,\n"
-          "                    about 146 years) or this machine's memory\n"
+          "  --force           accept a run that would be slow or large (more than 2e10\n"
+          "                    events, or 2e8 rows) or need more memory than this machine\n"
+          "                    has (then with a warning: it may run out of memory); never\n"
+          "                    one past the clock's range (2^62 ns, about 146 years)\n"
           "  --schema          print the schema reference (scenarios/README.md) and exit\n"
           "  -h, --help        this text\n"
           "  --                the end of the options: what follows is the scenario file,\n"

@@ -327,11 +327,13 @@ int judge_run_cost(const char *file, const struct scenario *s, bool force, const
     sb_init(&msg);
     double disk = out_path ? free_bytes(out_path) : 0;
     enum run_cost_verdict v = run_cost_judge(&c, force, machine_memory_bytes(), disk, &msg);
-    for (const char *p = msg.buf; v != COST_OK && *p;) {
+    for (const char *p = msg.buf; *p;) {
         size_t len = strcspn(p, "\n");
-        if (d)
+        if (!strncmp(p, "warning: ", 9)) /* forced past the memory: said, not refused */
+            fprintf(stderr, "%s: %.*s\n", file, (int)len, p);
+        else if (v != COST_OK && d)
             diag_add(d, "%s: cannot run: %.*s", file, (int)len, p);
-        else
+        else if (v != COST_OK)
             fprintf(stderr, "%s: cannot run: %.*s\n", file, (int)len, p);
         p += len + (p[len] == '\n');
     }

@@ -72,10 +72,11 @@ bool option_in(const char *a, const char *const *names);
 /* The run's cost (sim/estimate.h) judged for this machine: memory, and the
  * free space where out_path (NULL: none) goes. 0; else, after one
  * "FILE: cannot run: ..." line per problem on stderr (into d instead, when
- * d is not NULL), 1 when it is merely slow or large (--force would accept
- * it) or 2 when it cannot be run at all (memory, the clock's range).
- * force: accept what is merely slow or large. est: where to put the
- * estimate (may be NULL). */
+ * d is not NULL), 1 when it is slow, large or past the machine's memory
+ * (--force would accept it) or 2 when it cannot be run at all (the clock's
+ * range). force: accept what is slow, large or past memory (the latter
+ * with a "FILE: warning: the run may run out of memory: ..." line on
+ * stderr). est: where to put the estimate (may be NULL). */
 int judge_run_cost(const char *file, const struct scenario *s, bool force, const char *out_path,
                    struct diag *d, struct run_cost *est);
 

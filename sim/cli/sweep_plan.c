@@ -353,7 +353,7 @@ int sweep_validate(struct sweep *sw)
             if (cost)
                 diag_add(&one, "%s: combination %zu of %zu (%s) would not run%s",
                          sw->cli.scenario, g + 1, sw->n_groups, what.buf,
-                         cost == 1 ? " (--force runs what is only slow or large)" : "");
+                         cost == 1 ? " (--force runs it anyway)" : "");
             repeats_note(sw, &rep, g, sc);
             if (first_seed)
                 first_seed[combo_pick(sw, g, seed_axis)] = sc->seed;
@@ -370,9 +370,16 @@ int sweep_validate(struct sweep *sw)
         char a[32], b[32];
         format_bytes(at_once * most, a, sizeof a);
         format_bytes(machine, b, sizeof b);
-        diag_add(&d, "%s: cannot run: %.0f runs at once (-j) could need about %s of memory, "
-                     "more than this machine's %s; lower -j to %.0f", sw->cli.scenario, at_once, a,
-                 b, fmax(1, floor(machine / most)));
+        if (sw->cli.force) /* the estimate is not exact: said, not refused */
+            fprintf(stderr, "%s: warning: the runs may run out of memory: %.0f at once (-j) "
+                            "could need about %s, more than this machine's %s (lower -j to "
+                            "%.0f)\n", sw->cli.scenario, at_once, a, b,
+                    fmax(1, floor(machine / most)));
+        else
+            diag_add(&d, "%s: cannot run: %.0f runs at once (-j) could need about %s of "
+                         "memory, more than this machine's %s; lower -j to %.0f, or pass "
+                         "--force to run them anyway", sw->cli.scenario, at_once, a, b,
+                     fmax(1, floor(machine / most)));
     }
     if (!d.n)
         repeats_find(sw, &rep, &d);

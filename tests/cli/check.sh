@@ -135,8 +135,14 @@ expect_match "^$T/overflow2.yaml: cannot run: simulated time could reach .* lowe
     "$T/err" "clock overflow: names database.service_time"
 # More memory than any machine this runs on has
 expect_exit 2 "qps 1e15 exits 2" "$RINGSIM" check tests/data/minimal.yaml --set workload.qps=1e15
-expect_match "^tests/data/minimal.yaml: cannot run: the run would need about .* of memory, more than this machine's .*; lower workload.qps" \
-    "$T/err" "qps 1e15: memory, and the key"
+expect_match "^tests/data/minimal.yaml: cannot run: the run would need about .* of memory, more than this machine's .*; lower workload.qps.*, or pass --force to run it anyway \(it may run out of memory\)" \
+    "$T/err" "qps 1e15: memory, the key, and --force"
+# the estimate is not exact: --force accepts a run past memory, with a warning
+expect_exit 0 "a billion keys with --force exits 0" "$RINGSIM" check tests/data/minimal.yaml \
+    --set workload.keys=1000000000 --set workload.qps=1 --force
+expect_eq "$(cat "$T/out")" "ok: minimal" "past memory with --force: ok: NAME"
+expect_match "^tests/data/minimal.yaml: warning: the run may run out of memory: it would need about .* \(lower workload.keys" \
+    "$T/err" "past memory with --force: the warning names the key"
 mem_kb=$(awk '/^MemTotal:/ {print $2}' /proc/meminfo 2>/dev/null)
 if [ -n "$mem_kb" ] && [ "$mem_kb" -lt 26000000 ]; then # 28 GB of key records
     expect_exit 2 "a billion keys exits 2" "$RINGSIM" check tests/data/minimal.yaml \

@@ -202,10 +202,19 @@ if [ -n "$mem_kb" ] && [ "$mem_kb" -lt 26000000 ]; then # keys of half the memor
         --vary workload.keys=$half,$((half + 1)),$((half + 2)) -j 1 --list -o mem.db
     expect_exit 2 "three at once are refused" "$RINGSIM" sweep s.yaml \
         --vary workload.keys=$half,$((half + 1)),$((half + 2)) -j 3 --list -o mem.db
-    expect_match "cannot run: 3 runs at once \(-j\) could need about .* of memory, more than this machine's .*; lower -j to 1" \
+    expect_match "cannot run: 3 runs at once \(-j\) could need about .* of memory, more than this machine's .*; lower -j to 1, or pass --force" \
         "$T/err" "naming -j and what would fit"
-    expect_exit 2 "and --force does not change it" "$RINGSIM" sweep s.yaml --force \
-        --vary workload.keys=$half,$((half + 1)),$((half + 2)) -j 3 --list -o mem.db
+    expect_exit 0 "--force lets them through (the estimate is not exact)" "$RINGSIM" sweep s.yaml \
+        --force --vary workload.keys=$half,$((half + 1)),$((half + 2)) -j 3 --list -o mem.db
+    expect_match "^s.yaml: warning: the runs may run out of memory: 3 at once \(-j\) could need about .*lower -j to 1" \
+        "$T/err" "--force: a warning instead"
+    expect_exit 2 "a billion keys alone are refused" "$RINGSIM" sweep s.yaml \
+        --vary workload.keys=1000000000,1000 --list -o mem.db
+    expect_match "combination 1 of 2 \(workload.keys=1000000000\) would not run \(--force runs it anyway\)" \
+        "$T/err" "one combination past memory, --force suggested"
+    expect_exit 0 "and pass with --force" "$RINGSIM" sweep s.yaml --force \
+        --vary workload.keys=1000000000,1000 --list -o mem.db
+    expect_match "warning: the run may run out of memory" "$T/err" "with a warning"
 else
     _n=$((_n + 1)); echo "ok $_n - runs at once within memory # SKIP this machine has the memory for a billion keys"
 fi

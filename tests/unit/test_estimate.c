@@ -88,14 +88,38 @@ static void test_absurd_sizes_refused(void **state)
     char msg[1024];
     struct run_cost c;
     /* a billion keys: tens of gigabytes of key records */
-    assert_int_equal(judge(small, "workload.keys=1000000000", true, msg, sizeof msg, &c),
-                     COST_IMPOSSIBLE);
+    assert_int_equal(judge(small, "workload.keys=1000000000", false, msg, sizeof msg, &c),
+                     COST_TOO_BIG);
     assert_non_null(strstr(msg, "workload.keys"));
+    assert_non_null(strstr(msg, "or pass --force to run it anyway (it may run out of memory)"));
     assert_true(c.key_bytes > 24e9);
     /* 10^15 requests a second: requests in flight alone exceed memory */
-    assert_int_equal(judge(small, "workload.qps=1e15", true, msg, sizeof msg, NULL),
-                     COST_IMPOSSIBLE);
+    assert_int_equal(judge(small, "workload.qps=1e15", false, msg, sizeof msg, NULL),
+                     COST_TOO_BIG);
     assert_non_null(strstr(msg, "workload.qps"));
+}
+
+/* The memory estimate is not exact: --force runs past it, with a warning
+ * (it refused with or without --force, so a run that would have fit could
+ * not be made at all). The clock's range stays out of reach. */
+static void test_force_past_memory(void **state)
+{
+    (void)state;
+    char msg[1024];
+    assert_int_equal(judge(small, "workload.keys=1000000000", true, msg, sizeof msg, NULL),
+                     COST_OK);
+    assert_non_null(strstr(msg, "warning: the run may run out of memory: it would need about "));
+    assert_non_null(strstr(msg, "more than this machine's 26 GB (lower workload.keys"));
+    assert_null(strstr(msg, "cannot"));
+    /* past memory and past the clock: still impossible */
+    assert_int_equal(judge("name: o\ncache: {service_time: 100000h, max_queue: 1000}\n"
+                           "workload: {keys: 1000000000}\nnodes: [{id: A}]\n", NULL, true, msg,
+                           sizeof msg, NULL),
+                     COST_IMPOSSIBLE);
+    assert_non_null(strstr(msg, "simulated time could reach"));
+    /* within memory: no warning */
+    assert_int_equal(judge(small, NULL, true, msg, sizeof msg, NULL), COST_OK);
+    assert_string_equal(msg, "");
 }
 
 static void test_slow_needs_force(void **state)
@@ -378,8 +402,8 @@ static void test_local_cache_counted(void **state)
     /* 1000 instances for 2,000 s: up to 2e9 local items, far past the machine */
     assert_int_equal(judge("name: l\nduration: 2000s\nworkload: {keys: 2000000, qps: 400000}\n"
                            "clients: {instances: 1000, local_cache: {capacity_items: 2000000}}\n"
-                           "nodes: [{id: A}]\n", NULL, true, msg, sizeof msg, &c),
-                     COST_IMPOSSIBLE);
+                           "nodes: [{id: A}]\n", NULL, false, msg, sizeof msg, &c),
+                     COST_TOO_BIG);
     assert_non_null(strstr(msg, "clients.local_cache"));
 }
 
@@ -552,6 +576,7 @@ int main(void)
         cmocka_unit_test(test_library_scenarios_pass),
         cmocka_unit_test(test_absurd_sizes_refused),
         cmocka_unit_test(test_slow_needs_force),
+        cmocka_unit_test(test_force_past_memory),
         cmocka_unit_test(test_clock_overflow_impossible),
         cmocka_unit_test(test_ramps_and_cycles),
         cmocka_unit_test(test_trace_estimate),
