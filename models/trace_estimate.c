@@ -1,7 +1,15 @@
 /*
  * trace_estimate.c — what replaying a trace will cost, from a sample of the
  * file (trace_reader_estimate in trace_reader.h): the requests, the distinct
- * keys (extrapolated from the sample's), the last second.
+ * keys, the last second.
+ *
+ * The distinct keys are counted exactly in a trace that fits the sample;
+ * in a larger one, by a HyperLogLog (2^14 registers, 0.8% standard error,
+ * counted 3% high) over one pass of its first PASS_ORACLE_BYTES (csv:
+ * PASS_CSV_BYTES), about a second of reading. Past that, Heaps' law from the
+ * pass's halves carries the count to the whole trace: from a sample of the
+ * first 2^18 requests alone it could not see a keyspace saturate (60 M Zipf
+ * requests over 1 M objects were counted 6.2 M keys).
  */
 #include "models/trace_reader.h"
 
@@ -18,6 +26,39 @@
 
 #define SAMPLE_RECORDS (1u << 18)      /* oracle_general records sampled */
 #define SAMPLE_BYTES (8u << 20)        /* csv bytes sampled */
+#define PASS_ORACLE_BYTES (2048.0 * 1024 * 1024) /* oracle_general bytes the key count reads */
+#define PASS_CSV_BYTES (512.0 * 1024 * 1024)     /* csv bytes the key count reads */
+#define HLL_BITS 14
+#define HLL_MARGIN 1.03                /* the count errs high: about 4 standard errors */
+
+/* A HyperLogLog sketch: the most leading zeros (+1) of the hashes of each
+ * of 2^HLL_BITS buckets. */
+struct hll {
+    uint8_t reg[1u << HLL_BITS];
+};
+
+static void hll_add(struct hll *s, uint64_t key)
+{
+    uint64_t v = mix64(key);
+    uint32_t i = (uint32_t)(v >> (64 - HLL_BITS));
+    uint64_t w = (v << HLL_BITS) | (1ull << (HLL_BITS - 1)); /* never 0 */
+    uint8_t r = (uint8_t)(__builtin_clzll(w) + 1);
+    if (r > s->reg[i])
+        s->reg[i] = r;
+}
+
+/* The distinct keys added, estimated (linear counting while buckets are
+ * empty, as the sketch's authors correct small counts). */
+static double hll_count(const struct hll *s)
+{
+    double m = (double)(1u << HLL_BITS), sum = 0, zeros = 0;
+    for (size_t i = 0; i < ARRAY_LEN(s->reg); i++) {
+        sum += ldexp(1.0, -s->reg[i]);
+        zeros += !s->reg[i];
+    }
+    double e = 0.7213 / (1 + 1.079 / m) * m * m / sum;
+    return e <= 2.5 * m && zeros > 0 ? m * log(m / zeros) : e;
+}
 
 /* How many distinct values in h[from, to), added to a set of hashes. */
 static uint64_t count_distinct(uint64_t *set, uint64_t mask, const uint64_t *h, size_t from,
@@ -124,6 +165,64 @@ static size_t csv_sample(const char *buf, size_t len, bool whole, uint64_t *h, s
     return used;
 }
 
+/* Distinct keys of a trace of `requests` requests and `bytes` bytes larger
+ * than the sample, from one pass over its first PASS_*_BYTES (see the top);
+ * -1 when it cannot be read. */
+static double pass_keys(int fd, bool csv, double bytes, double requests)
+{
+    size_t chunk = csv ? SAMPLE_BYTES : (size_t)SAMPLE_RECORDS * TRACE_ORACLE_RECORD_BYTES;
+    double limit = fmin(bytes, csv ? PASS_CSV_BYTES : PASS_ORACLE_BYTES);
+    double n = 0, n_half = 0, at = 0, keys = -1;
+    char *buf = malloc(chunk);
+    uint64_t *h = malloc((csv ? chunk / 2 : SAMPLE_RECORDS) * sizeof(*h));
+    struct hll *all = calloc(1, sizeof(*all)), *half = calloc(1, sizeof(*half));
+    size_t keep = 0;
+    bool end = false;
+    if (!buf || !h || !all || !half || lseek(fd, 0, SEEK_SET) != 0)
+        goto out;
+    while (at < limit && !end) {
+        ssize_t got = read_full(fd, buf + keep, chunk - keep);
+        if (got < 0)
+            goto out;
+        size_t len = keep + (size_t)got, k = 0, used = 0;
+        end = (size_t)got < chunk - keep;
+        if (csv) {
+            uint64_t first, last;
+            size_t bom = at == 0 && len >= 3 && !memcmp(buf, "\xef\xbb\xbf", 3) ? 3 : 0;
+            used = bom + csv_sample(buf + bom, len - bom, end, h, &k, &first, &last);
+            if (used == bom && !end) /* no whole line in a chunk: not a trace to count */
+                goto out;
+        } else {
+            k = len / TRACE_ORACLE_RECORD_BYTES;
+            used = k * TRACE_ORACLE_RECORD_BYTES;
+            for (size_t i = 0; i < k; i++)
+                h[i] = le64((const unsigned char *)buf + i * TRACE_ORACLE_RECORD_BYTES + 4);
+        }
+        for (size_t i = 0; i < k; i++)
+            hll_add(all, h[i]);
+        n += (double)k;
+        at += (double)used;
+        if (n_half == 0 && at >= limit / 2) {
+            *half = *all;
+            n_half = n;
+        }
+        keep = len - used;
+        memmove(buf, buf + used, keep);
+    }
+    keys = hll_count(all) * HLL_MARGIN;
+    if (!end && n_half > 0 && n > n_half && requests > n) { /* Heaps' law past the pass */
+        double b = log(keys / (hll_count(half) * HLL_MARGIN)) / log(n / n_half);
+        keys *= pow(requests / n, fmin(1.0, fmax(0.0, b)));
+    }
+    keys = fmin(keys, fmax(requests, n));
+out:
+    free(buf);
+    free(h);
+    free(all);
+    free(half);
+    return keys;
+}
+
 int trace_reader_estimate(const struct trace_cfg *cfg, struct trace_estimate *e)
 {
     memset(e, 0, sizeof(*e));
@@ -169,6 +268,10 @@ int trace_reader_estimate(const struct trace_cfg *cfg, struct trace_estimate *e)
             last = first;
     }
     e->keys = extrapolate_keys(h, n, e->requests);
+    if ((double)n < e->requests) { /* past the sample: counted over the file */
+        double k = pass_keys(fd, csv, e->bytes, e->requests);
+        e->keys = k >= 0 ? k : e->keys;
+    }
     e->span_s = last >= first ? (double)(last - first) + 1 : 1;
     rc = 0;
 out:

@@ -80,8 +80,9 @@ void trace_reader_destroy(struct trace_reader *t);
  * file cannot be read (the reason in t->error). */
 int trace_reader_next(struct trace_reader *t, double *t_ns, uint32_t *key, enum trace_op *op);
 
-/* What a run of the trace will hold, estimated from a sample of the file
- * (see trace_reader.c); the whole file when it is small. */
+/* What a run of the trace will hold, estimated from a sample of the file,
+ * its distinct keys from a pass over its first gigabytes (see
+ * trace_estimate.c); the whole file when it is small. */
 struct trace_estimate {
     double requests;          /* in the whole trace */
     double keys;              /* distinct keys */

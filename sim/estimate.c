@@ -26,9 +26,9 @@
  *              a trace, the trace's requests (file size / 24 for
  *              oracle_general, lines counted in the first 8 MiB and scaled
  *              by the size for csv), the share of them before `duration`
- *   keys     = workload.keys; with a trace, the distinct keys of its first
- *              2^18 records (csv: first 8 MiB) extrapolated by Heaps' law
- *              (models/trace_reader.c), and about 100 bytes each while the
+ *   keys     = workload.keys; with a trace, its distinct keys counted over
+ *              its first 2 GiB (csv: 512 MiB) and carried past by Heaps'
+ *              law (models/trace_estimate.c), and about 100 bytes each while the
  *              trace is read (its table, counts, ids, the sort)
  *   events   ≈ 4 per request (a miss: served, reply, database, fill)
  *            + central probes: 2 per member per probe_interval
