@@ -14,11 +14,20 @@
  *           + placements (views) × their size: points and their bucket
  *             and owner tables (ring, ketama, bounded), a maglev table of
  *             4-byte entries, slots' table; 1 view, or 3 when epochs follow
- *             the first, plus one per client instance under client health;
- *             and a ring build's sorting room once
+ *             the first, plus under client health (rehash) one the
+ *             instances' ejections share and, with later epochs and
+ *             fallback_to_previous_owner, one they keep of the previous
+ *             (at most: one each per instance); and a ring build's
+ *             sorting room once
  *           + requests in flight × (a record and its events): the rate
  *             times the client's waits (a timeout per GET it may send),
- *             plus the room of every queue
+ *             plus the room of the queues that will likely fill: every
+ *             node's whose share of the highest rate is 80% of what it
+ *             serves or more, the largest other node's (one node slowed,
+ *             or a hot key's), the database's. A queue grows, by doubling,
+ *             only with a backlog; every queue full at once, and a view
+ *             of its own for every instance, is the worst case
+ *             (memory_worst_bytes), said beside a refusal
  *           + ticks × a tick point (the summary keeps one per tick)
  *           + the rows waiting to be written (a wall second's worth)
  *   requests = ∫ qps dt over the run (set_qps steps and ramps included; a
@@ -63,6 +72,7 @@
 #define BYTES_PER_MEMBER 64.0    /* a placement's member record and a build's per-member
                                     arrays (maglev: offset, skip, next, credit, share) */
 #define BYTES_PER_INFLIGHT 160.0 /* request record 72 + its events, ×2 for doubling */
+#define BUSY_LOAD 0.8            /* a node offered this share of what it serves builds a queue */
 #define BYTES_PER_TICK_POINT 128.0 /* 64, ×2 for the array's doubling */
 #define BYTES_PER_ROW 90.0       /* SQLite, with indexes */
 #define EVENTS_PER_REQUEST 4.0
@@ -177,6 +187,9 @@ struct node_acc {
     double n, weight, items, bytes, queue_time;
     double prewarm_items; /* of items, those nodes present at time 0 are given at the start */
     double slots;      /* requests the queues hold at once: max_queue + workers, summed */
+    double qps_per_weight; /* the highest rate over the weights (0: not known yet) */
+    double busy_slots; /* of slots, those of nodes offered BUSY_LOAD of their service */
+    double idle_slots_max; /* the largest of the other nodes' */
     double rtt;        /* the longest round trip */
     const char *time_key;
 };
@@ -200,7 +213,14 @@ static void add_node_cfg(struct node_acc *a, const struct scenario *sc, const ch
     if (at_start && c->prewarm)
         a->prewarm_items += items;
     a->bytes += BYTES_PER_NODE + 8.0 * c->workers;
-    a->slots += (double)c->max_queue + c->workers;
+    double slots = (double)c->max_queue + c->workers;
+    double served_qps = c->service_ns > 0 ? c->workers * 1e9 / ((double)c->service_ns * factor)
+                                          : INFINITY;
+    a->slots += slots;
+    if (a->qps_per_weight * weight >= BUSY_LOAD * served_qps)
+        a->busy_slots += slots;
+    else
+        a->idle_slots_max = fmax(a->idle_slots_max, slots);
     a->rtt = fmax(a->rtt, (double)c->rtt_ns);
     double t = node_time(c, factor, latency);
     if (t > a->queue_time) {
@@ -333,14 +353,16 @@ static double read_replicas(const struct scenario *sc)
     return fmax(r, 1);
 }
 
-/* Request records alive at once, at most. A client waits for a GET at most
- * `timeout`, and asks at most every replica plus a redirect and a previous
- * owner before the database; the records its messages, fills and
- * invalidations keep alive after that are in a queue (whose room is
- * counted once: slots) or on the wire (rate × a round trip). Coalesced
- * reads also wait for the database, and backfill_mode: wait for a token. */
+/* Request records alive at once, likely; *worst: at most. A client waits
+ * for a GET at most `timeout`, and asks at most every replica plus a
+ * redirect and a previous owner before the database; the records its
+ * messages, fills and invalidations keep alive after that are in a queue
+ * (whose room is counted once: the busy nodes' and the largest other's
+ * likely, every node's at most) or on the wire (rate × a round trip).
+ * Coalesced reads also wait for the database, and backfill_mode: wait for
+ * a token. */
 static double inflight_requests(const struct scenario *sc, const struct node_acc *nodes,
-                                double max_qps, double requests)
+                                double max_qps, double requests, double *worst)
 {
     const struct db_cfg *db = &sc->database;
     const struct client_cfg *cl = &sc->clients;
@@ -354,8 +376,10 @@ static double inflight_requests(const struct scenario *sc, const struct node_acc
     double rate = max_qps;
     for (size_t i = 0; i < sc->n_events; i++) /* a transfer's copies */
         rate += transfer_rate(&sc->events[i]);
-    double slots = nodes->slots + (double)db->max_queue + db->workers;
-    return fmin(rate * (wait_ns / 1e9), requests * gets) + slots;
+    double db_slots = (double)db->max_queue + db->workers;
+    double flying = fmin(rate * (wait_ns / 1e9), requests * gets);
+    *worst = flying + nodes->slots + db_slots;
+    return flying + nodes->busy_slots + nodes->idle_slots_max + db_slots;
 }
 
 /* Items held at once, at most: what the caches hold, and no more than the
@@ -390,6 +414,8 @@ void run_cost_estimate(const struct scenario *sc, struct run_cost *c)
     }
 
     struct node_acc nodes = {0};
+    estimate_nodes(sc, keys, item_bytes, &nodes); /* the weights, then the busy queues */
+    nodes = (struct node_acc){.qps_per_weight = max_qps / fmax(nodes.weight, 1e-300)};
     estimate_nodes(sc, keys, item_bytes, &nodes);
     double owned = keys * sc->routing.replicas; /* a copy of each key at each of its owners */
     c->item_bytes = cached_items(sc, &nodes, owned, c->requests) * BYTES_PER_ITEM
@@ -398,17 +424,29 @@ void run_cost_estimate(const struct scenario *sc, struct run_cost *c)
     c->node_bytes = nodes.bytes + inst * nodes.n * 8.0;
 
     /* the views alive at once: the epoch in use, and when later epochs are
-     * published the one before it and the one being built; under client
-     * health one for each instance (its own ejections), and with
-     * fallback_to_previous_owner one of the previous epoch for each; a
-     * build needs more beside the view it makes, once at a time */
-    double build;
-    c->views = (publishes(sc) ? 3 : 1) + (sc->health.mode == HEALTH_CLIENT ? inst : 0)
-               + (sc->clients.fallback_to_previous_owner ? inst : 0);
+     * published the one before it and the one being built. Under client
+     * health with on_eject: rehash an instance that has ejected nodes routes
+     * with a view of its own, shared by every instance that ejected the
+     * same nodes (models/membership.c view_get): likely one more (the
+     * instances eject the node that fails), at most one per instance; and
+     * with fallback_to_previous_owner, once later epochs come, it keeps
+     * its own view of the previous epoch: likely one more, at most one per
+     * instance (otherwise the previous view is the epoch's, counted). A
+     * build needs more beside the view it makes, once at a time. */
+    double build, own = 0, own_worst = 0;
+    bool pub = publishes(sc);
+    if (sc->health.mode == HEALTH_CLIENT && sc->health.on_eject == EJECT_REHASH) {
+        bool prev = pub && sc->clients.fallback_to_previous_owner;
+        own = 1 + prev;
+        own_worst = inst * (1 + prev);
+    }
+    c->views = (pub ? 3 : 1) + own;
     c->view_each_bytes = view_cost_max(sc, nodes.n, nodes.weight, &build);
     c->view_bytes = c->views * c->view_each_bytes + build;
 
-    c->inflight_bytes = inflight_requests(sc, &nodes, max_qps, c->requests) * BYTES_PER_INFLIGHT;
+    double worst;
+    c->inflight_bytes = inflight_requests(sc, &nodes, max_qps, c->requests, &worst)
+                        * BYTES_PER_INFLIGHT;
 
     /* the clients' local caches: a pool of their own, filled one request at a time */
     const struct local_cache_cfg *lc = &sc->clients.local_cache;
@@ -428,8 +466,11 @@ void run_cost_estimate(const struct scenario *sc, struct run_cost *c)
     /* rows wait in memory until the next write to the file, about once a second of wall
      * time: at most what a second of simulation produces */
     c->series_bytes += fmin(c->rows, ROWS_PER_WALL_SECOND) * BYTES_PER_ROW;
-    c->memory_bytes = FIXED_BYTES + c->key_bytes + c->item_bytes + c->node_bytes + c->view_bytes
-                      + c->inflight_bytes + c->client_bytes + c->series_bytes;
+    double rest = FIXED_BYTES + c->key_bytes + c->item_bytes + c->node_bytes + c->view_bytes
+                  + c->client_bytes + c->series_bytes;
+    c->memory_bytes = rest + c->inflight_bytes;
+    c->memory_worst_bytes = rest + worst * BYTES_PER_INFLIGHT
+                            + (own_worst - own) * c->view_each_bytes; /* sums: inf stays inf */
 
     c->events = c->requests * EVENTS_PER_REQUEST;
     if (sc->health.mode == HEALTH_CENTRAL)
@@ -520,7 +561,7 @@ enum run_cost_verdict run_cost_judge(const struct run_cost *c, bool force, doubl
                                      double disk_limit, struct strbuf *msg)
 {
     enum run_cost_verdict v = COST_OK;
-    char a[32], b[32], key[160];
+    char a[96], b[32], key[160];
     if (c->max_time_ns >= RUN_TIME_LIMIT_NS) {
         sb_printf(msg, "simulated time could reach %.3g s, past the %.3g s (about 146 years) a "
                        "run can represent; lower %s\n",
@@ -531,6 +572,11 @@ enum run_cost_verdict run_cost_judge(const struct run_cost *c, bool force, doubl
         format_bytes(c->memory_bytes, a, sizeof a);
         format_bytes(memory_limit, b, sizeof b);
         memory_key(c, key, sizeof key);
+        if (c->memory_worst_bytes > 1.1 * c->memory_bytes) { /* a worst case worth saying */
+            char w[32];
+            format_bytes(c->memory_worst_bytes, w, sizeof w);
+            snprintf(a + strlen(a), sizeof a - strlen(a), " (%s at worst)", w);
+        }
         if (force) /* the estimate is not exact: a forced run may still fit */
             sb_printf(msg, "warning: the run may run out of memory: it would need about %s, "
                            "more than this machine's %s (lower %s)\n", a, b, key);

@@ -26,7 +26,10 @@
 #define RUN_ROWS_LIMIT 2e8
 
 struct run_cost {
-    double memory_bytes;     /* peak, approximately, of the run's own data */
+    double memory_bytes;     /* peak, approximately, of the run's own data: what it will
+                              * likely need (the memory judged) */
+    double memory_worst_bytes; /* the same should every queue fill at once and every
+                                * client instance route with a view of its own */
     double key_bytes, item_bytes, node_bytes, view_bytes, inflight_bytes, client_bytes;
     double views;            /* placements alive at once, at most (view_bytes: their bytes) */
     double view_each_bytes;  /* the largest placement the run builds */
