@@ -7,8 +7,9 @@
  *
  *   memory  = keys × (position, chain, version, name, size)
  *           + items the caches can hold × an item (with the pool's doubling),
- *             at most what prewarm and the requests can store; prewarm's
- *             sorting room for the items it gives
+ *             at most what prewarm and the requests can store and a copy
+ *             of each key at each node it can live on (cached_items);
+ *             prewarm's sorting room for the items it gives
  *           + the clients' local caches (per key, and their items)
  *           + nodes × (queues, meters, histograms)
  *           + placements (views) × their size: points and their bucket
@@ -385,15 +386,23 @@ static double inflight_requests(const struct scenario *sc, const struct node_acc
 /* Items held at once, at most: what the caches hold, and no more than the
  * copies the run can make — prewarm gives each key to its owners (at most
  * routing.replicas: `owned` copies in all), each client operation stores at
- * most a copy per replica it reaches, a transfer as many as prewarm. */
+ * most a copy per replica it reaches, a transfer as many as prewarm — nor
+ * than a copy of each key at each node it can live on: its replicas, the
+ * node an ejection rehashes it to, one more, a gutter node, and one more
+ * for each event (each step of a gradual one) that may move it (a node
+ * holds a key once: a request for a key it holds stores nothing new). */
 static double cached_items(const struct scenario *sc, const struct node_acc *nodes,
-                           double owned, double requests)
+                           double keys, double owned, double requests)
 {
     double made = owned + requests * (read_replicas(sc) + 1);
-    for (size_t i = 0; i < sc->n_events; i++)
-        if (transfer_rate(&sc->events[i]) > 0)
+    double homes = read_replicas(sc) + 2 + (sc->health.on_eject == EJECT_GUTTER);
+    for (size_t i = 0; i < sc->n_events; i++) {
+        const struct event_cfg *e = &sc->events[i];
+        if (transfer_rate(e) > 0)
             made += owned;
-    return fmin(nodes->items, made);
+        homes += e->kind == EV_SET_WEIGHT || e->kind == EV_SET_VNODES ? fmax(e->steps, 1) : 1;
+    }
+    return fmin(nodes->items, fmin(made, keys * fmin(homes, fmax(nodes->n, 1))));
 }
 
 void run_cost_estimate(const struct scenario *sc, struct run_cost *c)
@@ -418,7 +427,7 @@ void run_cost_estimate(const struct scenario *sc, struct run_cost *c)
     nodes = (struct node_acc){.qps_per_weight = max_qps / fmax(nodes.weight, 1e-300)};
     estimate_nodes(sc, keys, item_bytes, &nodes);
     double owned = keys * sc->routing.replicas; /* a copy of each key at each of its owners */
-    c->item_bytes = cached_items(sc, &nodes, owned, c->requests) * BYTES_PER_ITEM
+    c->item_bytes = cached_items(sc, &nodes, keys, owned, c->requests) * BYTES_PER_ITEM
                     + fmin(nodes.prewarm_items, owned) * BYTES_PER_PREWARM;
     double inst = sc->clients.instances;
     c->node_bytes = nodes.bytes + inst * nodes.n * 8.0;
