@@ -6,7 +6,10 @@
  * Membership events (add, remove, an address change under node_key:
  * address — not one to the address the node has) change the authoritative
  * membership and ask for a publication; every change at one instant
- * becomes one ring epoch (models/membership.c).
+ * becomes one ring epoch (models/membership.c). So do set_weight and
+ * set_vnodes steps and set_routing. An event that leaves its value as it
+ * is (the same address, weight, vnodes or routing) is recorded with
+ * "unchanged: no new epoch" and publishes nothing.
  * migrate_slots queues a slot migration (models/migrate.c).
  */
 #include <assert.h>
@@ -176,22 +179,34 @@ static double *step_from(struct sim *s, uint32_t idx)
 }
 
 /* Step `step` of steps: the node's weight or vnodes moves that far from
- * where it was to the target, and a new epoch is asked for. */
+ * where it was to the target, and a new epoch is asked for. A step that
+ * leaves the value as it is (a target equal to it, or vnodes rounding to
+ * the same count) is no change: recorded, nothing published. */
 static void gradual_step(struct sim *s, const struct event_cfg *e, uint32_t idx, uint32_t step)
 {
     struct node *n = event_node(s, e);
     double from = *step_from(s, idx), frac = (double)step / e->steps;
     char why[300];
+    bool same;
     if (e->kind == EV_SET_WEIGHT) {
         double w = step == e->steps ? e->weight : from + (e->weight - from) * frac;
+        same = w == n->weight;
         node_set_weight(n, w);
         snprintf(why, sizeof why, "set_weight %s %g (step %u of %u)", n->id, w, step, e->steps);
     } else {
         uint32_t v = step == e->steps ? e->vnodes
                                       : (uint32_t)llround(from + ((double)e->vnodes - from) * frac);
+        same = (v ? v : 1) == membership_node_vnodes(s, n->index);
+        /* set all the same: the node's own count no longer follows the routing's */
         membership_set_vnodes(s, n->index, v ? v : 1);
         snprintf(why, sizeof why, "set_vnodes %s %u (step %u of %u)", n->id, v ? v : 1, step,
                  e->steps);
+    }
+    if (same) {
+        why[strlen(why) - 1] = '\0'; /* the closing parenthesis */
+        sim_event(s, event_kind_name(e->kind), n->id, "%s; unchanged: no new epoch)",
+                  why + strlen(event_kind_name(e->kind)) + 1);
+        return;
     }
     sim_event(s, event_kind_name(e->kind), n->id, "%s", why + strlen(event_kind_name(e->kind)) + 1);
     if (membership_is_member(s, n->index))
@@ -227,6 +242,15 @@ void run_scenario_step(struct sim *s, uint32_t idx, uint32_t step)
     gradual_step(s, e, idx, step);
 }
 
+/* Whether b is the routing a is: every parameter a set_routing may name. */
+static bool same_routing(const struct place_params *a, const struct place_params *b)
+{
+    return a->algo == b->algo && a->hash == b->hash && a->vnodes == b->vnodes
+           && !strcmp(a->point_format ? a->point_format : "", b->point_format ? b->point_format : "")
+           && a->node_key_address == b->node_key_address && a->load_factor == b->load_factor
+           && a->maglev_size == b->maglev_size;
+}
+
 /* A change of the routing protocol for every node at once: a new routing
  * generation, published as one epoch (almost every key moves). */
 static void set_routing(struct sim *s, const struct event_cfg *e)
@@ -254,6 +278,12 @@ static void set_routing(struct sim *s, const struct event_cfg *e)
     if (c->has_node_key) {
         pp.node_key_address = c->node_key_address;
         sb_printf(&what, " node_key=%s", pp.node_key_address ? "address" : "id");
+    }
+    if (same_routing(membership_routing(s), &pp)) {
+        sim_event(s, event_kind_name(e->kind), NULL, "%s (unchanged: no new epoch)",
+                  what.len ? what.buf + 1 : "");
+        sb_deinit(&what);
+        return;
     }
     sim_event(s, event_kind_name(e->kind), NULL, "%s", what.len ? what.buf + 1 : "(no change)");
     if (!membership_set_routing(s, &pp)) {

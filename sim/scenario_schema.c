@@ -685,20 +685,20 @@ static const struct section crash_zone_section = {
            "restarted with `restart_node`."};
 static const struct section set_weight_section = {
     SECTION("events.N.set_weight", set_weight_keys, struct event_cfg), .post = gradual_post,
-    .doc = "A node's weight changes, at once or in `steps` epochs `every` apart (taking its "
-           "load away in halves, say). A later `set_weight` or `add_node` of the node drops "
-           "the steps left, and so does its leaving (a `remove_node`, after its drain if any)."};
+    .doc = "A node's weight changes, at once or in `steps` epochs `every` apart (halves, say; "
+           "a step to the weight it has publishes none). A later `set_weight` or `add_node` of "
+           "the node drops the steps left, and so does its leaving (`remove_node`, drain done)."};
 static const struct section set_vnodes_section = {
     SECTION("events.N.set_vnodes", set_vnodes_keys, struct event_cfg), .post = gradual_post,
     .doc = "A node's own number of ring points per unit of weight changes (`ring` and "
-           "`bounded`), at once or in `steps` epochs `every` apart. A later `set_vnodes` of "
-           "the node drops the steps left, and so does its leaving (as for `set_weight`)."};
+           "`bounded`), at once or in `steps` epochs `every` apart (none for a step to the "
+           "count it has). A later `set_vnodes` of the node drops the steps left, as does its leaving."};
 static const struct section set_routing_section = {
     SECTION("events.N.set_routing", set_routing_keys, struct event_cfg),
     .post = set_routing_post,
     .doc = "The routing protocol changes for every node at once: a full migration (with a new "
            "hash almost every key moves). Give at least one key; the others stay as they "
-           "are. Under `slots`, a change that keeps the algorithm `slots` moves no key "
+           "are; naming only the values in force publishes no epoch. Under `slots`, a change that keeps the algorithm `slots` moves no key "
            "(slots ignore the hash, vnodes, point format and node key): the slot table stays "
            "as it is, migrated slots included."};
 static const struct section migrate_slots_section = {

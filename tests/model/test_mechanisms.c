@@ -281,15 +281,16 @@ static void test_protocol_changes(void **state)
     double moved = (double)by_address.summary.keys_moved / 50000;
     assert_true(moved > 0.15 && moved < 0.45);
     /* node_key: address from a set_routing: the address change is an epoch
-     * of its own (it once waited, unpublished, for the next epoch: a
-     * set_weight to the same weight that moved 30% of the keys) */
+     * of its own (it once waited, unpublished, for the next epoch: a later
+     * set_weight that moved 30% of the keys). A set_weight to the weight
+     * the node has publishes nothing (test_same_value_is_no_change), so the
+     * set_address's epoch is the last. */
     struct mem_run later;
     run_four(&later, "{at: 20s, set_routing: {node_key: address}}, "
                      "{at: 30s, set_address: {id: A, address: \"10.0.0.9:1\"}}, "
                      "{at: 40s, set_weight: {id: B, weight: 1}}", NULL);
-    assert_int_equal(mem_count_events(&later, "epoch"), 3);
+    assert_int_equal(mem_count_events(&later, "epoch"), 2);
     CHECK_RANGE(epoch_moved(&later, 1), 0.15 * 50000, 0.45 * 50000, "set_address: moved");
-    assert_int_equal(epoch_moved(&later, 2), 0); /* the weight did not change */
     mem_run_free(&hash);
     mem_run_free(&by_id);
     mem_run_free(&by_address);
@@ -301,6 +302,68 @@ static void test_protocol_changes(void **state)
  * recorded as an event and publishes nothing (it once published an epoch
  * that moved 0 keys, which central instances then adopted). At the instant
  * of a real change it adds nothing to that change's epoch. */
+/* A set_weight, set_vnodes or set_routing that leaves the value as it is
+ * publishes nothing, as a set_address to the node's address does: the
+ * event is recorded (its detail says so) and no key moves. Each once
+ * published an epoch that moved 0 keys. A gradual change's steps that round
+ * to the count the node has are no change either; the others still are. */
+static void test_same_value_is_no_change(void **state)
+{
+    (void)state;
+    static const char *const same[] = {
+        "{at: 20s, set_weight: {id: B, weight: 1}}",
+        "{at: 20s, set_weight: {id: B, weight: 1, steps: 3, every: 2s}}",
+        "{at: 20s, set_vnodes: {id: B, vnodes: 256}}",
+        "{at: 20s, set_routing: {hash: sha256}}",
+        "{at: 20s, set_routing: {algorithm: ring, vnodes: 256, point_format: \"%s#%d\", "
+        "node_key: id}}",
+    };
+    static const char *const modes[] = {"health.mode=off", "health.mode=central"};
+    for (size_t i = 0; i < sizeof same / sizeof *same; i++)
+        for (size_t h = 0; h < 2; h++) {
+            const char *sets[] = {modes[h], "duration=40s", "health.propagation_delay=1s", NULL};
+            struct mem_run m;
+            run_four(&m, same[i], sets);
+            if (mem_count_events(&m, "epoch") != 0)
+                fail_msg("%s, %s: an epoch for no change", same[i], modes[h]);
+            assert_int_equal(m.summary.keys_moved, 0);
+            for (size_t t = 0; t < m.n_ticks; t++)
+                assert_int_equal(m.ticks[t].epoch_max, 1);
+            mem_run_free(&m);
+        }
+    struct mem_run w, r;
+    run_four(&w, "{at: 20s, set_weight: {id: B, weight: 1}}", NULL);
+    int n;
+    assert_string_equal(last_detail(&w, "set_weight", &n), "B 1 (step 1 of 1; unchanged: no new epoch)");
+    mem_run_free(&w);
+    run_four(&r, "{at: 20s, set_routing: {hash: sha256}}", NULL);
+    assert_string_equal(last_detail(&r, "set_routing", &n), "hash=sha256 (unchanged: no new epoch)");
+    mem_run_free(&r);
+
+    /* 256 to 253 in 4 steps: 255.25 to 255, 254.5 rounds to 255 (no
+     * change), 253.75 to 254, then 253: three epochs */
+    struct mem_run v;
+    run_four(&v, "{at: 20s, set_vnodes: {id: B, vnodes: 253, steps: 4, every: 2s}}", NULL);
+    assert_int_equal(mem_count_events(&v, "set_vnodes"), 4);
+    assert_int_equal(mem_count_events(&v, "epoch"), 3);
+    assert_true(v.summary.keys_moved > 0);
+    for (size_t i = 0; i < v.n_events; i++)
+        if (!strcmp(v.events[i].kind, "set_vnodes") && strstr(v.events[i].detail, "step 2"))
+            assert_string_equal(v.events[i].detail, "B 255 (step 2 of 4; unchanged: no new epoch)");
+    assert_string_equal(last_detail(&v, "set_vnodes", &n), "B 253 (step 4 of 4)");
+    mem_run_free(&v);
+
+    /* a real change beside a no-change at the same instant: one epoch, not naming it */
+    struct mem_run with;
+    run_four(&with, "{at: 20s, set_weight: {id: B, weight: 1}}, "
+                    "{at: 20s, set_weight: {id: A, weight: 2}}", NULL);
+    const char *d = last_detail(&with, "epoch", &n);
+    assert_int_equal(n, 1);
+    assert_non_null(strstr(d, "set_weight A"));
+    assert_null(strstr(d, "set_weight B"));
+    mem_run_free(&with);
+}
+
 static void test_same_address_is_no_change(void **state)
 {
     (void)state;
@@ -705,6 +768,7 @@ int main(void)
         cmocka_unit_test(test_request_trace_timeouts),
         cmocka_unit_test(test_event_at_the_end),
         cmocka_unit_test(test_same_address_is_no_change),
+        cmocka_unit_test(test_same_value_is_no_change),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
