@@ -13,7 +13,10 @@
  *
  * Errors are collected, never fatal on the first: each one is
  * "FILE:LINE:COL: PATH: message" (or "--set ARG: PATH: message") and they
- * are reported sorted by position (at most MAX_ERRORS, then a count).
+ * are reported sorted by position (at most MAX_ERRORS, then a count). An
+ * override that a later one of the same path replaces is checked too (its
+ * own type and range: check_overridden), so a bad value is never silently
+ * dropped.
  *
  * Invariants of a loaded scenario: every key has a value in range; node ids
  * are unique; exactly one of capacity_bytes and capacity_items is non-zero in
@@ -37,9 +40,15 @@
 
 /* ---- loading ------------------------------------------------------------- */
 
+static size_t check_overridden(const char *file, const char *stored_path, const char *text,
+                               size_t len, const struct override *sets, size_t n_sets,
+                               struct diag *d);
+
+/* The pipeline; with replaced, the overrides a later one replaces are
+ * checked too (check_overridden). */
 static struct scenario *load(const char *file, const char *stored_path, const char *text,
                              size_t len, const struct override *sets, size_t n_sets,
-                             struct diag *d)
+                             struct diag *d, bool replaced)
 {
     struct loader L = {.file = file};
     struct scenario *s = xcalloc(1, sizeof(*s));
@@ -103,6 +112,8 @@ done:
     u64map_deinit(&L.bad);
     sb_deinit(&L.path);
     ynode_destroy(L.root);
+    if (replaced && check_overridden(file, stored_path, text, len, sets, n_sets, d))
+        L.n_errs++;
     if (L.n_errs) {
         scenario_destroy(s);
         return NULL;
@@ -110,11 +121,69 @@ done:
     return s;
 }
 
+/* Whether override i is replaced by a later one of the same path. */
+static bool overridden(const struct override *sets, size_t n_sets, size_t i, char **norm)
+{
+    for (size_t j = i + 1; j < n_sets; j++) {
+        char *nj = override_path_normalize(sets[j].path);
+        bool same = !strcmp(nj, norm[i] ? norm[i] : "");
+        free(nj);
+        if (same)
+            return true;
+    }
+    return false;
+}
+
+/* A --set (--vary, --seed) that a later one of the same path replaces is
+ * still checked: a bad value is bad usage wherever it stands on the command
+ * line. Each such override is bound again with the later ones of its path
+ * left out, and the errors that name it (its own type or range, not the
+ * cross-checks of a value that is not used) are added to d. Returns the
+ * number added. O(overrides² + a load per replaced override). */
+static size_t check_overridden(const char *file, const char *stored_path, const char *text,
+                               size_t len, const struct override *sets, size_t n_sets,
+                               struct diag *d)
+{
+    size_t added = 0;
+    char **norm = xcalloc(n_sets + 1, sizeof(*norm));
+    for (size_t i = 0; i < n_sets; i++)
+        norm[i] = override_path_normalize(sets[i].path);
+    struct override *kept = xcalloc(n_sets + 1, sizeof(*kept));
+    for (size_t i = 0; i < n_sets; i++) {
+        if (!overridden(sets, n_sets, i, norm))
+            continue;
+        size_t m = 0;
+        for (size_t j = 0; j < n_sets; j++)
+            if (j <= i || strcmp(norm[j], norm[i]))
+                kept[m++] = sets[j];
+        struct diag why;
+        diag_init(&why);
+        scenario_destroy(load(file, stored_path, text, len, kept, m, &why, false));
+        const char *flag = sets[i].flag ? sets[i].flag : "--set";
+        char *prefix = !strcmp(flag, "--seed") && !strncmp(sets[i].arg, "seed=", 5)
+                           ? xasprintf("--seed %s: ", sets[i].arg + 5)
+                           : xasprintf("%s %s: ", flag, sets[i].arg);
+        for (size_t k = 0; k < why.n; k++)
+            if (!strncmp(why.msgs[k], prefix, strlen(prefix))) {
+                diag_add(d, "%s (a later value of %s replaces it, but every value given must "
+                            "be valid)", why.msgs[k], sets[i].path);
+                added++;
+            }
+        free(prefix);
+        diag_deinit(&why);
+    }
+    for (size_t i = 0; i < n_sets; i++)
+        free(norm[i]);
+    free(norm);
+    free(kept);
+    return added;
+}
+
 struct scenario *scenario_load_string(const char *name, const char *text, size_t len,
                                       const struct override *sets, size_t n_sets,
                                       struct diag *d)
 {
-    return load(name, "<string>", text, len, sets, n_sets, d);
+    return load(name, "<string>", text, len, sets, n_sets, d, true);
 }
 
 /* What a file that is not a regular file is, for the message. */
@@ -199,7 +268,7 @@ struct scenario *scenario_load(const char *path, const struct override *sets, si
     size_t len;
     if (read_file(path, &buf, &len, d))
         return NULL;
-    struct scenario *s = load(path, path, buf, len, sets, n_sets, d);
+    struct scenario *s = load(path, path, buf, len, sets, n_sets, d, true);
     free(buf);
     return s;
 }

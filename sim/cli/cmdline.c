@@ -82,17 +82,26 @@ static int sweep_option(struct run_cli *c, const char *cmd, const char *a, const
                 cmd, next, slash + 1);
         return -1;
     }
-    c->shard_n = (unsigned)n;
     /* I counts from 0 (0/N .. N-1/N) or from 1 (1/N .. N/N): N/N is the
      * shard of 0/N (I modulo N), so either numbering covers every run once */
     uint64_t i;
-    if (parse_u64(ibuf, &i) || i > c->shard_n) {
+    if (parse_u64(ibuf, &i) || i > n) {
         fprintf(stderr, "ringsim %s: --shard %s: expected I from 0 to %u (shards counted "
                         "from 0 or from 1; %u/%u is the shard 0/%u), got \"%s\"\n",
-                cmd, next, c->shard_n, c->shard_n, c->shard_n, c->shard_n, ibuf);
+                cmd, next, (unsigned)n, (unsigned)n, (unsigned)n, (unsigned)n, ibuf);
         return -1;
     }
+    /* a sweep runs one shard: a second --shard naming another is a mistake
+     * (taking the last would run one shard twice and lose another's runs) */
+    if (c->shard_n && (c->shard_n != n || c->shard_i != i % n)) {
+        fprintf(stderr, "ringsim %s: --shard given twice (%s, then %s): a sweep runs one "
+                        "shard; give --shard once\n",
+                cmd, c->shard_arg, next);
+        return -1;
+    }
+    c->shard_n = (unsigned)n;
     c->shard_i = (unsigned)(i % c->shard_n);
+    c->shard_arg = next;
     return 1;
 }
 
@@ -163,7 +172,10 @@ int run_cli_parse(struct run_cli *c, int argc, char **argv, const char *usage, b
             return EXIT_OK;
         } else if (!strcmp(a, "-o") || !strcmp(a, "--output")) {
             NEED_VALUE;
-            c->out = next;
+            /* the last -o wins, but -o - (refused by run and sweep) stays
+             * refused whatever follows it */
+            if (!c->out || strcmp(c->out, "-"))
+                c->out = next;
         } else if (!strcmp(a, "--set")) {
             NEED_VALUE;
             if (add_set(c, next, d))

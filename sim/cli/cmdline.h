@@ -28,6 +28,7 @@ struct run_cli {
     unsigned seeds;       /* 0: not given */
     unsigned jobs;
     unsigned shard_i, shard_n; /* --shard I/N: I modulo N (N/N is 0/N); n 0: no --shard */
+    const char *shard_arg;     /* --shard's value as given, for messages */
     const char **metrics; /* --metric NAME as given: the table's metrics */
     size_t n_metrics;
     bool list;            /* --list: print one command per run instead of running */

@@ -245,6 +245,24 @@ expect_match "sweep" "$T/out" "--help lists the commands"
 expect_exit 0 "ringsim --version" "$RINGSIM" --version
 expect_exit 2 "unknown command" "$RINGSIM" frob
 
+# --- a bad value a later one of the same path replaces is still bad usage --------------
+expect_exit 2 "run --set a=bad --set a=good is refused" "$RINGSIM" run "$S" \
+    --set routing.vnodes=many --set routing.vnodes=20 -o "$T/over.db" --quiet
+expect_match '^--set routing.vnodes=many: routing.vnodes: expected a positive integer, got "many" \(a later value' \
+    "$T/err" "naming the option and what was expected"
+expect_exit 2 "run --seed x --set seed=3 is refused" "$RINGSIM" run "$S" --seed x --set seed=3 \
+    -o "$T/over.db" --quiet
+expect_match '^--seed x: seed: expected a non-negative integer, got "x"' "$T/err" "naming --seed"
+expect_exit 2 "check --set nodes.0.weight=0 --set nodes.00.weight=2 is refused" "$RINGSIM" check \
+    "$S" --set nodes.0.weight=0 --set nodes.00.weight=2
+expect_exit 2 "run -o - -o FILE is refused" "$RINGSIM" run "$S" -o - -o "$T/over.db" --quiet
+[ ! -e "$T/over.db" ]; ok $? "and nothing is run"
+# the later value wins; a replaced value is checked alone, not against the rest
+expect_exit 0 "check --set duration=4s --set duration=20s (4s alone ends before the events)" \
+    "$RINGSIM" check "$S" --set duration=4s --set duration=20s
+expect_exit 0 "check --set routing.vnodes=8 --set routing.vnodes=16: the later wins" \
+    "$RINGSIM" check "$S" --set routing.vnodes=8 --set routing.vnodes=16
+
 # --- no abort, no hang, nothing lost ------------------------------------------------------
 # the processes whose parent is $1, and whether $1 runs (exists, not a zombie): from /proc
 kids_of() {

@@ -81,6 +81,26 @@ expect_exit 2 "1e2 and 100 are one value of routing.vnodes" "$RINGSIM" sweep s.y
 expect_match "1e2 and 100 are the same value of routing.vnodes" "$T/err" "naming both"
 [ ! -e dup.db ]; ok $? "and nothing is run"
 
+# --- a bad value a later one replaces is still bad usage -----------------------------
+expect_exit 2 "--set routing.vnodes=many before --vary routing.vnodes is refused" "$RINGSIM" sweep \
+    s.yaml --set routing.vnodes=many --vary routing.vnodes=10,20 -o over.db
+expect_match '^--set routing.vnodes=many: routing.vnodes: expected a positive integer, got "many" \(a later value of routing.vnodes replaces it' \
+    "$T/err" "naming the option and what was expected"
+expect_exit 2 "--set seed=x before --seeds is refused" "$RINGSIM" sweep s.yaml --set seed=x \
+    --seeds 2 -o over.db
+expect_match '^--set seed=x: seed: expected a non-negative integer' "$T/err" "naming it"
+[ ! -e over.db ]; ok $? "and nothing is run"
+expect_exit 2 "--shard twice, naming two shards, is refused" "$RINGSIM" sweep s.yaml \
+    --vary routing.vnodes=10,20 --shard 0/2 --shard 1/2 -o over.db
+expect_match '^ringsim sweep: --shard given twice \(0/2, then 1/2\)' "$T/err" "naming both"
+expect_exit 2 "-o - before -o FILE is refused" "$RINGSIM" sweep s.yaml \
+    --vary routing.vnodes=10,20 -o - -o over.db
+expect_match '^ringsim sweep: -o -: a sweep writes a results database' "$T/err" "saying why"
+[ ! -e over.db ]; ok $? "and nothing is run"
+expect_exit 0 "--shard 0/2 and 2/2, one shard twice, is taken" "$RINGSIM" sweep s.yaml \
+    --vary routing.vnodes=10,20 --shard 0/2 --shard 2/2 -o over.db --quiet
+expect_eq "$(sqlite3 over.db 'SELECT overrides FROM runs')" '["routing.vnodes=10"]' "the shard 0/2"
+
 # --- the last seed must fit ---------------------------------------------------------
 expect_exit 2 "--set seed=2^63-1 --seeds 2 is refused before anything runs" "$RINGSIM" sweep s.yaml \
     --set seed=9223372036854775807 --seeds 2 -o big.db
