@@ -138,6 +138,26 @@ canon slurm.db >slurm.canon
 cmp -s one.canon slurm.canon; ok $? "merged, the one-process sweep's database"
 SLURM_ARRAY_TASK_ID=8 JOBS=slurm.jobs sh "$TOP/examples/sweep_slurm.sbatch" >/dev/null 2>"$T/err"
 expect_eq "$?" 2 "a task with no line: exit 2"
+SLURM_ARRAY_TASK_MIN=0 SLURM_ARRAY_TASK_ID=8 JOBS=slurm.jobs sh "$TOP/examples/sweep_slurm.sbatch" \
+    >/dev/null 2>"$T/err"
+expect_eq "$?" 2 "an array 0-8 for 8 lines: task 8 is refused"
+expect_match "submit with --array=0-7 or --array=1-8" "$T/err" "saying which arrays to use"
+# an array counted from 1 (--array=1-8): task 8 runs line 0, every run once
+rm -f slurm.db slurm.db.part-*
+bad=0
+i=1
+while [ $i -le 8 ]; do
+    SLURM_ARRAY_TASK_MIN=1 SLURM_ARRAY_TASK_ID=$i JOBS=slurm.jobs \
+        sh "$TOP/examples/sweep_slurm.sbatch" >/dev/null 2>&1 || bad=1
+    i=$((i + 1))
+done
+ok $bad "an array counted from 1: every task runs"
+"$RINGSIM" merge slurm.db slurm.db.part-* >/dev/null
+canon slurm.db >slurm.canon
+cmp -s one.canon slurm.canon; ok $? "merged, the one-process sweep's database (array 1-8)"
+SLURM_ARRAY_TASK_MIN=1 SLURM_ARRAY_TASK_ID=9 JOBS=slurm.jobs sh "$TOP/examples/sweep_slurm.sbatch" \
+    >/dev/null 2>"$T/err"
+expect_eq "$?" 2 "past the last line in an array from 1: exit 2"
 if JOBS=slurm.jobs sh "$TOP/examples/sweep_slurm.sbatch" >/dev/null 2>&1; then
     ok 1 "outside a job array: an error"
 else
