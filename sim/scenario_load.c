@@ -121,6 +121,16 @@ done:
     return s;
 }
 
+/* Whether d holds msg already (an unknown key is reported against the
+ * --set that made it, whichever replaced its value). */
+static bool diag_has(const struct diag *d, const char *msg)
+{
+    for (size_t i = 0; i < d->n; i++)
+        if (!strcmp(d->msgs[i], msg))
+            return true;
+    return false;
+}
+
 /* Whether override i is replaced by a later one of the same path. */
 static bool overridden(const struct override *sets, size_t n_sets, size_t i, char **norm)
 {
@@ -164,7 +174,7 @@ static size_t check_overridden(const char *file, const char *stored_path, const 
                            ? xasprintf("--seed %s: ", sets[i].arg + 5)
                            : xasprintf("%s %s: ", flag, sets[i].arg);
         for (size_t k = 0; k < why.n; k++)
-            if (!strncmp(why.msgs[k], prefix, strlen(prefix))) {
+            if (!strncmp(why.msgs[k], prefix, strlen(prefix)) && !diag_has(d, why.msgs[k])) {
                 diag_add(d, "%s (a later value of %s replaces it, but every value given must "
                             "be valid)", why.msgs[k], sets[i].path);
                 added++;

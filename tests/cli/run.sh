@@ -257,6 +257,9 @@ expect_exit 2 "check --set nodes.0.weight=0 --set nodes.00.weight=2 is refused" 
     "$S" --set nodes.0.weight=0 --set nodes.00.weight=2
 expect_exit 2 "run -o - -o FILE is refused" "$RINGSIM" run "$S" -o - -o "$T/over.db" --quiet
 [ ! -e "$T/over.db" ]; ok $? "and nothing is run"
+expect_exit 2 "check --set routing.vnode=5 --set routing.vnode=6: an unknown key" "$RINGSIM" check \
+    "$S" --set routing.vnode=5 --set routing.vnode=6
+expect_eq "$(wc -l <"$T/err")" 1 "said once (the key is the first --set's)"
 # the later value wins; a replaced value is checked alone, not against the rest
 expect_exit 0 "check --set duration=4s --set duration=20s (4s alone ends before the events)" \
     "$RINGSIM" check "$S" --set duration=4s --set duration=20s
