@@ -126,16 +126,23 @@ expect_match "GNU parallel" "$T/out" "examples/sweep_parallel.sh --help"
 cd "$T" || exit 1
 # shellcheck disable=SC2086
 "$RINGSIM" sweep "$T/s.yaml" $GRID -o slurm.db --list >slurm.jobs 2>/dev/null
-bad=0
-i=0
-while [ $i -lt 8 ]; do
-    SLURM_ARRAY_TASK_ID=$i JOBS=slurm.jobs sh "$TOP/examples/sweep_slurm.sbatch" >/dev/null 2>&1 || bad=1
-    i=$((i + 1))
-done
-ok $bad "examples/sweep_slurm.sbatch runs each task's line"
-"$RINGSIM" merge slurm.db slurm.db.part-* >/dev/null
-canon slurm.db >slurm.canon
-cmp -s one.canon slurm.canon; ok $? "merged, the one-process sweep's database"
+# slurm_array MIN MAX: runs the tasks MIN..MAX of an array (SLURM_ARRAY_TASK_MIN
+# = MIN), checks that each ran, and merges their parts into slurm.canon
+slurm_array() {
+    rm -f slurm.db slurm.db.part-*
+    bad=0
+    i=$1
+    while [ $i -le $2 ]; do
+        SLURM_ARRAY_TASK_MIN=$1 SLURM_ARRAY_TASK_ID=$i JOBS=slurm.jobs \
+            sh "$TOP/examples/sweep_slurm.sbatch" >/dev/null 2>&1 || bad=1
+        i=$((i + 1))
+    done
+    ok $bad "examples/sweep_slurm.sbatch, array $1-$2: every task runs its line"
+    "$RINGSIM" merge slurm.db slurm.db.part-* >/dev/null
+    canon slurm.db >slurm.canon
+    cmp -s one.canon slurm.canon; ok $? "merged, the one-process sweep's database (array $1-$2)"
+}
+slurm_array 0 7
 SLURM_ARRAY_TASK_ID=8 JOBS=slurm.jobs sh "$TOP/examples/sweep_slurm.sbatch" >/dev/null 2>"$T/err"
 expect_eq "$?" 2 "a task with no line: exit 2"
 SLURM_ARRAY_TASK_MIN=0 SLURM_ARRAY_TASK_ID=8 JOBS=slurm.jobs sh "$TOP/examples/sweep_slurm.sbatch" \
@@ -143,18 +150,7 @@ SLURM_ARRAY_TASK_MIN=0 SLURM_ARRAY_TASK_ID=8 JOBS=slurm.jobs sh "$TOP/examples/s
 expect_eq "$?" 2 "an array 0-8 for 8 lines: task 8 is refused"
 expect_match "submit with --array=0-7 or --array=1-8" "$T/err" "saying which arrays to use"
 # an array counted from 1 (--array=1-8): task 8 runs line 0, every run once
-rm -f slurm.db slurm.db.part-*
-bad=0
-i=1
-while [ $i -le 8 ]; do
-    SLURM_ARRAY_TASK_MIN=1 SLURM_ARRAY_TASK_ID=$i JOBS=slurm.jobs \
-        sh "$TOP/examples/sweep_slurm.sbatch" >/dev/null 2>&1 || bad=1
-    i=$((i + 1))
-done
-ok $bad "an array counted from 1: every task runs"
-"$RINGSIM" merge slurm.db slurm.db.part-* >/dev/null
-canon slurm.db >slurm.canon
-cmp -s one.canon slurm.canon; ok $? "merged, the one-process sweep's database (array 1-8)"
+slurm_array 1 8
 SLURM_ARRAY_TASK_MIN=1 SLURM_ARRAY_TASK_ID=9 JOBS=slurm.jobs sh "$TOP/examples/sweep_slurm.sbatch" \
     >/dev/null 2>"$T/err"
 expect_eq "$?" 2 "past the last line in an array from 1: exit 2"
