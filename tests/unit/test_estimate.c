@@ -279,6 +279,30 @@ static double distinct_keys(size_t n)
     return distinct_of(n, skewed);
 }
 
+/* A sweep estimates every combination over the same trace: the file's
+ * estimate is kept and reused while the file is the same one unchanged
+ * (device, inode, size, change times), and made again when it is written
+ * over, even at the same size. */
+static void test_trace_estimate_reused(void **state)
+{
+    (void)state;
+    char yaml[512], msg[1024];
+    struct run_cost a, b;
+    const size_t n = 1u << 19; /* past the sample: the keys take a pass over the file */
+    char *f = oracle_file("same.bin", n, cycle_1000, 10000);
+    snprintf(yaml, sizeof yaml, "name: t\nduration: 20s\nworkload:\n  trace: {path: %s}\n"
+             "nodes: [{id: A}]\n", f);
+    judge(yaml, NULL, false, msg, sizeof msg, &a);
+    judge(yaml, "routing.vnodes=8", false, msg, sizeof msg, &b);
+    assert_true(a.key_bytes == b.key_bytes && a.requests == b.requests);
+    assert_true(a.key_bytes < 2000 * 100.0); /* 1,000 keys, counted a little high */
+    free(oracle_file("same.bin", n, all_new, 10000)); /* written over, as large */
+    judge(yaml, NULL, false, msg, sizeof msg, &b);
+    assert_true(b.key_bytes > 0.9 * (double)n * 100.0); /* every request a new key */
+    unlink(f);
+    free(f);
+}
+
 static void test_trace_estimate(void **state)
 {
     (void)state;
@@ -710,6 +734,7 @@ int main(void)
         cmocka_unit_test(test_clock_overflow_impossible),
         cmocka_unit_test(test_ramps_and_cycles),
         cmocka_unit_test(test_trace_estimate),
+        cmocka_unit_test(test_trace_estimate_reused),
         cmocka_unit_test(test_inflight_bounded),
         cmocka_unit_test(test_local_cache_counted),
         cmocka_unit_test(test_items_bounded_by_copies),
