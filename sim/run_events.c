@@ -192,23 +192,21 @@ static void gradual_step(struct sim *s, const struct event_cfg *e, uint32_t idx,
         double w = step == e->steps ? e->weight : from + (e->weight - from) * frac;
         same = w == n->weight;
         node_set_weight(n, w);
-        snprintf(why, sizeof why, "set_weight %s %g (step %u of %u)", n->id, w, step, e->steps);
+        snprintf(why, sizeof why, "set_weight %s %g (step %u of %u%s)", n->id, w, step, e->steps,
+                 same ? "; unchanged: no new epoch" : "");
     } else {
         uint32_t v = step == e->steps ? e->vnodes
                                       : (uint32_t)llround(from + ((double)e->vnodes - from) * frac);
-        same = (v ? v : 1) == membership_node_vnodes(s, n->index);
+        v = v ? v : 1;
+        same = v == membership_node_vnodes(s, n->index);
         /* set all the same: the node's own count no longer follows the routing's */
-        membership_set_vnodes(s, n->index, v ? v : 1);
-        snprintf(why, sizeof why, "set_vnodes %s %u (step %u of %u)", n->id, v ? v : 1, step,
-                 e->steps);
-    }
-    if (same) {
-        why[strlen(why) - 1] = '\0'; /* the closing parenthesis */
-        sim_event(s, event_kind_name(e->kind), n->id, "%s; unchanged: no new epoch)",
-                  why + strlen(event_kind_name(e->kind)) + 1);
-        return;
+        membership_set_vnodes(s, n->index, v);
+        snprintf(why, sizeof why, "set_vnodes %s %u (step %u of %u%s)", n->id, v, step, e->steps,
+                 same ? "; unchanged: no new epoch" : "");
     }
     sim_event(s, event_kind_name(e->kind), n->id, "%s", why + strlen(event_kind_name(e->kind)) + 1);
+    if (same)
+        return;
     if (membership_is_member(s, n->index))
         membership_change(s, why);
     else if (transfer_active(s, n->index))

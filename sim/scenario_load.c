@@ -132,15 +132,11 @@ static bool diag_has(const struct diag *d, const char *msg)
 }
 
 /* Whether override i is replaced by a later one of the same path. */
-static bool overridden(const struct override *sets, size_t n_sets, size_t i, char **norm)
+static bool overridden(size_t n_sets, size_t i, char **norm)
 {
-    for (size_t j = i + 1; j < n_sets; j++) {
-        char *nj = override_path_normalize(sets[j].path);
-        bool same = !strcmp(nj, norm[i] ? norm[i] : "");
-        free(nj);
-        if (same)
+    for (size_t j = i + 1; j < n_sets; j++)
+        if (!strcmp(norm[j], norm[i]))
             return true;
-    }
     return false;
 }
 
@@ -160,7 +156,7 @@ static size_t check_overridden(const char *file, const char *stored_path, const 
         norm[i] = override_path_normalize(sets[i].path);
     struct override *kept = xcalloc(n_sets + 1, sizeof(*kept));
     for (size_t i = 0; i < n_sets; i++) {
-        if (!overridden(sets, n_sets, i, norm))
+        if (!overridden(n_sets, i, norm))
             continue;
         size_t m = 0;
         for (size_t j = 0; j < n_sets; j++)
