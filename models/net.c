@@ -3,12 +3,190 @@
  */
 #include "models/net.h"
 
+#include <assert.h>
 #include <stdlib.h>
 
 #include "models/cures.h"
+#include "models/health.h"
 #include "models/membership.h"
 #include "models/node.h"
 #include "models/trace.h"
+
+/* ---- changes of a node's state (direct mode: see net.h) ---------------------------- */
+
+/* A message waiting for a change of its node's state (direct mode). */
+struct held {
+    int64_t t_arrive;
+    uint32_t a;              /* the request (a GET, an operation), or the round of a probe */
+    uint32_t b;              /* a GET's tag (net_get_tag) */
+    unsigned what;           /* NET_HELD_* */
+};
+
+struct net_changes {
+    int64_t *t;              /* the times, in order */
+    uint32_t n, cap, head;   /* head: the first still to come */
+    struct held *held;       /* what waits for the next, in arrival order */
+    uint32_t n_held, cap_held;
+};
+
+static void change_add(struct net_changes *c, int64_t t)
+{
+    if (c->n == c->cap) {
+        c->cap = c->cap ? 2 * c->cap : 4;
+        c->t = xrealloc(c->t, c->cap * sizeof(*c->t));
+    }
+    c->t[c->n++] = t;
+}
+
+static int cmp_time(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* The nodes [*lo, *hi) whose state scenario event e changes (its start or
+ * its end): the node it names, every node for a zone's crash (which nodes
+ * the zone holds then is not known before), none for the other events. */
+static void changed_nodes(const struct sim *s, const struct event_cfg *e, uint32_t *lo,
+                          uint32_t *hi)
+{
+    *lo = *hi = 0;
+    switch (e->kind) {
+    case EV_CRASH_NODE:
+    case EV_RESTART_NODE:
+    case EV_SLOW_NODE:
+    case EV_ADD_NODE:
+    case EV_REMOVE_NODE: {
+        int k = node_find(s, e->node);
+        if (k >= 0) {
+            *lo = (uint32_t)k;
+            *hi = (uint32_t)k + 1;
+        }
+        break;
+    }
+    case EV_CRASH_ZONE:
+        *hi = s->gutter_first; /* gutter nodes have no events */
+        break;
+    default:
+        break;
+    }
+}
+
+static void set_hold_from(struct sim *s, uint32_t k)
+{
+    const struct net_changes *c = &s->net->changes[k];
+    s->nodes[k].hold_from_ns = c->head < c->n ? c->t[c->head] : INT64_MAX;
+}
+
+static void changes_create(struct sim *s)
+{
+    struct net *nt = s->net;
+    uint32_t nodes = s->gutter_first; /* gutter nodes have no events */
+    nt->changes = xcalloc(nodes + 1, sizeof(*nt->changes));
+    for (size_t i = 0; i < s->sc->n_events; i++) {
+        const struct event_cfg *e = &s->sc->events[i];
+        uint32_t lo, hi;
+        changed_nodes(s, e, &lo, &hi);
+        for (uint32_t j = lo; j < hi; j++) {
+            change_add(&nt->changes[j], e->at_ns);
+            if (e->kind == EV_SLOW_NODE && e->for_ns) /* its end, scheduled at its start */
+                change_add(&nt->changes[j], e->at_ns + e->for_ns);
+        }
+    }
+    for (uint32_t k = 0; k < nodes; k++) {
+        if (nt->changes[k].n > 1)
+            qsort(nt->changes[k].t, nt->changes[k].n, sizeof(int64_t), cmp_time);
+        set_hold_from(s, k);
+    }
+}
+
+void net_hold(struct sim *s, uint32_t node, unsigned what, uint32_t a, uint32_t b,
+              int64_t t_arrive)
+{
+    struct net_changes *c = &s->net->changes[node];
+    if (c->n_held == c->cap_held) {
+        c->cap_held = c->cap_held ? 2 * c->cap_held : 16;
+        c->held = xrealloc(c->held, c->cap_held * sizeof(*c->held));
+    }
+    c->held[c->n_held++] = (struct held){.t_arrive = t_arrive, .a = a, .b = b, .what = what};
+    if (what != NET_HELD_PROBE)
+        req_at(&s->eng, a)->pending++; /* as an event about it would */
+}
+
+static void get_arrive_at(struct sim *s, uint32_t r, uint32_t b, int64_t t_arrive);
+static void op_arrives(struct sim *s, uint32_t r, uint32_t node, int64_t t_arrive);
+
+/* The change node k waited for has happened: what waited for it arrives
+ * now or later, in the order it came; what arrives after the next change
+ * waits again. */
+static void release_held(struct sim *s, uint32_t k)
+{
+    struct net_changes *c = &s->net->changes[k];
+    struct held *list = c->held;
+    uint32_t n = c->n_held;
+    c->held = NULL;
+    c->n_held = c->cap_held = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        const struct held *m = &list[i];
+        const struct node *nd = &s->nodes[k];
+        switch (m->what) {
+        case NET_HELD_GET: {
+            const struct req *q = req_at(&s->eng, m->a);
+            int64_t deadline = q->t_get_ns + s->sc->clients.timeout_ns;
+            if (net_hold_until(s, nd, m->t_arrive, deadline) >= 0) {
+                net_hold(s, k, m->what, m->a, m->b, m->t_arrive);
+            } else {
+                get_arrive_at(s, m->a, m->b, m->t_arrive);
+            }
+            req_put(&s->eng, m->a);
+            break;
+        }
+        case NET_HELD_OP:
+            if (net_hold_until(s, nd, m->t_arrive, INT64_MAX) >= 0) {
+                net_hold(s, k, m->what, m->a, m->b, m->t_arrive);
+            } else {
+                req_at(&s->eng, m->a)->node = k;
+                op_arrives(s, m->a, k, m->t_arrive);
+            }
+            req_put(&s->eng, m->a);
+            break;
+        case NET_HELD_PROBE:
+            health_probe_held(s, k, m->a, m->t_arrive);
+            break;
+        default:
+            assert(0);
+        }
+    }
+    free(list);
+}
+
+void net_event_done(struct sim *s, const struct event_cfg *e)
+{
+    uint32_t lo, hi;
+    changed_nodes(s, e, &lo, &hi);
+    int64_t now = s->eng.now_ns;
+    for (uint32_t j = lo; j < hi; j++) {
+        struct net_changes *c = &s->net->changes[j];
+        while (c->head < c->n && c->t[c->head] < now)
+            c->head++; /* (none: each change is passed at its own event) */
+        if (c->head < c->n && c->t[c->head] == now)
+            c->head++; /* this one: another event at this instant passes its own */
+        set_hold_from(s, j);
+        if (c->n_held)
+            release_held(s, j);
+    }
+}
+
+int64_t net_hold_until(const struct sim *s, const struct node *n, int64_t t_arrive,
+                       int64_t deadline)
+{
+    int64_t h = n->hold_from_ns;
+    if (t_arrive < h || h > deadline || h < s->eng.now_ns)
+        return -1;
+    return h;
+}
+
+/* ---- the network ---------------------------------------------------------------- */
 
 int net_create(struct sim *s)
 {
@@ -19,6 +197,7 @@ int net_create(struct sim *s)
     n->fail_due_ns = xmalloc((s->n_nodes + 1) * sizeof(*n->fail_due_ns));
     for (uint32_t i = 0; i <= s->n_nodes; i++)
         n->fail_due_ns[i] = INT64_MIN;
+    changes_create(s);
     return 0;
 }
 
@@ -27,6 +206,12 @@ void net_destroy(struct sim *s)
     if (!s->net)
         return;
     free(s->net->fail_due_ns);
+    if (s->net->changes)
+        for (uint32_t k = 0; k < s->gutter_first; k++) {
+            free(s->net->changes[k].t);
+            free(s->net->changes[k].held);
+        }
+    free(s->net->changes);
     free(s->net);
     s->net = NULL;
 }
@@ -241,6 +426,24 @@ static void get_arrives(struct sim *s, uint32_t r, uint32_t nid, int64_t t_arriv
         net_schedule_timeout(s, r, nid, q->t_get_ns + timeout);
 }
 
+/* Direct mode: r's GET, sent now, reaches nid at t_arrive, after a change
+ * of the node's state: it waits for the change (net.h), in flight at nid
+ * meanwhile, as in arrival mode; a failure may be due until its deadline.
+ * False: it is admitted now. */
+static __attribute__((noinline, cold)) bool hold_get(struct sim *s, uint32_t r, uint32_t nid,
+                                                     int64_t t_arrive)
+{
+    struct req *q = req_at(&s->eng, r);
+    const struct node *n = &s->nodes[nid];
+    int64_t deadline = q->t_get_ns + s->sc->clients.timeout_ns;
+    if (net_hold_until(s, n, t_arrive, deadline) < 0)
+        return false;
+    node_transit_start(s, n);
+    s->net->fail_due_ns[nid] = MAX(s->net->fail_due_ns[nid], deadline);
+    net_hold(s, nid, NET_HELD_GET, r, net_get_tag(q->attempt, nid, n->incarnation), t_arrive);
+    return true;
+}
+
 void net_send_get(struct sim *s, uint32_t r, uint32_t nid)
 {
     struct req *q = req_at(&s->eng, r);
@@ -249,7 +452,10 @@ void net_send_get(struct sim *s, uint32_t r, uint32_t nid)
     q->t_get_ns = s->eng.now_ns;
     set_asking(q);
     if (!s->net->arrival_events) {
-        get_arrives(s, r, nid, s->eng.now_ns + s->nodes[nid].half_rtt_ns, q->attempt, false);
+        int64_t t_arrive = s->eng.now_ns + s->nodes[nid].half_rtt_ns;
+        if (UNLIKELY(t_arrive >= s->nodes[nid].hold_from_ns) && hold_get(s, r, nid, t_arrive))
+            return;
+        get_arrives(s, r, nid, t_arrive, q->attempt, false);
         return;
     }
     q->t_resp_ns = INT64_MAX; /* no reply due yet (net_timeout_yields) */
@@ -274,13 +480,19 @@ bool net_timeout_yields(struct sim *s, uint32_t r, uint32_t b)
     return true;
 }
 
-void net_get_arrive(struct sim *s, uint32_t r, uint32_t b)
+/* r's GET (tag b) reaches its node at t_arrive (now, in arrival mode). */
+static void get_arrive_at(struct sim *s, uint32_t r, uint32_t b, int64_t t_arrive)
 {
     const struct node *n = &s->nodes[net_tag_node(b)];
     node_transit_end(s, n, net_tag_incarnation_is(b, n->incarnation));
     /* a GET the client has given up on is still served; its reply is dropped */
-    get_arrives(s, r, net_tag_node(b), s->eng.now_ns, b & 0xffu,
+    get_arrives(s, r, net_tag_node(b), t_arrive, b & 0xffu,
                 (uint8_t)b != req_at(&s->eng, r)->attempt);
+}
+
+void net_get_arrive(struct sim *s, uint32_t r, uint32_t b)
+{
+    get_arrive_at(s, r, b, s->eng.now_ns);
 }
 
 /* ---- fills, invalidations, write-throughs, copies --------------------------------- */
@@ -355,12 +567,27 @@ static void op_arrives(struct sim *s, uint32_t r, uint32_t node, int64_t t_arriv
     req_schedule(&s->eng, r, done, kind);
 }
 
+/* Direct mode: an operation reaching node at t_arrive, after a change of
+ * the node's state, waits for it (net.h). False: it is admitted now. */
+static __attribute__((noinline, cold)) bool hold_op(struct sim *s, uint32_t r, uint32_t node,
+                                                    int64_t t_arrive)
+{
+    if (net_hold_until(s, &s->nodes[node], t_arrive, INT64_MAX) < 0)
+        return false;
+    req_at(&s->eng, r)->node = node;
+    net_hold(s, node, NET_HELD_OP, r, 0, t_arrive);
+    return true;
+}
+
 void net_send_op(struct sim *s, uint32_t r, uint32_t node)
 {
     struct node *n = &s->nodes[node];
     set_asking(req_at(&s->eng, r));
     if (!s->net->arrival_events) {
-        op_arrives(s, r, node, s->eng.now_ns + n->half_rtt_ns);
+        int64_t t_arrive = s->eng.now_ns + n->half_rtt_ns;
+        if (UNLIKELY(t_arrive >= n->hold_from_ns) && hold_op(s, r, node, t_arrive))
+            return;
+        op_arrives(s, r, node, t_arrive);
         return;
     }
     req_at(&s->eng, r)->node = node;

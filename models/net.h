@@ -13,6 +13,24 @@
  *            A GET's timeout is then scheduled when it is sent, and replies
  *            carry the GET's attempt number so that stale ones are ignored.
  *
+ * Direct mode around a change of a node's state. The node's state is the
+ * one it has when a message arrives, in either mode. It changes only at
+ * scenario events that name the node (crash_node, restart_node, slow_node
+ * and the end of its `for`, add_node, remove_node) or its zone
+ * (crash_zone), all scheduled when the run starts; net_create lists their
+ * times per node, and node.hold_from_ns is the next one. A message that
+ * would reach node n at or after that time waits in a list of the node's,
+ * and is admitted right after the change's event has been handled, with
+ * its own arrival time, into the queue the change left — a restarted node serves a
+ * GET sent while it was down, a slowness applies to what arrives once it
+ * has begun. Messages to n sent later reach it later (the same delay), so
+ * the queue still takes them in arrival order. A GET waits only if its
+ * client's deadline is not earlier than the change (clients.timeout
+ * shorter than rtt/2: it is admitted when sent, as before).
+ * A node that leaves at the end of a drain (remove_node with a drain) does
+ * so at a time nobody knows in advance: what was sent to it before is
+ * admitted, and lost when it leaves, as it would be had it arrived.
+ *
  * Fencing (routing.fencing): a node knows the epochs published at least
  * fence_delay before a message arrives. A message routed with an older
  * epoch, about a key the node does not own in the epoch it knows, is
@@ -57,6 +75,7 @@ struct net {
     bool (*moved_instead)(struct sim *s, uint32_t r, uint32_t node, bool get, uint32_t *to);
     int64_t *fail_due_ns;    /* per node: the latest time a GET's timeout or error reply is
                                 due at its client (scheduled; without arrival events) */
+    struct net_changes *changes; /* per node: when its state may change (see above) */
 };
 
 int net_create(struct sim *s);
@@ -125,6 +144,24 @@ void net_redirect(struct sim *s, uint32_t r, uint32_t to, uint32_t epoch, int64_
  * due at the deadline itself goes first — the timeout is then put after it
  * (see net.c). */
 bool net_timeout_yields(struct sim *s, uint32_t r, uint32_t b);
+
+/* Direct mode: the time a message reaching n at t_arrive waits for (a
+ * change of n's state scheduled at or before t_arrive), or -1: it is
+ * admitted now. deadline: its sender's (INT64_MAX: none). */
+int64_t net_hold_until(const struct sim *s, const struct node *n, int64_t t_arrive,
+                       int64_t deadline);
+/* Direct mode: holds a message reaching node at t_arrive, after its next
+ * change (net_hold_until), until the change has happened
+ * (net_event_done). what: NET_HELD_GET (a: the request, b: its tag), _OP
+ * (a: the request) or _PROBE (a: the round; health_probe_held). */
+enum { NET_HELD_GET, NET_HELD_OP, NET_HELD_PROBE };
+void net_hold(struct sim *s, uint32_t node, unsigned what, uint32_t a, uint32_t b,
+              int64_t t_arrive);
+/* Scenario event e has been handled now (its start, or the end of its
+ * `for`): the change of node state it stood for has happened, and the
+ * nodes it names wait for their next (hold_from_ns moves on). */
+struct event_cfg;
+void net_event_done(struct sim *s, const struct event_cfg *e);
 
 /* A probe's (or any message's) one-way delay to node n: rtt/2 plus jitter. */
 int64_t net_probe_delay(struct sim *s, const struct node *n);

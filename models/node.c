@@ -77,6 +77,7 @@ static int node_init(struct sim *s, struct node *n, uint32_t index, const char *
     n->slow_factor = 1.0;
     n->fault_end_ns = INT64_MIN;
     n->half_rtt_ns = cfg->rtt_ns / 2;
+    n->hold_from_ns = INT64_MAX; /* net_create sets it */
     char name[300];
     snprintf(name, sizeof name, "service/%s", id);
     store_init(&n->store, s->pool, index, cfg->capacity_bytes, cfg->capacity_items);

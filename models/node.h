@@ -47,6 +47,8 @@ struct node {
                                 once the work queued while slow is done); INT64_MIN: never
                                 (node_fault_since) */
     int64_t half_rtt_ns;
+    int64_t hold_from_ns;    /* the next scheduled time its state may change, INT64_MAX:
+                                none (net.c: direct delivery holds messages across it) */
     struct store store;
     struct fifo queue;
     struct exp_stream service; /* service times (sim/ahead.h) */
