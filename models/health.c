@@ -346,7 +346,7 @@ void health_probe_round(struct sim *s)
         int64_t timeout = s->sc->clients.timeout_ns, delay;
         if (!s->net->arrival_events) { /* admitted now: it arrives rtt/2 from now */
             delay = n->half_rtt_ns;
-            if (net_hold_until(s, n, now + delay, INT64_MAX) >= 0)
+            if (net_hold_until(s, n, now + delay) >= 0)
                 net_hold(s, i, NET_HELD_PROBE, round, 0, now + delay); /* after a change (net.h) */
             else
                 probe_arrives(s, i, now, round, now + delay);
@@ -367,7 +367,7 @@ void health_probe_arrive(struct sim *s, uint32_t node, uint32_t b)
 
 void health_probe_held(struct sim *s, uint32_t node, uint32_t round, int64_t t_arrive)
 {
-    if (net_hold_until(s, &s->nodes[node], t_arrive, INT64_MAX) >= 0)
+    if (net_hold_until(s, &s->nodes[node], t_arrive) >= 0)
         net_hold(s, node, NET_HELD_PROBE, round, 0, t_arrive); /* another change first */
     else
         probe_arrives(s, node, round_sent(s, round), round, t_arrive);

@@ -108,12 +108,23 @@ void net_hold(struct sim *s, uint32_t node, unsigned what, uint32_t a, uint32_t 
         c->cap_held = c->cap_held ? 2 * c->cap_held : 16;
         c->held = xrealloc(c->held, c->cap_held * sizeof(*c->held));
     }
-    c->held[c->n_held++] = (struct held){.t_arrive = t_arrive, .a = a, .b = b, .what = what};
-    if (what != NET_HELD_PROBE)
-        req_at(&s->eng, a)->pending++; /* as an event about it would */
+    struct held *m = &c->held[c->n_held++];
+    *m = (struct held){.t_arrive = t_arrive, .a = a, .b = b, .what = what};
+    if (what == NET_HELD_PROBE)
+        return;
+    struct req *q = req_at(&s->eng, a);
+    q->pending++; /* as an event about it would */
+    int64_t deadline = q->t_get_ns + s->sc->clients.timeout_ns;
+    if (what == NET_HELD_GET && (uint8_t)b == q->attempt && deadline >= s->eng.now_ns
+        && deadline < s->nodes[node].hold_from_ns) {
+        /* its client gives up before the change, so before it arrives: the
+         * timeout is scheduled now (once: a later hold finds the deadline
+         * past), as when a direct GET will be late; it arrives timed */
+        net_schedule_timeout(s, a, node, deadline);
+    }
 }
 
-static void get_arrive_at(struct sim *s, uint32_t r, uint32_t b, int64_t t_arrive);
+static void get_arrive_at(struct sim *s, uint32_t r, uint32_t b, int64_t t_arrive, bool timed);
 static void op_arrives(struct sim *s, uint32_t r, uint32_t node, int64_t t_arrive);
 
 /* The change node k waited for has happened: what waited for it arrives
@@ -130,19 +141,18 @@ static void release_held(struct sim *s, uint32_t k)
         const struct held *m = &list[i];
         const struct node *nd = &s->nodes[k];
         switch (m->what) {
-        case NET_HELD_GET: {
-            const struct req *q = req_at(&s->eng, m->a);
-            int64_t deadline = q->t_get_ns + s->sc->clients.timeout_ns;
-            if (net_hold_until(s, nd, m->t_arrive, deadline) >= 0) {
+        case NET_HELD_GET:
+            if (net_hold_until(s, nd, m->t_arrive) >= 0) {
                 net_hold(s, k, m->what, m->a, m->b, m->t_arrive);
-            } else {
-                get_arrive_at(s, m->a, m->b, m->t_arrive);
+            } else { /* timed: its timeout was scheduled when it was held past it (net_hold) */
+                const struct req *q = req_at(&s->eng, m->a);
+                get_arrive_at(s, m->a, m->b, m->t_arrive,
+                              q->t_get_ns + s->sc->clients.timeout_ns < s->eng.now_ns);
             }
             req_put(&s->eng, m->a);
             break;
-        }
         case NET_HELD_OP:
-            if (net_hold_until(s, nd, m->t_arrive, INT64_MAX) >= 0) {
+            if (net_hold_until(s, nd, m->t_arrive) >= 0) {
                 net_hold(s, k, m->what, m->a, m->b, m->t_arrive);
             } else {
                 req_at(&s->eng, m->a)->node = k;
@@ -177,13 +187,10 @@ void net_event_done(struct sim *s, const struct event_cfg *e)
     }
 }
 
-int64_t net_hold_until(const struct sim *s, const struct node *n, int64_t t_arrive,
-                       int64_t deadline)
+int64_t net_hold_until(const struct sim *s, const struct node *n, int64_t t_arrive)
 {
     int64_t h = n->hold_from_ns;
-    if (t_arrive < h || h > deadline || h < s->eng.now_ns)
-        return -1;
-    return h;
+    return t_arrive < h || h < s->eng.now_ns ? -1 : h;
 }
 
 /* ---- the network ---------------------------------------------------------------- */
@@ -344,35 +351,37 @@ static void send_get_message(struct sim *s, uint32_t r, uint32_t nid, int64_t t)
                    net_get_tag(req_at(&s->eng, r)->attempt, nid, n->incarnation));
 }
 
-/* Direct mode: when a reply to r's GET — an error (queue full) or MOVED —
- * is due at t_reply, later than the client's deadline (rtt above
- * clients.timeout), the client gives up first: its timeout, at the
- * deadline, closes the GET, and the reply finds it closed — as the timeout
- * scheduled when the GET left makes it in arrival mode. */
-static void timeout_first(struct sim *s, uint32_t r, uint32_t nid, int64_t t_reply)
+/* Direct mode, unless the GET's timeout is scheduled already (timed): when
+ * a reply to r's GET — an error (queue full) or MOVED — is due at t_reply,
+ * later than the client's deadline (rtt above clients.timeout), the client
+ * gives up first: its timeout, at the deadline, closes the GET, and the
+ * reply finds it closed — as the timeout scheduled when the GET left makes
+ * it in arrival mode. */
+static void timeout_first(struct sim *s, uint32_t r, uint32_t nid, int64_t t_reply, bool timed)
 {
     const struct req *q = req_at(&s->eng, r);
     int64_t deadline = q->t_get_ns + s->sc->clients.timeout_ns;
-    if (!s->net->arrival_events && t_reply > deadline)
+    if (!timed && t_reply > deadline)
         net_schedule_timeout(s, r, nid, deadline); /* a failure due: hits wait (fail_due_ns) */
 }
 
 /* The GET of attempt `attempt` reaches node nid at t_arrive (now, in
  * arrival mode). stale: the client gave up on this GET before it arrived
  * (and may be asking another replica now): the node still serves it,
- * unfenced, and nothing of the request's current GET changes. (One call of
- * node_get for both: it stays inlined here.) */
+ * unfenced, and nothing of the request's current GET changes. timed: its
+ * timeout is scheduled already (arrival mode, or a GET held past its
+ * deadline: hold_get). (One call of node_get for both: it stays inlined
+ * here.) */
 static void get_arrives(struct sim *s, uint32_t r, uint32_t nid, int64_t t_arrive,
-                        uint32_t attempt, bool stale)
+                        uint32_t attempt, bool stale, bool timed)
 {
     struct req *q = req_at(&s->eng, r);
     struct node *n = &s->nodes[nid];
     int64_t timeout = s->sc->clients.timeout_ns;
-    bool events = s->net->arrival_events;
     uint32_t epoch, owner = stale ? PLACE_NONE : fence(s, q, nid, t_arrive, &epoch);
     if (owner != PLACE_NONE) {
         if (s->sc->routing.fencing == FENCE_REJECT) {
-            timeout_first(s, r, nid, t_arrive + n->half_rtt_ns);
+            timeout_first(s, r, nid, t_arrive + n->half_rtt_ns, timed);
             moved(s, r, n, t_arrive, owner, epoch);
             return;
         }
@@ -403,13 +412,13 @@ static void get_arrives(struct sim *s, uint32_t r, uint32_t nid, int64_t t_arriv
     }
     if (rc == 1) { /* down: never answers; awaited until the client gives up */
         node_await_down(s, n, q->t_get_ns + timeout);
-        if (!events)
+        if (!timed)
             net_schedule_timeout(s, r, nid, q->t_get_ns + timeout);
         return;
     }
     if (rc < 0) {
         int64_t t_reply = net_reply_time(s, n, t_arrive);
-        timeout_first(s, r, nid, t_reply);
+        timeout_first(s, r, nid, t_reply, timed);
         q->t_resp_ns = t_reply; /* (net_timeout_yields) */
         s->net->fail_due_ns[nid] = MAX(s->net->fail_due_ns[nid], t_reply);
         req_schedule_attempt(&s->eng, r, t_reply, EVK_REJECTED);
@@ -422,7 +431,7 @@ static void get_arrives(struct sim *s, uint32_t r, uint32_t nid, int64_t t_arriv
     if (q->t_resp_ns - q->t_get_ns > timeout)
         q->flags |= RQF_LATE;
     req_schedule_b(&s->eng, r, done, EVK_GET_DONE, net_get_tag(q->attempt, nid, n->incarnation));
-    if ((q->flags & RQF_LATE) && !events)
+    if ((q->flags & RQF_LATE) && !timed)
         net_schedule_timeout(s, r, nid, q->t_get_ns + timeout);
 }
 
@@ -435,11 +444,11 @@ static __attribute__((noinline, cold)) bool hold_get(struct sim *s, uint32_t r, 
 {
     struct req *q = req_at(&s->eng, r);
     const struct node *n = &s->nodes[nid];
-    int64_t deadline = q->t_get_ns + s->sc->clients.timeout_ns;
-    if (net_hold_until(s, n, t_arrive, deadline) < 0)
+    if (net_hold_until(s, n, t_arrive) < 0)
         return false;
     node_transit_start(s, n);
-    s->net->fail_due_ns[nid] = MAX(s->net->fail_due_ns[nid], deadline);
+    s->net->fail_due_ns[nid] =
+        MAX(s->net->fail_due_ns[nid], q->t_get_ns + s->sc->clients.timeout_ns);
     net_hold(s, nid, NET_HELD_GET, r, net_get_tag(q->attempt, nid, n->incarnation), t_arrive);
     return true;
 }
@@ -455,7 +464,7 @@ void net_send_get(struct sim *s, uint32_t r, uint32_t nid)
         int64_t t_arrive = s->eng.now_ns + s->nodes[nid].half_rtt_ns;
         if (UNLIKELY(t_arrive >= s->nodes[nid].hold_from_ns) && hold_get(s, r, nid, t_arrive))
             return;
-        get_arrives(s, r, nid, t_arrive, q->attempt, false);
+        get_arrives(s, r, nid, t_arrive, q->attempt, false, false);
         return;
     }
     q->t_resp_ns = INT64_MAX; /* no reply due yet (net_timeout_yields) */
@@ -480,19 +489,20 @@ bool net_timeout_yields(struct sim *s, uint32_t r, uint32_t b)
     return true;
 }
 
-/* r's GET (tag b) reaches its node at t_arrive (now, in arrival mode). */
-static void get_arrive_at(struct sim *s, uint32_t r, uint32_t b, int64_t t_arrive)
+/* r's GET (tag b) reaches its node at t_arrive (now, in arrival mode);
+ * timed: its timeout is scheduled already. */
+static void get_arrive_at(struct sim *s, uint32_t r, uint32_t b, int64_t t_arrive, bool timed)
 {
     const struct node *n = &s->nodes[net_tag_node(b)];
     node_transit_end(s, n, net_tag_incarnation_is(b, n->incarnation));
     /* a GET the client has given up on is still served; its reply is dropped */
     get_arrives(s, r, net_tag_node(b), t_arrive, b & 0xffu,
-                (uint8_t)b != req_at(&s->eng, r)->attempt);
+                (uint8_t)b != req_at(&s->eng, r)->attempt, timed);
 }
 
 void net_get_arrive(struct sim *s, uint32_t r, uint32_t b)
 {
-    get_arrive_at(s, r, b, s->eng.now_ns);
+    get_arrive_at(s, r, b, s->eng.now_ns, true); /* timed when sent */
 }
 
 /* ---- fills, invalidations, write-throughs, copies --------------------------------- */
@@ -572,7 +582,7 @@ static void op_arrives(struct sim *s, uint32_t r, uint32_t node, int64_t t_arriv
 static __attribute__((noinline, cold)) bool hold_op(struct sim *s, uint32_t r, uint32_t node,
                                                     int64_t t_arrive)
 {
-    if (net_hold_until(s, &s->nodes[node], t_arrive, INT64_MAX) < 0)
+    if (net_hold_until(s, &s->nodes[node], t_arrive) < 0)
         return false;
     req_at(&s->eng, r)->node = node;
     net_hold(s, node, NET_HELD_OP, r, 0, t_arrive);

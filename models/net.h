@@ -24,9 +24,9 @@
  * its own arrival time, into the queue the change left — a restarted node serves a
  * GET sent while it was down, a slowness applies to what arrives once it
  * has begun. Messages to n sent later reach it later (the same delay), so
- * the queue still takes them in arrival order. A GET waits only if its
- * client's deadline is not earlier than the change (clients.timeout
- * shorter than rtt/2: it is admitted when sent, as before).
+ * the queue still takes them in arrival order. A GET whose client gives up
+ * before the change (clients.timeout shorter than rtt/2) has its timeout
+ * scheduled when it starts waiting, as in arrival mode.
  * A node that leaves at the end of a drain (remove_node with a drain) does
  * so at a time nobody knows in advance: what was sent to it before is
  * admitted, and lost when it leaves, as it would be had it arrived.
@@ -147,9 +147,8 @@ bool net_timeout_yields(struct sim *s, uint32_t r, uint32_t b);
 
 /* Direct mode: the time a message reaching n at t_arrive waits for (a
  * change of n's state scheduled at or before t_arrive), or -1: it is
- * admitted now. deadline: its sender's (INT64_MAX: none). */
-int64_t net_hold_until(const struct sim *s, const struct node *n, int64_t t_arrive,
-                       int64_t deadline);
+ * admitted now. */
+int64_t net_hold_until(const struct sim *s, const struct node *n, int64_t t_arrive);
 /* Direct mode: holds a message reaching node at t_arrive, after its next
  * change (net_hold_until), until the change has happened
  * (net_event_done). what: NET_HELD_GET (a: the request, b: its tag), _OP

@@ -87,6 +87,20 @@ static void test_same_run_around_slowness_crash_and_restart(void **state)
     check_same_ticks(late, "crash at 2.99 s, restart at 3.999 s");
 }
 
+/* A client that gives up before its GET arrives (timeout 30 ms, 45 ms each
+ * way): a GET sent just before a change waits for it like any message —
+ * the fills and invalidations sent after it must not pass it in the
+ * queue — and its timeout comes at its deadline, before the change. */
+static void test_same_run_when_the_timeout_is_shorter_than_the_way(void **state)
+{
+    (void)state;
+    const char *shorter[] = {"cache.rtt=90ms", "clients.timeout=30ms", NULL};
+    check_same_ticks(shorter, "timeout 30 ms, rtt 90 ms");
+    const char *restart[] = {"cache.rtt=90ms", "clients.timeout=30ms", "events.2.at=3.02s",
+                             "clients.on_timeout=error", NULL};
+    check_same_ticks(restart, "timeout 30 ms, rtt 90 ms, restart 20 ms after the crash");
+}
+
 /* A probe round every 100 ms sends probes at the very instants of the
  * changes (1 s, 2 s, 3 s, 3.5 s), scheduled before the changes' own
  * events are handled; they arrive after them. The coordinator never
@@ -139,6 +153,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_same_run_around_slowness_crash_and_restart),
+        cmocka_unit_test(test_same_run_when_the_timeout_is_shorter_than_the_way),
         cmocka_unit_test(test_same_run_with_probes_at_the_changes),
         cmocka_unit_test(test_probe_sent_while_down_passes_after_the_restart),
     };
