@@ -344,12 +344,9 @@ void health_probe_round(struct sim *s)
          * round's (probe_interval shorter than its delay, or jitter) */
         uint32_t round = (uint32_t)(now / h->probe_interval_ns);
         int64_t timeout = s->sc->clients.timeout_ns, delay;
-        if (!s->net->arrival_events) { /* admitted now: it arrives rtt/2 from now */
+        if (!s->net->arrival_events) { /* it arrives rtt/2 from now */
             delay = n->half_rtt_ns;
-            if (net_hold_until(s, n, now + delay) >= 0)
-                net_hold(s, i, NET_HELD_PROBE, round, 0, now + delay); /* after a change (net.h) */
-            else
-                probe_arrives(s, i, now, round, now + delay);
+            health_probe_held(s, i, round, now + delay); /* or after a change (net.h) */
         } else {
             delay = net_probe_delay(s, n);
             sim_schedule(s, now + delay, EVK_PROBE_ARRIVE, i, round);
@@ -368,7 +365,7 @@ void health_probe_arrive(struct sim *s, uint32_t node, uint32_t b)
 void health_probe_held(struct sim *s, uint32_t node, uint32_t round, int64_t t_arrive)
 {
     if (net_hold_until(s, &s->nodes[node], t_arrive) >= 0)
-        net_hold(s, node, NET_HELD_PROBE, round, 0, t_arrive); /* another change first */
+        net_hold(s, node, NET_HELD_PROBE, round, 0, t_arrive); /* a change comes first */
     else
         probe_arrives(s, node, round_sent(s, round), round, t_arrive);
 }

@@ -85,8 +85,10 @@ void health_probe_result(struct sim *s, uint32_t a, uint32_t b);
 /* EVK_PROBE_ARRIVE (messages delivered by arrival events: models/net.h);
  * b: the round that sent it (its number, modulo 2^32). */
 void health_probe_arrive(struct sim *s, uint32_t node, uint32_t b);
-/* Direct mode: the probe of `round` to node, held for a change of the
- * node's state (net_hold), reaches it at t_arrive: the change has happened. */
+/* Direct mode: the probe of `round` to node reaches it at t_arrive: it is
+ * admitted now (when sent, or when a change of the node's state it waited
+ * for has happened), or waits for the next change before t_arrive
+ * (net_hold). */
 void health_probe_held(struct sim *s, uint32_t node, uint32_t round, int64_t t_arrive);
 
 /* A node left the membership, or comes back after leaving: every ejection

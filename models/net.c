@@ -114,9 +114,10 @@ void net_hold(struct sim *s, uint32_t node, unsigned what, uint32_t a, uint32_t 
         return;
     struct req *q = req_at(&s->eng, a);
     q->pending++; /* as an event about it would */
+    if (what != NET_HELD_GET || (uint8_t)b != q->attempt)
+        return;
     int64_t deadline = q->t_get_ns + s->sc->clients.timeout_ns;
-    if (what == NET_HELD_GET && (uint8_t)b == q->attempt && deadline >= s->eng.now_ns
-        && deadline < s->nodes[node].hold_from_ns) {
+    if (deadline >= s->eng.now_ns && deadline < s->nodes[node].hold_from_ns) {
         /* its client gives up before the change, so before it arrives: the
          * timeout is scheduled now (once: a later hold finds the deadline
          * past), as when a direct GET will be late; it arrives timed */
