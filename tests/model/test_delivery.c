@@ -17,6 +17,7 @@
  */
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <math.h>
@@ -52,9 +53,9 @@ static const char *cluster = "name: delivery\nseed: 3\nduration: 4s\ntick: 1s\n"
 #define SAME_T(name)
 #define SAME_FIELD(name, type, doc) SAME_##type(name)
 
-/* Runs the cluster with sets (NULL-terminated) in both modes; fails unless
- * every tick row is the same. */
-static void check_same_ticks(const char *const *sets, const char *what)
+/* Runs yaml with sets (NULL-terminated) in both modes; fails unless every
+ * tick row is the same. */
+static void check_same_ticks_of(const char *yaml, const char *const *sets, const char *what)
 {
     const char *fwd[8];
     size_t n = 0;
@@ -63,8 +64,8 @@ static void check_same_ticks(const char *const *sets, const char *what)
     fwd[n++] = "routing.fencing=forward";
     fwd[n] = NULL;
     struct mem_run d, f;
-    mem_run_yaml(&d, cluster, sets);
-    mem_run_yaml(&f, cluster, fwd);
+    mem_run_yaml(&d, yaml, sets);
+    mem_run_yaml(&f, yaml, fwd);
     assert_int_equal(d.n_ticks, f.n_ticks);
     for (size_t i = 0; i < d.n_ticks; i++) {
         const struct tick_row *a = &d.ticks[i], *b = &f.ticks[i];
@@ -72,6 +73,11 @@ static void check_same_ticks(const char *const *sets, const char *what)
     }
     mem_run_free(&d);
     mem_run_free(&f);
+}
+
+static void check_same_ticks(const char *const *sets, const char *what)
+{
+    check_same_ticks_of(cluster, sets, what);
 }
 
 /* The slowness, the crash and the restart as written; then with the
@@ -149,6 +155,112 @@ static void test_probe_sent_while_down_passes_after_the_restart(void **state)
     }
 }
 
+/* ---- generated clusters ----------------------------------------------------------- */
+
+static uint64_t next(uint64_t *x) /* splitmix64 */
+{
+    uint64_t z = (*x += 0x9e3779b97f4a7c15u);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
+    return z ^ (z >> 31);
+}
+
+static unsigned pick(uint64_t *x, unsigned n)
+{
+    return (unsigned)(next(x) % n);
+}
+
+#define ONE_OF(x, ...)                                                                      \
+    ((const char *[]){__VA_ARGS__})[pick(x, sizeof((const char *[]){__VA_ARGS__})           \
+                                                / sizeof(const char *))]
+
+/* A cluster of 2 to 4 nodes in two zones, drawn from seed: round trip,
+ * service, queue, cache size, writes, timeout (shorter than rtt/2 too),
+ * placement and health (never ejecting, so that no epoch is published)
+ * drawn, and 1 to 5 slowdowns, crashes, restarts and zone crashes 10 ms to
+ * 500 ms apart, each valid where it falls. */
+static void generate(char *buf, size_t len, uint64_t seed)
+{
+    uint64_t x = seed;
+    unsigned n = 2 + pick(&x, 3), zone[4];
+    bool down[4] = {false};
+    size_t o = (size_t)snprintf(buf, len, "name: gen\nseed: %u\nduration: 3s\ntick: 1s\n"
+                                "workload: {keys: %s, qps: %s, write_ratio: %s}\nnodes: [",
+                                1 + pick(&x, 99), ONE_OF(&x, "500", "3000"),
+                                ONE_OF(&x, "1000", "4000"), ONE_OF(&x, "0", "0.05", "0.3"));
+    for (unsigned i = 0; i < n; i++) {
+        zone[i] = 1 + pick(&x, 2);
+        o += (size_t)snprintf(buf + o, len - o, "%s{id: n%u, zone: z%u}", i ? ", " : "", i,
+                              zone[i]);
+    }
+    o += (size_t)snprintf(
+        buf + o, len - o,
+        "]\ncache: {rtt: %s, service_time: %s, workers: %u, max_queue: %s, capacity_items: %s}\n"
+        "clients: {timeout: %s, instances: %u, write: %s, on_timeout: %s}\n"
+        "routing: {algorithm: %s}\nhealth: %s\nevents:\n",
+        ONE_OF(&x, "0s", "200us", "5ms", "40ms", "90ms"), ONE_OF(&x, "20us", "200us", "1ms"),
+        1 + pick(&x, 4), ONE_OF(&x, "5", "1000"), ONE_OF(&x, "100", "10000"),
+        ONE_OF(&x, "30ms", "100ms", "1s"), 1 + pick(&x, 3),
+        ONE_OF(&x, "invalidate", "write_through"), ONE_OF(&x, "db", "error"),
+        ONE_OF(&x, "ring", "jump", "maglev", "slots", "rendezvous"),
+        ONE_OF(&x, "{mode: off}", "{mode: client, failure_limit: 1000000}",
+               "{mode: central, failure_limit: 1000000, probe_interval: 100ms}"));
+    unsigned ms = 200, events = 1 + pick(&x, 5), written = 0;
+    for (unsigned e = 0; e < events; e++) {
+        static const unsigned gaps[] = {10, 20, 100, 300, 500};
+        ms += gaps[pick(&x, 5)];
+        unsigned up[4], n_up = 0, crashed[4], n_down = 0;
+        for (unsigned i = 0; i < n; i++) {
+            if (down[i])
+                crashed[n_down++] = i;
+            else
+                up[n_up++] = i;
+        }
+        unsigned what = pick(&x, 4);
+        if (what == 2 && !n_down)
+            what = 1;
+        if (what != 2 && !n_up)
+            what = 2;
+        if (what == 0) { /* a slowdown, for a while or for good */
+            o += (size_t)snprintf(buf + o, len - o,
+                                  "  - {at: %ums, slow_node: {id: n%u, factor: %s, for: %s}}\n",
+                                  ms, up[pick(&x, n_up)], ONE_OF(&x, "2", "40"),
+                                  ONE_OF(&x, "10ms", "300ms", "10s"));
+        } else if (what == 1) {
+            unsigned i = up[pick(&x, n_up)];
+            down[i] = true;
+            o += (size_t)snprintf(buf + o, len - o, "  - {at: %ums, crash_node: {id: n%u}}\n",
+                                  ms, i);
+        } else if (what == 2) {
+            unsigned i = crashed[pick(&x, n_down)];
+            down[i] = false;
+            o += (size_t)snprintf(buf + o, len - o, "  - {at: %ums, restart_node: {id: n%u}}\n",
+                                  ms, i);
+        } else { /* the zone of a running node */
+            unsigned z = zone[up[pick(&x, n_up)]];
+            for (unsigned i = 0; i < n; i++)
+                down[i] = down[i] || zone[i] == z;
+            o += (size_t)snprintf(buf + o, len - o, "  - {at: %ums, crash_zone: {zone: z%u}}\n",
+                                  ms, z);
+        }
+        written++;
+        assert_true(o < len);
+    }
+    assert_true(written > 0);
+}
+
+/* Forty generated clusters: every tick the same with either delivery. */
+static void test_same_run_on_generated_clusters(void **state)
+{
+    (void)state;
+    for (uint64_t seed = 1; seed <= 40; seed++) {
+        char yaml[4096], what[64];
+        generate(yaml, sizeof yaml, seed);
+        snprintf(what, sizeof what, "generated cluster %llu", (unsigned long long)seed);
+        check_same_ticks_of(yaml, NULL, what);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -156,6 +268,7 @@ int main(void)
         cmocka_unit_test(test_same_run_when_the_timeout_is_shorter_than_the_way),
         cmocka_unit_test(test_same_run_with_probes_at_the_changes),
         cmocka_unit_test(test_probe_sent_while_down_passes_after_the_restart),
+        cmocka_unit_test(test_same_run_on_generated_clusters),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
