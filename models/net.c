@@ -100,37 +100,45 @@ static void changes_create(struct sim *s)
     }
 }
 
-void net_hold(struct sim *s, uint32_t node, unsigned what, uint32_t a, uint32_t b,
-              int64_t t_arrive)
+/* When the client gives up r's current GET (clients.timeout after sending it). */
+static inline int64_t get_deadline(const struct sim *s, const struct req *q)
+{
+    return q->t_get_ns + s->sc->clients.timeout_ns;
+}
+
+/* Appends m to node's held messages; a held GET whose client gives up
+ * before the change it now waits for, so before it arrives, has its
+ * timeout scheduled now — once: a later hold finds the deadline past — as
+ * when a direct GET will be late; it arrives timed (release_held). */
+static void held_append(struct sim *s, uint32_t node, const struct held *m)
 {
     struct net_changes *c = &s->net->changes[node];
     if (c->n_held == c->cap_held) {
         c->cap_held = c->cap_held ? 2 * c->cap_held : 16;
         c->held = xrealloc(c->held, c->cap_held * sizeof(*c->held));
     }
-    struct held *m = &c->held[c->n_held++];
-    *m = (struct held){.t_arrive = t_arrive, .a = a, .b = b, .what = what};
-    if (what == NET_HELD_PROBE)
+    c->held[c->n_held++] = *m;
+    if (m->what != NET_HELD_GET || (uint8_t)m->b != req_at(&s->eng, m->a)->attempt)
         return;
-    struct req *q = req_at(&s->eng, a);
-    q->pending++; /* as an event about it would */
-    if (what != NET_HELD_GET || (uint8_t)b != q->attempt)
-        return;
-    int64_t deadline = q->t_get_ns + s->sc->clients.timeout_ns;
-    if (deadline >= s->eng.now_ns && deadline < s->nodes[node].hold_from_ns) {
-        /* its client gives up before the change, so before it arrives: the
-         * timeout is scheduled now (once: a later hold finds the deadline
-         * past), as when a direct GET will be late; it arrives timed */
-        net_schedule_timeout(s, a, node, deadline);
-    }
+    int64_t deadline = get_deadline(s, req_at(&s->eng, m->a));
+    if (deadline >= s->eng.now_ns && deadline < s->nodes[node].hold_from_ns)
+        net_schedule_timeout(s, m->a, node, deadline);
+}
+
+void net_hold(struct sim *s, uint32_t node, unsigned what, uint32_t a, uint32_t b,
+              int64_t t_arrive)
+{
+    if (what != NET_HELD_PROBE)
+        req_at(&s->eng, a)->pending++; /* as an event about it would; released by release_held */
+    held_append(s, node, &(struct held){.t_arrive = t_arrive, .a = a, .b = b, .what = what});
 }
 
 static void get_arrive_at(struct sim *s, uint32_t r, uint32_t b, int64_t t_arrive, bool timed);
 static void op_arrives(struct sim *s, uint32_t r, uint32_t node, int64_t t_arrive);
 
 /* The change node k waited for has happened: what waited for it arrives
- * now or later, in the order it came; what arrives after the next change
- * waits again. */
+ * now, in the order it came, or waits again, reference kept, when it
+ * arrives after the next change. */
 static void release_held(struct sim *s, uint32_t k)
 {
     struct net_changes *c = &s->net->changes[k];
@@ -140,25 +148,18 @@ static void release_held(struct sim *s, uint32_t k)
     c->n_held = c->cap_held = 0;
     for (uint32_t i = 0; i < n; i++) {
         const struct held *m = &list[i];
-        const struct node *nd = &s->nodes[k];
+        if (net_hold_until(s, &s->nodes[k], m->t_arrive) >= 0) {
+            held_append(s, k, m);
+            continue;
+        }
         switch (m->what) {
-        case NET_HELD_GET:
-            if (net_hold_until(s, nd, m->t_arrive) >= 0) {
-                net_hold(s, k, m->what, m->a, m->b, m->t_arrive);
-            } else { /* timed: its timeout was scheduled when it was held past it (net_hold) */
-                const struct req *q = req_at(&s->eng, m->a);
-                get_arrive_at(s, m->a, m->b, m->t_arrive,
-                              q->t_get_ns + s->sc->clients.timeout_ns < s->eng.now_ns);
-            }
+        case NET_HELD_GET: /* timed: its timeout was scheduled when it was held past it */
+            get_arrive_at(s, m->a, m->b, m->t_arrive,
+                          get_deadline(s, req_at(&s->eng, m->a)) < s->eng.now_ns);
             req_put(&s->eng, m->a);
             break;
         case NET_HELD_OP:
-            if (net_hold_until(s, nd, m->t_arrive) >= 0) {
-                net_hold(s, k, m->what, m->a, m->b, m->t_arrive);
-            } else {
-                req_at(&s->eng, m->a)->node = k;
-                op_arrives(s, m->a, k, m->t_arrive);
-            }
+            op_arrives(s, m->a, k, m->t_arrive);
             req_put(&s->eng, m->a);
             break;
         case NET_HELD_PROBE:
@@ -360,8 +361,7 @@ static void send_get_message(struct sim *s, uint32_t r, uint32_t nid, int64_t t)
  * it in arrival mode. */
 static void timeout_first(struct sim *s, uint32_t r, uint32_t nid, int64_t t_reply, bool timed)
 {
-    const struct req *q = req_at(&s->eng, r);
-    int64_t deadline = q->t_get_ns + s->sc->clients.timeout_ns;
+    int64_t deadline = get_deadline(s, req_at(&s->eng, r));
     if (!timed && t_reply > deadline)
         net_schedule_timeout(s, r, nid, deadline); /* a failure due: hits wait (fail_due_ns) */
 }
@@ -448,8 +448,7 @@ static __attribute__((noinline, cold)) bool hold_get(struct sim *s, uint32_t r, 
     if (net_hold_until(s, n, t_arrive) < 0)
         return false;
     node_transit_start(s, n);
-    s->net->fail_due_ns[nid] =
-        MAX(s->net->fail_due_ns[nid], q->t_get_ns + s->sc->clients.timeout_ns);
+    s->net->fail_due_ns[nid] = MAX(s->net->fail_due_ns[nid], get_deadline(s, q));
     net_hold(s, nid, NET_HELD_GET, r, net_get_tag(q->attempt, nid, n->incarnation), t_arrive);
     return true;
 }

@@ -60,8 +60,7 @@ static void on_scenario_end(struct sim *s, uint32_t a, uint32_t b)
 {
     (void)b;
     run_scenario_event_end(s, a);
-    if (s->sc->events[a].kind == EV_SLOW_NODE)
-        net_event_done(s, &s->sc->events[a]);
+    net_event_done(s, &s->sc->events[a]); /* a slowness's end; the other ends change no node */
 }
 
 static void on_readmit(struct sim *s, uint32_t a, uint32_t b)
