@@ -4,14 +4,19 @@
  * Owned by net.c; the client and the transfers send through it.
  *
  * Two ways to deliver, fixed for a run:
- *   direct   (no jitter, no forwarding): a message sent at t reaches node n
- *            at t + rtt_n/2, the same delay for every message to n, so it
- *            can be admitted into n's analytic queue when it is sent;
- *   arrival  (network.jitter > 0 or routing.fencing: forward): delays vary,
- *            messages can overtake each other, so each is admitted by an
+ *   direct   (no jitter, no fencing decided on the way): a message sent at
+ *            t reaches node n at t + rtt_n/2, the same delay for every
+ *            message to n, so it can be admitted into n's analytic queue
+ *            when it is sent;
+ *   arrival  (network.jitter > 0, routing.fencing: forward, or reject with
+ *            a fence_delay no longer than some node's rtt/2): delays vary,
+ *            or the node's fencing decision depends on epochs published
+ *            while the message travels, so each message is admitted by an
  *            arrival event (EVK_GET_ARRIVE, EVK_OP_ARRIVE) in arrival order.
  *            A GET's timeout is then scheduled when it is sent, and replies
  *            carry the GET's attempt number so that stale ones are ignored.
+ * A node counts what it takes in (node_ticks: requests, sets, rejects, its
+ * latency) in the tick the message arrives in, in either mode.
  *
  * Direct mode around a change of a node's state. The node's state is the
  * one it has when a message arrives, in either mode. It changes only at
@@ -39,8 +44,11 @@
  * owner (forward); a fenced invalidation also deletes the node's own copy
  * (a previous owner's copy, which fallback reads may still ask for). In
  * direct mode the decision is made when the message is sent, with the
- * epochs published by then. Gutter nodes never fence, and a node that is
- * not up (crashed, removed) answers nothing, MOVED included.
+ * epochs published by then: the same, since direct mode fences only with
+ * a fence_delay longer than every rtt/2, so that what the node knows at
+ * the arrival was published before the sending. Gutter nodes never fence,
+ * and a node that is not up (crashed, removed) answers nothing, MOVED
+ * included.
  *
  * Slot migrations (models/migrate.c): a message after an ASK reply carries
  * ASKING (req.asking) and is never fenced; the ASK and MOVED replies of a
@@ -89,7 +97,7 @@ void net_schedule_timeout(struct sim *s, uint32_t r, uint32_t node, int64_t t_ns
  * already scheduled from now on, or one of a GET sent from now on (an
  * error reply comes a round trip after the GET, a timeout clients.timeout
  * after; either is scheduled after the reply would be, so at the same
- * time it comes after it). With arrival events (jitter, forwarding),
+ * time it comes after it). With arrival events (jitter, fencing),
  * always: messages overtake each other. O(1). */
 bool net_failure_before(const struct sim *s, uint32_t node, int64_t t_ns);
 

@@ -22,7 +22,7 @@
  * slots follow membership order, by design).
  *
  * In flight: inflight[i] counts GETs sent to node i and not yet served —
- * on their way (admitted when sent, or, with jitter or forwarding, counted
+ * on their way (admitted when sent, or, with arrival events, counted
  * from their sending to their arrival: node_transit_*), queued or in
  * service — and GETs that reached it while it was down (crashed or
  * removed) until their client's timeout: what a client counts outstanding
@@ -90,7 +90,10 @@ static int node_init(struct sim *s, struct node *n, uint32_t index, const char *
     exp_stream_init(&n->service, s->sc->seed, name, ahead ? s->ahead : NULL);
     busy_init(&n->busy, s->tick_ns, s->sc->duration_ns);
     u64map_init(&n->leases);
-    return 0;
+    uint32_t ticks = node_adm_ticks(s->sc);
+    n->tk.mask = ticks - 1;
+    n->tk.later = calloc(ticks + 1, sizeof(*n->tk.later)); /* + 1: after the end */
+    return n->tk.later ? 0 : -1;
 }
 
 static void node_deinit(struct node *n)
@@ -101,6 +104,7 @@ static void node_deinit(struct node *n)
     free(n->incarnation_ns);
     fifo_deinit(&n->queue);
     busy_deinit(&n->busy);
+    free(n->tk.later);
     if (n->leases.slots)
         u64map_deinit(&n->leases);
 }
@@ -247,6 +251,43 @@ void nodes_destroy(struct sim *s)
 
 /* ---- requests ------------------------------------------------------------------ */
 
+uint32_t node_adm_ticks(const struct scenario *sc)
+{
+    int64_t rtt = sc->cache.rtt_ns; /* the gutter pool's */
+    for (size_t i = 0; i < sc->n_nodes; i++)
+        rtt = MAX(rtt, sc->nodes[i].cache.rtt_ns);
+    for (size_t i = 0; i < sc->n_events; i++)
+        if (sc->events[i].kind == EV_ADD_NODE)
+            rtt = MAX(rtt, sc->events[i].cache.rtt_ns);
+    /* sent in tick i at the latest at its end, it arrives at most rtt/2 later */
+    int64_t ahead = sc->tick_ns > 0 ? rtt / 2 / sc->tick_ns + 1 : 1;
+    uint32_t ticks = 2;
+    while (ticks <= (uint64_t)ahead && ticks < (1u << 30))
+        ticks *= 2;
+    return ticks;
+}
+
+/* The counts of a later tick's arrivals; past the ring, those of what
+ * arrives after the run's end, never read: such a message is not counted,
+ * as it would not be had it travelled as an event. */
+static inline struct node_adm *adm_later(struct sim *s, struct node *n,
+                                                              int64_t t_ns)
+{
+    if (t_ns >= s->sc->duration_ns)
+        return &n->tk.later[n->tk.mask + 1];
+    int64_t tick = t_ns / s->tick_ns;
+    assert(tick > s->tick_index && tick - s->tick_index <= (int64_t)n->tk.mask);
+    return &n->tk.later[tick & n->tk.mask];
+}
+
+/* The counts of the tick a message arriving at t_ns arrives in. */
+static inline struct node_adm *adm_at(struct sim *s, struct node *n, int64_t t_ns)
+{
+    if (LIKELY(t_ns < s->tick_end_ns))
+        return &n->tk.now;
+    return adm_later(s, n, t_ns);
+}
+
 static int64_t draw_service(struct node *n)
 {
     if (UNLIKELY(!n->cfg.service_ns))
@@ -259,12 +300,11 @@ static int64_t draw_service(struct node *n)
 
 int node_submit(struct sim *s, struct node *n, int64_t t_ns, int64_t *done_ns)
 {
-    (void)s;
     if (n->state != NODE_UP)
         return 1;
     int64_t start;
     if (fifo_admit(&n->queue, t_ns, draw_service(n), &start, done_ns)) {
-        n->tk.rejects++;
+        adm_at(s, n, t_ns)->rejects++;
         return -1;
     }
     busy_add(&n->busy, start, *done_ns);
@@ -276,11 +316,12 @@ int node_get(struct sim *s, struct node *n, int64_t t_ns, int64_t *done_ns, int6
     int rc = node_submit(s, n, t_ns, done_ns);
     if (rc == 1)
         return 1; /* down: never answers */
-    n->tk.requests++;
+    struct node_adm *a = adm_at(s, n, t_ns);
+    a->requests++;
     if (rc < 0)
         return -1;
     *reply_ns = *done_ns + n->slow_latency_ns;
-    lhist_add(&n->tk.lat, *reply_ns - t_ns);
+    lhist_add(&a->lat, *reply_ns - t_ns);
     s->inflight[n->index]++;
     s->inflight_total++;
     return 0;
@@ -291,7 +332,7 @@ int node_set_submit(struct sim *s, struct node *n, int64_t t_ns, uint32_t bytes,
     int rc = node_submit(s, n, t_ns, done_ns);
     if (rc)
         return rc;
-    n->tk.sets++;
+    adm_at(s, n, t_ns)->sets++;
     /* a fill into a full node evicts its LRU item when it lands, about a
      * round trip from now: fetch that item meanwhile */
     if (n->store.tail != STORE_NIL && !store_has_room(&n->store, bytes))
@@ -532,19 +573,29 @@ void node_tick_close(struct sim *s, struct node *n, int64_t tick, int64_t len_ns
     int64_t busy = busy_take(&n->busy, tick);
     nr->node = n->id;
     nr->state = node_state_name(n);
-    nr->requests = n->tk.requests;
-    n->gets_total += n->tk.requests;
+    struct node_adm *a = &n->tk.now;
+    nr->requests = a->requests;
+    n->gets_total += a->requests;
     nr->hits = n->tk.hits;
     nr->items = n->store.n_items;
     nr->bytes = (int64_t)n->store.bytes;
     nr->util = (double)busy / ((double)n->cfg.workers * (double)len_ns);
-    nr->p99_ms = n->tk.lat.n ? ms(lhist_quantile(&n->tk.lat, 0.99)) : NAN;
+    nr->p99_ms = a->lat.n ? ms(lhist_quantile(&a->lat, 0.99)) : NAN;
     nr->evictions = (int64_t)(n->store.evictions - n->tk.evictions0);
     nr->expirations = (int64_t)(n->store.expirations - n->tk.expirations0);
-    nr->sets = n->tk.sets;
-    nr->rejects = n->tk.rejects;
-    lhist_reset(&n->tk.lat);
-    n->tk.requests = n->tk.hits = n->tk.sets = n->tk.rejects = 0;
+    nr->sets = a->sets;
+    nr->rejects = a->rejects;
+    /* the next tick's: what has been sent to arrive in it */
+    struct node_adm *next = &n->tk.later[(tick + 1) & n->tk.mask];
+    a->requests = next->requests;
+    a->sets = next->sets;
+    a->rejects = next->rejects;
+    lhist_reset(&a->lat);
+    lhist_merge(&a->lat, &next->lat);
+    next->requests = next->sets = next->rejects = 0;
+    if (next->lat.n)
+        lhist_reset(&next->lat);
+    n->tk.hits = 0;
     n->tk.evictions0 = n->store.evictions;
     n->tk.expirations0 = n->store.expirations;
 }

@@ -21,10 +21,24 @@
 
 enum node_state { NODE_ABSENT, NODE_UP, NODE_CRASHED, NODE_REMOVED };
 
-struct node_tick {
-    int64_t requests, hits, sets, rejects;
-    uint64_t evictions0, expirations0; /* store counters at the tick's start */
+/* What a node counts when a message arrives, taken into its queue: GETs
+ * (requests, their latency), fills and write-throughs (sets), refusals of
+ * a full queue (rejects). With direct delivery (models/net.h) a message is
+ * taken in when it is sent, for its arrival rtt/2 later, perhaps in a later
+ * tick: it is counted in its arrival's tick — in node_tick.later until that
+ * tick begins. */
+struct node_adm {
+    int64_t requests, sets, rejects;
     struct lhist lat;
+};
+
+struct node_tick {
+    int64_t hits;                      /* when the node serves them: now */
+    uint64_t evictions0, expirations0; /* store counters at the tick's start */
+    struct node_adm now;               /* arrivals in the tick being accumulated */
+    struct node_adm *later;            /* arrivals in the ticks to come: tick i's at
+                                          i & mask; at mask + 1, after the run's end */
+    uint32_t mask;
 };
 
 struct node {
@@ -74,6 +88,12 @@ int node_find(const struct sim *s, const char *id);
 /* Fills every prewarming node present at time 0 with the keys it owns in pl. */
 void nodes_prewarm(struct sim *s, const struct placement *pl);
 
+/* How many ticks a node's arrival counts are kept for (node_adm): a power
+ * of two more than the ticks a message can travel across — rtt/2 of the
+ * slowest node the scenario has (its file's nodes, those add_node brings,
+ * the gutter pool) over the tick, plus the tick it is sent in. */
+uint32_t node_adm_ticks(const struct scenario *sc);
+
 /* Admission of a request arriving at the node at t_ns: returns 0 with
  * *done_ns (service end), 1 when the node is not up (lost), -1 when its
  * queue is full (an error reply; counted in rejects). */
@@ -98,8 +118,8 @@ void node_serve_redirect(struct sim *s, struct node *n);
 void node_await_down(struct sim *s, struct node *n, int64_t until_ns);
 /* EVK_DOWN_RELEASE. */
 void node_down_release(struct sim *s, uint32_t node, uint32_t incarnation);
-/* A GET on its way to a node as a message of its own (network jitter or
- * forwarding): counted in flight at the node from its sending, as one
+/* A GET on its way to a node as a message of its own (arrival events,
+ * models/net.h): counted in flight at the node from its sending, as one
  * admitted when sent is, until it arrives — node_transit_end then, with the
  * node's incarnation at the sending (a crash, removal or restart meanwhile
  * zeroed the count, so there is nothing to take back). */

@@ -11,7 +11,7 @@
  *             of each key at each node it can live on (cached_items);
  *             prewarm's sorting room for the items it gives
  *           + the clients' local caches (per key, and their items)
- *           + nodes × (queues, meters, histograms)
+ *           + nodes × (queues, meters, histograms: a node's per tick to come)
  *           + placements (views) × their size: points and their bucket
  *             and owner tables (ring, ketama, bounded), a maglev table of
  *             4-byte entries, slots' table; 1 view, or 3 when epochs follow
@@ -58,6 +58,7 @@
 #include <stdio.h>
 #include <unistd.h>
 
+#include "models/node.h"
 #include "models/placement/placement.h"
 #include "models/trace_reader.h"
 
@@ -213,7 +214,9 @@ static void add_node_cfg(struct node_acc *a, const struct scenario *sc, const ch
     a->items += items;
     if (at_start && c->prewarm)
         a->prewarm_items += items;
-    a->bytes += BYTES_PER_NODE + 8.0 * c->workers;
+    /* the arrival counts of the ticks to come (models/node.h); BYTES_PER_NODE has one */
+    a->bytes += BYTES_PER_NODE + 8.0 * c->workers
+                + (double)node_adm_ticks(sc) * (double)sizeof(struct node_adm);
     double slots = (double)c->max_queue + c->workers;
     double served_qps = c->service_ns > 0 ? c->workers * 1e9 / ((double)c->service_ns * factor)
                                           : INFINITY;

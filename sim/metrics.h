@@ -69,7 +69,7 @@
     X(items,            I, "items held at the tick's end") \
     X(bytes,            I, "bytes held at the tick's end") \
     X(util,             R, "share of its worker time busy in the tick (0..1)") \
-    X(p99_ms,           R, "99th percentile time from a GET's arrival at the node to its reply leaving it (queue + service + a slow_node latency), of the GETs it admitted in the tick") \
+    X(p99_ms,           R, "99th percentile time from a GET's arrival at the node to its reply leaving it (queue + service + a slow_node latency), of the GETs that arrived in the tick") \
     X(evictions,        I, "items evicted by LRU in the tick") \
     X(expirations,      I, "items found expired in the tick") \
     X(sets,             I, "sets the node admitted: fills, write-throughs, and the copies of staged joins, drains and slot migrations") \

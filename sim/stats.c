@@ -22,6 +22,16 @@ void lhist_bucket_range(unsigned b, uint64_t *lo, uint64_t *width)
     *width = 1ULL << shift;
 }
 
+void lhist_merge(struct lhist *h, const struct lhist *src)
+{
+    if (!src->n)
+        return;
+    h->n += src->n;
+    h->sum += src->sum;
+    for (unsigned b = 0; b < LHIST_BUCKETS; b++)
+        h->count[b] += src->count[b];
+}
+
 double lhist_quantile(const struct lhist *h, double q)
 {
     if (!h->n)

@@ -55,6 +55,9 @@ static inline void lhist_reset(struct lhist *h)
     memset(h, 0, sizeof(*h));
 }
 
+/* Adds every sample of src to h. */
+void lhist_merge(struct lhist *h, const struct lhist *src);
+
 /* The value below which a fraction q of the samples fall: the midpoint of
  * the bucket holding the ceil(q*n)-th sample. 0 when empty. */
 double lhist_quantile(const struct lhist *h, double q);

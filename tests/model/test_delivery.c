@@ -11,9 +11,10 @@
  * an arrival run served it, a GET sent just before a slowness was served at
  * the old speed, and a probe sent just before a restart failed.
  *
- * Every tick's counts and measures are compared exactly. The node's own
- * rows are not: a direct run counts a GET in the node's tick when it is
- * sent, an arrival run when it arrives.
+ * Every tick's counts and measures are compared exactly, the nodes' rows
+ * (node_ticks) too: a node counts a GET, a set or a refusal in the tick it
+ * arrives in, with either delivery, and the way of a message may cross
+ * several ticks.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -71,6 +72,14 @@ static void check_same_ticks_of(const char *yaml, const char *const *sets, const
         const struct tick_row *a = &d.ticks[i], *b = &f.ticks[i];
         TICK_FIELDS(SAME_FIELD)
     }
+    assert_int_equal(d.n_nodes, f.n_nodes);
+    for (size_t i = 0; i < d.n_nodes; i++) {
+        const struct node_tick_row *a = &d.nodes[i], *b = &f.nodes[i];
+        if (strcmp(a->node, b->node) || strcmp(a->state, b->state))
+            fail_msg("%s: tick %g: node %s %s direct, %s %s on arrival", what, a->t_s, a->node,
+                     a->state, b->node, b->state);
+        NODE_TICK_FIELDS(SAME_FIELD)
+    }
     mem_run_free(&d);
     mem_run_free(&f);
 }
@@ -105,6 +114,58 @@ static void test_same_run_when_the_timeout_is_shorter_than_the_way(void **state)
     const char *restart[] = {"cache.rtt=90ms", "clients.timeout=30ms", "events.2.at=3.02s",
                              "clients.on_timeout=error", NULL};
     check_same_ticks(restart, "timeout 30 ms, rtt 90 ms, restart 20 ms after the crash");
+}
+
+/* Ticks of 20 ms and 65 ms each way: a message sent in one tick arrives
+ * three or four ticks later; the last ones sent arrive after the run. */
+static void test_same_run_when_the_way_crosses_ticks(void **state)
+{
+    (void)state;
+    const char *ticks[] = {"tick=20ms", "cache.rtt=130ms", "clients.timeout=300ms", NULL};
+    check_same_ticks(ticks, "ticks of 20 ms, 65 ms each way");
+    const char *odd[] = {"tick=30ms", "duration=3.99s", "cache.rtt=61ms", NULL};
+    check_same_ticks(odd, "ticks of 30 ms, a short last tick, 30.5 ms each way");
+}
+
+/* ---- fencing is decided when the message arrives ------------------------------------ */
+
+/* D joins at 2 s (epoch 2), and every instance adopts it then. A GET sent
+ * just before, with epoch 1, arrives after it: the node knows epoch 2 once
+ * it is fence_delay old, and answers MOVED if the key is D's. So the GETs
+ * redirected are those sent in [2 s - (rtt/2 - fence_delay), 2 s) for D's
+ * keys: qps x that long x D's share of the keys (uniform popularity, no
+ * writes). With fence_delay longer than rtt/2 none is: the node learns of
+ * the epoch after every GET sent with the old one has arrived. (Direct
+ * delivery used to decide when the GET was sent, with epoch 2 not yet
+ * published: no GET was ever redirected.) Poisson counts: 4 standard
+ * deviations. */
+static void test_fencing_decided_on_arrival(void **state)
+{
+    (void)state;
+    static const char *yaml = "name: fence-way\nduration: 4s\ntick: 1s\n"
+                              "workload: {keys: 20000, qps: 20000, popularity: uniform}\n"
+                              "routing: {vnodes: 256, fencing: reject}\n"
+                              "nodes: [{id: A}, {id: B}, {id: C}]\n"
+                              "cache: {rtt: 100ms}\n"
+                              "health: {mode: off}\n"
+                              "events: [{at: 2s, add_node: {id: D}}]\n";
+    const struct {
+        const char *delay;
+        double way_s; /* rtt/2 - fence_delay, or 0 */
+    } cases[] = {{"routing.fence_delay=0s", 0.05}, {"routing.fence_delay=20ms", 0.03},
+                 {"routing.fence_delay=50ms", 0}, {"routing.fence_delay=80ms", 0}};
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        const char *sets[] = {cases[k].delay, NULL};
+        struct mem_run m;
+        mem_run_yaml(&m, yaml, sets);
+        double share = (double)m.summary.keys_moved / 20000.0, redirects = 0;
+        for (size_t i = 0; i < m.n_ticks; i++)
+            redirects += (double)m.ticks[i].redirects;
+        assert_true(share > 0.15 && share < 0.35); /* the subject: D takes keys */
+        double want = 20000.0 * cases[k].way_s * share;
+        CHECK_NEAR(redirects, want, 4 * sqrt(want) + 0.5, "%s: GETs redirected", cases[k].delay);
+        mem_run_free(&m);
+    }
 }
 
 /* A probe round every 100 ms sends probes at the very instants of the
@@ -266,8 +327,10 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_same_run_around_slowness_crash_and_restart),
         cmocka_unit_test(test_same_run_when_the_timeout_is_shorter_than_the_way),
+        cmocka_unit_test(test_same_run_when_the_way_crosses_ticks),
         cmocka_unit_test(test_same_run_with_probes_at_the_changes),
         cmocka_unit_test(test_probe_sent_while_down_passes_after_the_restart),
+        cmocka_unit_test(test_fencing_decided_on_arrival),
         cmocka_unit_test(test_same_run_on_generated_clusters),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

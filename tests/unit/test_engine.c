@@ -341,6 +341,18 @@ static void test_lhist(void **state)
     assert_true(fabs(p99 - 990000) / 990000 < 0.035);
     assert_true(fabs(p50 - 500000) / 500000 < 0.035);
     assert_true(fabs(lhist_mean(h) - 500500) < 1e-6);
+    /* merging the odd samples into a histogram of the even ones gives the
+     * histogram of them all, bucket by bucket */
+    struct lhist *odd = calloc(1, sizeof(*odd)), *even = calloc(1, sizeof(*even));
+    for (int i = 1; i <= 1000; i++)
+        lhist_add(i % 2 ? odd : even, i * 1000);
+    lhist_merge(even, odd);
+    assert_memory_equal(even, h, sizeof(*h));
+    lhist_reset(odd);
+    lhist_merge(even, odd); /* an empty one adds nothing */
+    assert_memory_equal(even, h, sizeof(*h));
+    free(odd);
+    free(even);
     lhist_reset(h);
     assert_true(lhist_quantile(h, 0.99) == 0);
     free(h);
