@@ -497,7 +497,8 @@ void net_send_get(struct sim *s, uint32_t r, uint32_t nid)
     }
     q->t_resp_ns = INT64_MAX; /* no reply due yet (net_timeout_yields) */
     send_get_message(s, r, nid, s->eng.now_ns);
-    req_schedule_attempt(&s->eng, r, s->eng.now_ns + s->sc->clients.timeout_ns, EVK_TIMEOUT);
+    /* every GET's, clients.timeout after it: their times rise as they are sent */
+    req_schedule_attempt_fifo(&s->eng, r, s->eng.now_ns + s->sc->clients.timeout_ns, EVK_TIMEOUT);
 }
 
 /* Arrival mode: a GET's timeout, scheduled when the GET left, comes before

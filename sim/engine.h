@@ -163,6 +163,18 @@ static inline void req_schedule_attempt(struct engine *e, uint32_t r, int64_t t_
     engine_schedule(e, t_ns, kind, r, e->reqs.r[r].attempt);
 }
 
+/* The same, for an event whose time is no earlier than that of every event
+ * scheduled so before it (a constant delay after now): the queue's lane
+ * (eventq_push_fifo), in the same order. */
+static inline void req_schedule_attempt_fifo(struct engine *e, uint32_t r, int64_t t_ns,
+                                             unsigned kind)
+{
+    assert(t_ns >= e->now_ns);
+    e->reqs.r[r].pending++;
+    if (UNLIKELY(eventq_push_fifo(&e->q, t_ns, kind, r, e->reqs.r[r].attempt)))
+        engine_schedule_failed_(e);
+}
+
 /* Schedules an event about r with payload b of the caller's making. */
 static inline void req_schedule_b(struct engine *e, uint32_t r, int64_t t_ns, unsigned kind,
                                   uint32_t b)

@@ -30,6 +30,15 @@
  * down along the smaller children to the bottom, then moves the last key up
  * from there into place (Floyd's bottom-up heap).
  *
+ * The lane (eventq_push_fifo). A ring of keys pushed in rising order of
+ * time — hence of key, the sequence rising too — so its first is its
+ * earliest. Only that first one is in the heap as well; when the heap gives
+ * it up, the lane's next takes its place there. It holds the GETs' timeouts
+ * with arrival delivery, one per GET at clients.timeout after it (beyond
+ * the calendar's window), which would otherwise fill the heap with
+ * thousands of keys to sift through both ways; the calendar's pop, the hot
+ * path, does not know the lane exists.
+ *
  * The earliest key of both (top) and where it is are kept, so
  * eventq_next_time is a load and a pop takes it without a search.
  *
@@ -43,7 +52,8 @@
  *
  * Invariants: for every i > 0, heap[(i-1)/4] <= heap[i]; every calendar
  * list is sorted and lies in [cal_base, cal_base + EVENTQ_CAL_BUCKETS);
- * cal_used has a bit exactly for the buckets that hold any; top is the
+ * cal_used has a bit exactly for the buckets that hold any; the lane's
+ * keys rise from its head, which (alone of them) is in the heap; top is the
  * smallest pending key.
  */
 #include "sim/eventq.h"
@@ -102,6 +112,9 @@ void eventq_deinit(struct eventq *q)
     free(q->slot);
     free(q->cal_head);
     free(q->cal_count);
+    free(q->lane);
+    q->lane = NULL;
+    q->lane_cap = q->lane_head = q->lane_n = 0;
     q->mem = NULL;
     q->heap = NULL;
     q->slot = NULL;
@@ -209,6 +222,9 @@ static int renumber(struct eventq *q)
     }
     memset(q->cal_used, 0, sizeof(q->cal_used));
     q->cal_n = 0;
+    for (uint32_t i = 1; i < q->lane_n; i++) /* its first is in the heap already */
+        q->heap[q->hn++] = q->lane[(q->lane_head + i) & (q->lane_cap - 1)];
+    q->lane_head = q->lane_n = 0;
     qsort(q->heap, q->hn, sizeof(*q->heap), cmp_key);
     for (size_t i = 0; i < q->hn; i++)
         q->heap[i] = (q->heap[i] >> 64 << 64) | ((eventq_key)i << EVENTQ_SLOT_BITS)
@@ -249,6 +265,51 @@ int eventq_push_slow_(struct eventq *q, int64_t t_ns, unsigned kind, uint32_t a,
     return 0;
 }
 
+/* Doubles the lane (from 1,024), unwrapping it. -1: no memory. */
+static int grow_lane(struct eventq *q)
+{
+    uint32_t cap = q->lane_cap ? q->lane_cap * 2 : 1024;
+    if (!cap)
+        return -1;
+    eventq_key *l = malloc((size_t)cap * sizeof(*l));
+    if (!l)
+        return -1;
+    for (uint32_t i = 0; i < q->lane_n; i++)
+        l[i] = q->lane[(q->lane_head + i) & (q->lane_cap - 1)];
+    free(q->lane);
+    q->lane = l;
+    q->lane_cap = cap;
+    q->lane_head = 0;
+    return 0;
+}
+
+int eventq_push_fifo(struct eventq *q, int64_t t_ns, unsigned kind, uint32_t a, uint32_t b)
+{
+    if (q->lane_n && t_ns < q->lane_last)
+        return eventq_push(q, t_ns, kind, a, b); /* out of order: not the lane's */
+    assert(kind < 256 && t_ns >= 0);
+    if (UNLIKELY(q->n >= EVENTQ_MAX))
+        return -1;
+    if (UNLIKELY(q->free_slot == NO_SLOT) && more_slots(q))
+        return -1;
+    if (UNLIKELY(q->next_seq == EVENTQ_SEQ_LIMIT) && renumber(q))
+        return -1;
+    if (UNLIKELY(q->lane_n == q->lane_cap) && grow_lane(q))
+        return -1;
+    if (UNLIKELY(q->hn == q->cap) && grow(q)) /* room for it, or for it to come */
+        return -1;
+    uint32_t sl = q->free_slot;
+    eventq_key k = eventq_key_of_(q, t_ns, sl);
+    if (!q->lane_n) /* the lane's first: into the heap too */
+        sift_up(q->heap, q->hn++, k);
+    q->lane[(q->lane_head + q->lane_n) & (q->lane_cap - 1)] = k;
+    q->lane_n++;
+    q->lane_last = t_ns;
+    /* only the lane's first can be the earliest, and it is in the heap */
+    eventq_fill_slot_(q, &q->slot[sl], k, kind, a, b, EVENTQ_IN_HEAP);
+    return 0;
+}
+
 static inline void fill_event(const struct eventq *q, eventq_key k, struct event *e)
 {
     const struct eventq_slot *p = &q->slot[key_slot(k)];
@@ -267,6 +328,21 @@ bool eventq_peek(const struct eventq *q, struct event *e)
 }
 
 /* Removes the heap's root. */
+static void heap_pop(struct eventq *q);
+
+/* The heap gave up top: if it was the lane's first, the lane's next takes
+ * its place in the heap (there is room: the heap just gave one up). */
+static inline void lane_next(struct eventq *q, eventq_key top)
+{
+    if (!q->lane_n || q->lane[q->lane_head] != top)
+        return;
+    q->lane_head = (q->lane_head + 1) & (q->lane_cap - 1);
+    if (--q->lane_n) {
+        assert(q->hn < q->cap);
+        sift_up(q->heap, q->hn++, q->lane[q->lane_head]);
+    }
+}
+
 static void heap_pop(struct eventq *q)
 {
     eventq_key *h = q->heap;
@@ -318,6 +394,7 @@ static inline __attribute__((always_inline)) bool pop_top(struct eventq *q, stru
     q->n--;
     if (q->top_bucket == EVENTQ_IN_HEAP) {
         heap_pop(q);
+        lane_next(q, top);
     } else {
         uint32_t bk = q->top_bucket;
         assert(q->cal_head[bk] == sl);

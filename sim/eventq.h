@@ -13,8 +13,11 @@
  * calendar: EVENTQ_CAL_BUCKETS buckets of 2^EVENTQ_CAL_SHIFT ns each, a
  * short sorted list per bucket and a bitmap of the buckets in use; what
  * lies beyond it, what an overfull bucket refuses, and any event scheduled
- * before the last one taken go to a 4-ary min-heap of keys. The earliest
- * key of the two is kept at hand (eventq.c).
+ * before the last one taken go to a 4-ary min-heap of keys. Events whose
+ * times come in the order they are scheduled — a GET's timeout, a constant
+ * delay after its sending — may go instead to a first-in first-out lane
+ * (eventq_push_fifo), which costs neither a sift nor a bucket. The earliest
+ * key of the three is kept at hand (eventq.c).
  *
  * The queue is bounded (EVENTQ_MAX); eventq_push fails past the bound and
  * the run stops as failed rather than growing without limit.
@@ -74,6 +77,9 @@ struct eventq {
     uint32_t *cal_head;  /* per bucket: its first slot */
     uint8_t *cal_count;  /* per bucket: how many */
     uint64_t cal_used[EVENTQ_CAL_BUCKETS / 64]; /* a bit per bucket that holds any */
+    eventq_key *lane;  /* eventq_push_fifo's ring of keys, rising; NULL until used */
+    uint32_t lane_cap, lane_head, lane_n; /* its size (a power of two), first, count */
+    int64_t lane_last; /* the time of its last key */
 };
 #define EVENTQ_IN_HEAP UINT32_MAX
 
@@ -140,6 +146,10 @@ static inline int eventq_push(struct eventq *q, int64_t t_ns, unsigned kind, uin
     }
     return eventq_push_slow_(q, t_ns, kind, a, b);
 }
+/* The same for an event whose time is no earlier than that of the last
+ * event pushed so: it joins the lane, O(1); an earlier one is pushed as
+ * eventq_push does. The order of events is (time, sequence) either way. */
+int eventq_push_fifo(struct eventq *q, int64_t t_ns, unsigned kind, uint32_t a, uint32_t b);
 /* Removes the earliest event into *e; returns false when empty. O(log n). */
 bool eventq_pop(struct eventq *q, struct event *e);
 /* The same, out of line: for callers off the hot path, so that the run

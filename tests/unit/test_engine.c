@@ -105,7 +105,14 @@ static void test_eventq_against_reference(void **state)
                 case 3: d = 5000; break;                             /* repeated ties */
                 default: d = (int64_t)(x >> 20) % 3000000; break;
                 }
-                assert_int_equal(eventq_push(&q, now + d, 1 + r % 9, (uint32_t)seq, 0), 0);
+                /* the lane: a timeout's constant delay (in order), and now and
+                 * then a time before its last (pushed as eventq_push does) */
+                bool fifo = r % 11 == 0 || r % 13 == 0;
+                if (r % 11 == 0)
+                    d = 100000000;
+                int rc = fifo ? eventq_push_fifo(&q, now + d, 1 + r % 9, (uint32_t)seq, 0)
+                              : eventq_push(&q, now + d, 1 + r % 9, (uint32_t)seq, 0);
+                assert_int_equal(rc, 0);
                 struct event e = {now + d, (seq << 8) | (1 + r % 9), (uint32_t)seq, 0};
                 seq++;
                 ref_insert(ref, &nref, e);
@@ -559,7 +566,8 @@ static void test_eventq_calendar_edges(void **state)
 }
 
 /* Sequence numbers running out: the pending events are renumbered and keep
- * their order (ties included), and pushes after it still go after them. */
+ * their order (ties included), and pushes after it still go after them;
+ * the lane's events among them. */
 static void test_eventq_renumber(void **state)
 {
     (void)state;
@@ -574,7 +582,10 @@ static void test_eventq_renumber(void **state)
         x = x * 6364136223846793005ULL + 1442695040888963407ULL;
         if ((x >> 40) % 3 != 0 || q.n == 0) {
             int64_t t = now + (int64_t)((x >> 20) % 4); /* many ties */
-            assert_int_equal(eventq_push(&q, t, 1 + id % 5, id, ~id), 0);
+            bool fifo = (x >> 30) % 4 == 0; /* some into the lane, in order or not */
+            int rc = fifo ? eventq_push_fifo(&q, t, 1 + id % 5, id, ~id)
+                          : eventq_push(&q, t, 1 + id % 5, id, ~id);
+            assert_int_equal(rc, 0);
             id++;
         } else {
             struct event e;
