@@ -197,19 +197,6 @@ int64_t net_hold_until(const struct sim *s, const struct node *n, int64_t t_arri
 
 /* ---- the network ---------------------------------------------------------------- */
 
-/* The longest one-way delay a node of the run ever has: the file's nodes',
- * and those of the nodes add_node brings (back) with settings of their own. */
-static int64_t longest_half_rtt(const struct sim *s)
-{
-    int64_t h = 0;
-    for (uint32_t i = 0; i < s->n_nodes; i++)
-        h = MAX(h, s->nodes[i].half_rtt_ns);
-    for (size_t i = 0; i < s->sc->n_events; i++)
-        if (s->sc->events[i].kind == EV_ADD_NODE)
-            h = MAX(h, s->sc->events[i].cache.rtt_ns / 2);
-    return h;
-}
-
 /* Direct delivery decides fencing when a message is sent, with the epochs
  * published by then; the node decides with those it knows when the message
  * arrives, published at least fence_delay before. The two agree when every
@@ -222,7 +209,8 @@ static bool needs_arrival_events(const struct sim *s)
     const struct scenario *sc = s->sc;
     if (sc->network.jitter_ns > 0 || sc->routing.fencing == FENCE_FORWARD)
         return true;
-    return sc->routing.fencing == FENCE_REJECT && sc->routing.fence_delay_ns <= longest_half_rtt(s);
+    return sc->routing.fencing == FENCE_REJECT
+           && sc->routing.fence_delay_ns <= nodes_longest_rtt_ns(sc) / 2;
 }
 
 int net_create(struct sim *s)

@@ -251,7 +251,7 @@ void nodes_destroy(struct sim *s)
 
 /* ---- requests ------------------------------------------------------------------ */
 
-uint32_t node_adm_ticks(const struct scenario *sc)
+int64_t nodes_longest_rtt_ns(const struct scenario *sc)
 {
     int64_t rtt = sc->cache.rtt_ns; /* the gutter pool's */
     for (size_t i = 0; i < sc->n_nodes; i++)
@@ -259,6 +259,12 @@ uint32_t node_adm_ticks(const struct scenario *sc)
     for (size_t i = 0; i < sc->n_events; i++)
         if (sc->events[i].kind == EV_ADD_NODE)
             rtt = MAX(rtt, sc->events[i].cache.rtt_ns);
+    return rtt;
+}
+
+uint32_t node_adm_ticks(const struct scenario *sc)
+{
+    int64_t rtt = nodes_longest_rtt_ns(sc);
     /* sent in tick i at the latest at its end, it arrives at most rtt/2 later */
     int64_t ahead = sc->tick_ns > 0 ? rtt / 2 / sc->tick_ns + 1 : 1;
     uint32_t ticks = 2;

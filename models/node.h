@@ -88,6 +88,11 @@ int node_find(const struct sim *s, const char *id);
 /* Fills every prewarming node present at time 0 with the keys it owns in pl. */
 void nodes_prewarm(struct sim *s, const struct placement *pl);
 
+/* The longest rtt any node of the scenario ever has: its file's nodes',
+ * those add_node brings (back) with settings of their own, the gutter
+ * pool's. */
+int64_t nodes_longest_rtt_ns(const struct scenario *sc);
+
 /* How many ticks a node's arrival counts are kept for (node_adm): a power
  * of two more than the ticks a message can travel across — rtt/2 of the
  * slowest node the scenario has (its file's nodes, those add_node brings,

@@ -235,16 +235,26 @@ static int renumber(struct eventq *q)
     return 0;
 }
 
-/* Everything but the calendar fast path of eventq_push (eventq.h): the
- * bounds, more slots, renumbering, a full or far bucket, the heap. */
-int eventq_push_slow_(struct eventq *q, int64_t t_ns, unsigned kind, uint32_t a, uint32_t b)
+/* Before a push off the fast path: the bound, a free slot, a sequence
+ * number. -1: at the bound, or no memory. */
+static int make_room(struct eventq *q, int64_t t_ns, unsigned kind)
 {
     assert(kind < 256 && t_ns >= 0);
+    (void)kind, (void)t_ns;
     if (UNLIKELY(q->n >= EVENTQ_MAX))
         return -1;
     if (UNLIKELY(q->free_slot == NO_SLOT) && more_slots(q))
         return -1;
     if (UNLIKELY(q->next_seq == EVENTQ_SEQ_LIMIT) && renumber(q))
+        return -1;
+    return 0;
+}
+
+/* Everything but the calendar fast path of eventq_push (eventq.h): the
+ * bounds, more slots, renumbering, a full or far bucket, the heap. */
+int eventq_push_slow_(struct eventq *q, int64_t t_ns, unsigned kind, uint32_t a, uint32_t b)
+{
+    if (make_room(q, t_ns, kind))
         return -1;
     uint32_t sl = q->free_slot;
     struct eventq_slot *p = &q->slot[sl];
@@ -265,12 +275,11 @@ int eventq_push_slow_(struct eventq *q, int64_t t_ns, unsigned kind, uint32_t a,
     return 0;
 }
 
-/* Doubles the lane (from 1,024), unwrapping it. -1: no memory. */
+/* Doubles the lane (from 1,024; it holds fewer than EVENTQ_MAX), unwrapping
+ * it. -1: no memory. */
 static int grow_lane(struct eventq *q)
 {
     uint32_t cap = q->lane_cap ? q->lane_cap * 2 : 1024;
-    if (!cap)
-        return -1;
     eventq_key *l = malloc((size_t)cap * sizeof(*l));
     if (!l)
         return -1;
@@ -285,14 +294,10 @@ static int grow_lane(struct eventq *q)
 
 int eventq_push_fifo(struct eventq *q, int64_t t_ns, unsigned kind, uint32_t a, uint32_t b)
 {
-    if (q->lane_n && t_ns < q->lane_last)
-        return eventq_push(q, t_ns, kind, a, b); /* out of order: not the lane's */
-    assert(kind < 256 && t_ns >= 0);
-    if (UNLIKELY(q->n >= EVENTQ_MAX))
-        return -1;
-    if (UNLIKELY(q->free_slot == NO_SLOT) && more_slots(q))
-        return -1;
-    if (UNLIKELY(q->next_seq == EVENTQ_SEQ_LIMIT) && renumber(q))
+    if (q->lane_n
+        && t_ns < (int64_t)(q->lane[(q->lane_head + q->lane_n - 1) & (q->lane_cap - 1)] >> 64))
+        return eventq_push(q, t_ns, kind, a, b); /* before the lane's last: not the lane's */
+    if (make_room(q, t_ns, kind))
         return -1;
     if (UNLIKELY(q->lane_n == q->lane_cap) && grow_lane(q))
         return -1;
@@ -304,7 +309,6 @@ int eventq_push_fifo(struct eventq *q, int64_t t_ns, unsigned kind, uint32_t a, 
         sift_up(q->heap, q->hn++, k);
     q->lane[(q->lane_head + q->lane_n) & (q->lane_cap - 1)] = k;
     q->lane_n++;
-    q->lane_last = t_ns;
     /* only the lane's first can be the earliest, and it is in the heap */
     eventq_fill_slot_(q, &q->slot[sl], k, kind, a, b, EVENTQ_IN_HEAP);
     return 0;

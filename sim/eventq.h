@@ -79,7 +79,6 @@ struct eventq {
     uint64_t cal_used[EVENTQ_CAL_BUCKETS / 64]; /* a bit per bucket that holds any */
     eventq_key *lane;  /* eventq_push_fifo's ring of keys, rising; NULL until used */
     uint32_t lane_cap, lane_head, lane_n; /* its size (a power of two), first, count */
-    int64_t lane_last; /* the time of its last key */
 };
 #define EVENTQ_IN_HEAP UINT32_MAX
 
