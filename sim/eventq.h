@@ -16,8 +16,8 @@
  * before the last one taken go to a 4-ary min-heap of keys. Events whose
  * times come in the order they are scheduled — a GET's timeout, a constant
  * delay after its sending — may go instead to a first-in first-out lane
- * (eventq_push_fifo), which costs neither a sift nor a bucket. The earliest
- * key of the three is kept at hand (eventq.c).
+ * (eventq_push_fifo), only whose first event sits in the heap. The earliest
+ * key of the calendar and the heap is kept at hand (eventq.c).
  *
  * The queue is bounded (EVENTQ_MAX); eventq_push fails past the bound and
  * the run stops as failed rather than growing without limit.
