@@ -88,6 +88,7 @@ section_sim() {
         return
     fi
     sim_rate_1="" sim_rate_2="" sim_requests="" lru_rates="" cs_rate_1="" cs_rate_2=""
+    min_rate_1="" min_rate_2=""
     cachesim_setup
     for threads in 1 2; do
         echo
@@ -101,6 +102,9 @@ section_sim() {
         lru_rate=""
         bare_lru "$sim_requests"
         eval "lru_rate_$threads=\$lru_rate"
+        min_rate=""
+        minimal_model "$sim_requests"
+        eval "min_rate_$threads=\$min_rate"
         cs_rate=""
         cachesim_once
         eval "cs_rate_$threads=\$cs_rate"
@@ -159,6 +163,29 @@ bare_lru() {
     rm -f "$lru_log"
 }
 
+# minimal_model N: the second yardstick, right after the bare LRU: the least
+# a simulation of bench.yaml's cluster must do (tests/bench/floor.c: the
+# same arrivals, keys, ring, node and database queues, LRUs and fills, and
+# nothing else), N requests. Sets min_rate.
+minimal_model() {
+    if [ ! -x "$bench/floor" ] || [ -z "$1" ]; then
+        echo "minimal model: skipped (needs $bench/floor and the simulation's figure)"
+        return
+    fi
+    min_log="${TMPDIR:-/tmp}/ringsim-bench-floor.$$.log"
+    if "$bench/floor" "$1" >"$min_log" 2>&1; then
+        min_rate=$(sed -n 's/^minimal model requests per second: \([0-9.]*\) M.*/\1/p' "$min_log")
+        echo "minimal model of the same cluster right after it (tests/bench/floor.c), $1" \
+            "requests: $min_rate M requests per second;" \
+            "$(sed -n 's/^minimal model: .*, \(hit rate .*\)$/\1/p' "$min_log")"
+    else
+        cat "$min_log" >&2
+        echo "bench: floor failed" >&2
+        status=1
+    fi
+    rm -f "$min_log"
+}
+
 # bare_lru_ratios: each simulation run's speed over the bare LRU's right
 # after it, a ratio that moves far less across machines than either figure
 # (and over libCacheSim's, with libCacheSim's over the bare LRU's, when
@@ -167,10 +194,17 @@ bare_lru() {
 bare_lru_ratios() {
     for threads in 1 2; do
         eval "r=\${sim_rate_$threads:-} l=\${lru_rate_$threads:-} c=\${cs_rate_$threads:-}"
+        eval "m=\${min_rate_$threads:-}"
         [ -n "$r" ] || continue
         if [ -n "$l" ]; then
             echo "simulation / bare LRU, --threads $threads:" \
                 "$(ratio "$r" "$l" 3) ($r M / $l M requests per second)"
+        fi
+        if [ -n "$m" ]; then
+            line="simulation / minimal model, --threads $threads: $(ratio "$r" "$m" 2)"
+            line="$line ($r M / $m M requests per second)"
+            [ -n "$l" ] && line="$line; minimal model / bare LRU: $(ratio "$m" "$l" 3)"
+            echo "$line"
         fi
         # libCacheSim's LRU right after the bare LRU (cachesim_once), when it ran
         if [ -n "$c" ]; then
@@ -287,6 +321,13 @@ section_instructions() {
         [ $cg_ok = 1 ] || break
         cg_run "$dir/lru$r" "$bench/lru_ref" 200000 1000000 0.99 100000 1 "$r" || break
     done
+    have_floor=0
+    if [ -x "$bench/floor" ] && [ $cg_ok = 1 ]; then
+        have_floor=1
+        for r in 1 3; do
+            cg_run "$dir/floor$r" "$bench/floor" "${r}000000" || { have_floor=0; break; }
+        done
+    fi
     if [ $cg_ok = 0 ]; then
         rm -rf "$dir"
         return
@@ -314,6 +355,15 @@ section_instructions() {
     echo "simulation / bare LRU: $(ratio "$si" "$li" 1) times" \
         "the instructions, $(ratio "$sd" "$ld" 1) times the" \
         "first-level misses"
+    if [ $have_floor = 1 ]; then
+        mi=$(per "$dir/floor1.log" "$dir/floor3.log" 2000000 "I   refs:")
+        md=$(per "$dir/floor1.log" "$dir/floor3.log" 2000000 "D1  misses:")
+        ml=$(per "$dir/floor1.log" "$dir/floor3.log" 2000000 "LLd misses:")
+        echo "minimal model (tests/bench/floor.c, 2,000,000 requests): $mi instructions, $md" \
+            "first-level and $ml last-level data misses a request"
+        echo "simulation / minimal model: $(ratio "$si" "$mi" 2) times the instructions;" \
+            "minimal model / bare LRU: $(ratio "$mi" "$li" 1) times"
+    fi
     echo "where the simulation's instructions go (a request; source file: function, as inlined):"
     cg_diff "$dir/sim2.cg" "$dir/sim12.cg" >"$dir/diff.cg" 2>/dev/null &&
         cg_annotate --auto=no --show=Ir "$dir/diff.cg" 2>/dev/null |
