@@ -40,6 +40,7 @@
 #include <time.h>
 
 #include "bench_zipf.h"
+#include "sim/rng.h"
 
 #define NIL UINT32_MAX
 #define N_KEYS 1000000u
@@ -75,19 +76,8 @@ static void *alloc(size_t n)
     return p;
 }
 
-/* taus2, as the simulator's streams (sim/rng.h) */
-struct rng {
-    uint32_t s1, s2, s3;
-};
-
-static inline uint32_t rng_next(struct rng *s)
-{
-    s->s1 = ((s->s1 & 4294967294u) << 12) ^ (((s->s1 << 13) ^ s->s1) >> 19);
-    s->s2 = ((s->s2 & 4294967288u) << 4) ^ (((s->s2 << 2) ^ s->s2) >> 25);
-    s->s3 = ((s->s3 & 4294967280u) << 17) ^ (((s->s3 << 3) ^ s->s3) >> 11);
-    return s->s1 ^ s->s2 ^ s->s3;
-}
-
+/* A stream of the simulator's generator (sim/rng.h: GSL's taus2), seeded
+ * from the trace's own seed stream; GSL's lower bounds on the state. */
 static struct rng rng_seeded(void)
 {
     struct rng s = {(uint32_t)next64() | 2, (uint32_t)next64() | 8, (uint32_t)next64() | 16};
@@ -98,11 +88,7 @@ static struct rng rng_seeded(void)
 
 static inline int64_t rng_exp_ns(struct rng *s, double mean_ns)
 {
-    uint32_t x;
-    do
-        x = rng_next(s);
-    while (!x);
-    return (int64_t)(-mean_ns * log(x / 4294967296.0));
+    return (int64_t)rng_exp(s, mean_ns);
 }
 
 /* An event: its time, then (sequence, kind, request) in one word. */

@@ -16,7 +16,7 @@ if ! command -v "$cc" >/dev/null 2>&1; then
     exit 0
 fi
 expect_exit 0 "floor.c builds on its own" \
-    "$cc" -O2 -std=c11 -Wall -Wextra -Werror -o "$T/floor" tests/bench/floor.c -lm
+    "$cc" -O2 -std=c11 -Wall -Wextra -Werror -I. -o "$T/floor" tests/bench/floor.c -lm
 
 expect_exit 0 "floor runs 500,000 requests" "$T/floor" 500000
 cp "$T/out" "$T/floor1"
