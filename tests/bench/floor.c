@@ -14,7 +14,8 @@
  * exponential service of 20 us, 200 us round trips; a database of 128
  * workers with exponential service of 2 ms; a miss reads the database and
  * fills its node (set), a write commits at the database and invalidates its
- * node. Events in a 4-ary heap ordered by (time, sequence): a hit takes
+ * node; a hit compares its item's version with the key's (a stale read).
+ * Events in a 4-ary heap ordered by (time, sequence): a hit takes
  * one (its service's end), a miss four (service's end, reply, database,
  * fill), a write two. Per tick of 1 s: requests, hits, database reads, and
  * a latency histogram. The key draw runs two stages ahead, fetching the
@@ -57,7 +58,8 @@
 #define TICK_NS 1000000000
 #define OWNER_BITS 13 /* 8,192 slices: 5 a point */
 #define AHEAD 16      /* key draws in flight: 8 fetching the alias line, 8 the record */
-#define REQ_BITS 23   /* requests in flight, at most */
+#define REQ_BITS 16   /* requests in flight: at most 2^REQ_BITS; an event's sequence gets
+                         64 - REQ_BITS - 3 bits, enough for 2^36 requests */
 
 static double now_s(void)
 {
@@ -77,7 +79,7 @@ static void *alloc(size_t n)
 }
 
 /* A stream of the simulator's generator (sim/rng.h: GSL's taus2), seeded
- * from the trace's own seed stream; GSL's lower bounds on the state. */
+ * from bench_zipf.h's splitmix64, with GSL's lower bounds on the state. */
 static struct rng rng_seeded(void)
 {
     struct rng s = {(uint32_t)next64() | 2, (uint32_t)next64() | 8, (uint32_t)next64() | 16};
@@ -147,7 +149,7 @@ struct floor_sim {
     struct rng arrivals, keys_rng, ops, service;
     uint64_t *tick_requests, *tick_hits, *tick_db;
     uint64_t lat[64 * 32];
-    uint64_t gets, hits, done;
+    uint64_t gets, hits, stale_reads, done;
 };
 
 static inline int ev_less(const struct ev *a, const struct ev *b)
@@ -244,9 +246,10 @@ static void store_set(struct floor_sim *f, uint32_t nid, uint32_t key, uint32_t 
 static void store_delete(struct floor_sim *f, uint32_t nid, uint32_t key)
 {
     struct node *n = &f->nodes[nid];
-    uint32_t it = f->keys[key].item, last = nid * CAPACITY_ITEMS + n->n - 1;
+    uint32_t it = f->keys[key].item;
     if (it == NIL)
         return;
+    uint32_t last = nid * CAPACITY_ITEMS + n->n - 1;
     lru_unlink(f, n, it);
     f->keys[key].item = NIL;
     if (it != last) {
@@ -400,7 +403,7 @@ static void setup(struct floor_sim *f, uint64_t requests)
         f->nodes[n] = (struct node){0, NIL, NIL, 0};
     for (uint32_t w = 0; w < DB_WORKERS + 3; w++)
         f->db_free_ns[w] = w < DB_WORKERS ? 0 : INT64_MAX;
-    uint32_t n_reqs = 1u << 16;
+    uint32_t n_reqs = 1u << REQ_BITS;
     f->reqs = alloc(n_reqs * sizeof *f->reqs);
     f->free_reqs = alloc(n_reqs * sizeof *f->free_reqs);
     for (uint32_t r = 0; r < n_reqs; r++)
@@ -440,6 +443,7 @@ static void handle(struct floor_sim *f, struct ev e)
             lru_unlink(f, n, kr->item);
             lru_front(f, n, kr->item);
             f->hits++;
+            f->stale_reads += f->items[kr->item].version < kr->version;
             f->tick_hits[t / TICK_NS]++;
             latency(f, t + HALF_RTT_NS - q->t0_ns);
             f->free_reqs[f->n_free++] = r;
@@ -500,7 +504,7 @@ int main(int argc, char **argv)
         arrived++;
         next_arrival_ns += (double)rng_exp_ns(&f->arrivals, 1e9 / QPS);
         if (!f->n_free) {
-            fprintf(stderr, "floor: more than %u requests in flight\n", 1u << 16);
+            fprintf(stderr, "floor: more than %u requests in flight\n", 1u << REQ_BITS);
             return 1;
         }
         uint32_t r = f->free_reqs[--f->n_free];

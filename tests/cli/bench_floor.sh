@@ -4,7 +4,7 @@
 # simulator does on bench.yaml: the same hit rate within 0.015 over 5 s of
 # traffic (both about 0.71: ten LRUs of 10,000 items, each over its tenth of
 # 1 M Zipf 0.99 keys; measured 0.7074 against 0.7099). A floor that drops
-# the fills, the invalidations or the LRU order misses it by far more.
+# its fills gives 0.32, its invalidations 0.76, its LRU order (FIFO) 0.69.
 # It finishes every request it starts, and repeats itself with the same
 # seed. Its usage errors exit 2.
 . "$(dirname "$0")/lib.sh"
