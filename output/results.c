@@ -773,18 +773,28 @@ int results_begin_run(struct results *r, const struct scenario *sc, const char *
     if (sqlite3_prepare_v2(r->db, "INSERT INTO params(run_id, path, value) VALUES(?,?,?)", -1,
                            &st, NULL) != SQLITE_OK)
         goto sqlerr;
+    /* one row per path as a run reads it (nodes.01.weight is
+     * nodes.1.weight); a path set twice: the last value is the one that
+     * applied. O(overrides²), a handful. */
     for (size_t i = 0; i < sc->n_overrides; i++) {
-        bool later = false; /* a path set twice: the last value is the one that applied */
-        for (size_t j = i + 1; j < sc->n_overrides && !later; j++)
-            later = !strcmp(sc->overrides[i].path, sc->overrides[j].path);
-        if (later)
-            continue;
-        sqlite3_bind_int64(st, 1, r->run_id);
-        sqlite3_bind_text(st, 2, sc->overrides[i].path, -1, SQLITE_TRANSIENT);
-        sqlite3_bind_text(st, 3, sc->overrides[i].value, -1, SQLITE_TRANSIENT);
-        if (sqlite3_step(st) != SQLITE_DONE)
+        char *path = override_path_normalize(sc->overrides[i].path);
+        bool later = false;
+        for (size_t j = i + 1; j < sc->n_overrides && !later; j++) {
+            char *other = override_path_normalize(sc->overrides[j].path);
+            later = !strcmp(path, other);
+            free(other);
+        }
+        int rc = SQLITE_DONE;
+        if (!later) {
+            sqlite3_bind_int64(st, 1, r->run_id);
+            sqlite3_bind_text(st, 2, path, -1, SQLITE_TRANSIENT);
+            sqlite3_bind_text(st, 3, sc->overrides[i].value, -1, SQLITE_TRANSIENT);
+            rc = sqlite3_step(st);
+            sqlite3_reset(st);
+        }
+        free(path);
+        if (rc != SQLITE_DONE)
             goto sqlerr;
-        sqlite3_reset(st);
     }
     sqlite3_finalize(st);
     st = NULL;

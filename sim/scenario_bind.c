@@ -328,7 +328,17 @@ static const char *set_number(const struct key *k, const struct ynode *v, void *
                               char *what, size_t n)
 {
     double x;
-    if (v->type != YNODE_SCALAR || parse_double(v->text, &x))
+    if (v->type != YNODE_SCALAR)
+        return expect_form(k, what, n);
+    int rc = parse_double(v->text, &x);
+    if (rc == PARSE_TOO_LARGE || rc == PARSE_TOO_SMALL) { /* the form is right: say why not */
+        char r[160];
+        snprintf(r, sizeof r, "%s", expect_form(k, what, n));
+        snprintf(what, n, "%s (this one is %s a double can hold)", r,
+                 rc == PARSE_TOO_LARGE ? "larger than" : "closer to 0 than");
+        return what;
+    }
+    if (rc)
         return expect_form(k, what, n);
     if (!v->plain)
         return unquoted(expect_form(k, what, n), what, n);

@@ -904,10 +904,19 @@ static void check_capacity(struct loader *L, const struct ynode *map, struct cac
         } else if (vb->set && !vi->set) {
             c->capacity_items = 0;
         } else {
+            /* both from the file, or both from --set: each is named where
+             * it came from (a --set value by its argument, not by the line
+             * of the file's value it replaced) */
             size_t old = path_push(L, "capacity_items");
-            report(L, ynode_map_get_key(map, "capacity_items"), L->path.buf,
-                   "give capacity or capacity_items, not both (capacity is at line %d)",
-                   vb->line);
+            const struct ynode *at = vi->set ? vi : ynode_map_get_key(map, "capacity_items");
+            if (vb->set)
+                report(L, at, L->path.buf,
+                       "give capacity or capacity_items, not both (capacity is given by --set %s)",
+                       vb->set);
+            else
+                report(L, at, L->path.buf,
+                       "give capacity or capacity_items, not both (capacity is at line %d)",
+                       vb->line);
             path_pop(L, old);
             mark_bad(L, &c->capacity_items);
         }

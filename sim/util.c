@@ -533,10 +533,13 @@ int parse_double(const char *s, double *v)
     buf[j] = '\0';
     errno = 0;
     double d = strtod(buf, &end);
-    bool bad = *end || errno == ERANGE || !isfinite(d);
+    int rc = *end ? PARSE_BAD
+             : errno == ERANGE || !isfinite(d)
+                 ? (fabs(d) > 1 ? PARSE_TOO_LARGE : PARSE_TOO_SMALL)
+                 : 0;
     free(buf);
-    if (bad)
-        return -1;
+    if (rc)
+        return rc;
     *v = d;
     return 0;
 }

@@ -110,7 +110,7 @@ int make_dirs(const char *path, char *err, size_t errlen);
  * type holds (2^63 - 1 ns or bytes, or as "<mantissa>e<exp>"; 2^64 - 1 for
  * an integer written in digits), or
  * finer than the unit (a fraction of a nanosecond or a byte, "2.5e0"). */
-enum { PARSE_BAD = -1, PARSE_TOO_LARGE = -2, PARSE_NOT_WHOLE = -3 };
+enum { PARSE_BAD = -1, PARSE_TOO_LARGE = -2, PARSE_NOT_WHOLE = -3, PARSE_TOO_SMALL = -4 };
 
 /* Durations: "<number><unit>", unit ns|us|ms|s|m|h; the number may have a
  * fraction ("1.5s") as long as the result is a whole number of nanoseconds;
@@ -124,7 +124,9 @@ int parse_size(const char *s, uint64_t *bytes);
  * "<mantissa>e<exp>" such as 1e6. Returns 0 or a PARSE_ code. */
 int parse_u64(const char *s, uint64_t *v);
 int parse_i64(const char *s, int64_t *v);
-/* A finite floating-point number; returns 0 or -1. */
+/* A finite floating-point number; returns 0, or PARSE_BAD (not a number),
+ * PARSE_TOO_LARGE (past a double's range) or PARSE_TOO_SMALL (not 0, yet
+ * closer to 0 than a normal double: 1e-400). */
 int parse_double(const char *s, double *v);
 
 /* Formats ns as the shortest exact duration ("1500ms" -> "1500ms", 60e9 -> "60s"). */

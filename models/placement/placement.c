@@ -150,11 +150,11 @@ const char *place_check_point_format(const char *fmt)
             p++;
             width_digits++;
         }
-        if (width_digits > 2)
-            return "has a %d width over 99";
         if (*p != 'd')
             return "has a conversion other than %s, %d and %% (flags and a width are "
                    "allowed on %d only)";
+        if (width_digits > 2)
+            return "has a %d width over 99";
         if (!n_s)
             return "has %d before %s (the name comes first)";
         if (n_d)

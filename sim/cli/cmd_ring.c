@@ -680,6 +680,23 @@ static int parse_key_range(struct ring_opts *o)
 
 /* Reads argv into o->value (the last of a repeated flag wins); --help sets
  * *help. Returns 0 or EXIT_USAGE. */
+/* The flag an argument of a well-formed command line starts (F_N for
+ * --json, --help, or a value), and whether its value is the next argument. */
+static enum ring_flag flag_at(const char *arg, bool *next)
+{
+    *next = false;
+    if (strncmp(arg, "--", 2) != 0 || !strcmp(arg, "--json") || !strcmp(arg, "--help"))
+        return F_N;
+    const char *eq = strchr(arg, '=');
+    size_t flen = eq ? (size_t)(eq - arg) : strlen(arg);
+    for (enum ring_flag f = 0; f < F_N; f++)
+        if (strlen(FLAGS[f].flag) == flen && !strncmp(arg, FLAGS[f].flag, flen)) {
+            *next = !eq;
+            return f;
+        }
+    return F_N;
+}
+
 static int read_flags(int argc, char **argv, struct ring_opts *o, bool *help)
 {
     *help = false;
@@ -707,12 +724,23 @@ static int read_flags(int argc, char **argv, struct ring_opts *o, bool *help)
             f++;
         if (f == F_N)
             return usage_error("unknown option '%.*s'", (int)flen, arg);
-        if (eq)
+        if (eq) {
             o->value[f] = eq + 1;
-        else if (i + 1 < argc)
+        } else if (i + 1 < argc) {
+            /* a flag where the value should be: the value is missing (a key
+             * to look up may be anything, "--json" too) */
+            bool next;
+            if (f != F_KEY && (flag_at(argv[i + 1], &next) != F_N
+                               || !strcmp(argv[i + 1], "--json") || !strcmp(argv[i + 1], "--help")))
+                return usage_error("%s needs a value, got the option %s", FLAGS[f].flag,
+                                   argv[i + 1]);
             o->value[f] = argv[++i];
-        else
+        } else {
             return usage_error("%s needs a value", FLAGS[f].flag);
+        }
+        if (f == F_KEYS_FILE && !*o->value[f])
+            return usage_error("--keys-file needs a value (a file, or - for standard input), "
+                               "got \"\"");
         if (f == F_KEY || f == F_KEYS_FILE) {
             if (!o->sources)
                 o->sources = xcalloc((size_t)argc, sizeof *o->sources);
@@ -783,6 +811,67 @@ static int analyze_and_print(const struct ring_opts *o)
     return 0;
 }
 
+/* Every value given is checked, as run's and sweep's: a flag given twice
+ * keeps its later value, but an earlier bad one is bad usage too. Each
+ * replaced value is checked on the command line without the values that
+ * replace it (the memberships loaded as for the analysis); its errors are
+ * printed as such. Called once the command line as a whole is valid.
+ * O(replaced values x a load). */
+static int check_replaced(int argc, char **argv)
+{
+    char **av = xcalloc((size_t)argc + 1, sizeof *av);
+    int rc = 0;
+    for (int i = 1; i < argc && !rc; i++) {
+        bool next;
+        enum ring_flag f = flag_at(argv[i], &next);
+        int first = i;
+        if (next)
+            i++; /* its value */
+        if (f == F_N || f == F_KEY || f == F_KEYS_FILE)
+            continue;
+        bool replaced = false;
+        for (int j = i + 1; j < argc && !replaced; j++) {
+            bool nj;
+            replaced = flag_at(argv[j], &nj) == f;
+            j += nj;
+        }
+        if (!replaced)
+            continue;
+        int n = 0;
+        av[n++] = argv[0];
+        for (int j = 1; j < argc; j++) {
+            bool nj;
+            enum ring_flag g = flag_at(argv[j], &nj);
+            bool drop = g == f && j > first; /* a later value of the flag */
+            if (!drop)
+                av[n++] = argv[j];
+            if (nj && j + 1 < argc) { /* the flag's value goes with it */
+                j++;
+                if (!drop)
+                    av[n++] = argv[j];
+            }
+        }
+        av[n] = NULL;
+        struct ring_opts o;
+        bool help;
+        memset(&o, 0, sizeof o);
+        rc = parse_args(n, av, &o, &help);
+        if (rc == 0)
+            rc = load_side(&o, &o.before, false);
+        if (rc == 0 && o.has_to)
+            rc = load_side(&o, &o.after, true);
+        if (rc)
+            fprintf(stderr, "ringsim ring: (the value %s%s%s given above is replaced by a later "
+                            "%s, but every value given must be valid)\n",
+                    argv[first], next ? " " : "", next ? argv[first + 1] : "", FLAGS[f].flag);
+        side_deinit(&o.before);
+        side_deinit(&o.after);
+        free(o.sources);
+    }
+    free(av);
+    return rc;
+}
+
 int cmd_ring(int argc, char **argv)
 {
     struct ring_opts o;
@@ -793,6 +882,8 @@ int cmd_ring(int argc, char **argv)
         fputs(usage_text, stdout);
         goto out;
     }
+    if (rc == 0)
+        rc = check_replaced(argc, argv);
     if (rc == 0)
         rc = load_side(&o, &o.before, false);
     if (rc == 0 && o.has_to)

@@ -31,6 +31,20 @@ static void json_num(struct strbuf *sb, double x)
         sb_printf(sb, "%.15g", x);
 }
 
+/* A value given on the command line, as the shortest text that reads back
+ * as it (a load factor of 1.0000000000000002 is not printed as 1, which
+ * ring itself would refuse). */
+static void json_num_exact(struct strbuf *sb, double x)
+{
+    char g[40];
+    for (int p = 15; p <= 17; p++) {
+        snprintf(g, sizeof g, "%.*g", p, x);
+        if (strtod(g, NULL) == x)
+            break;
+    }
+    sb_puts(sb, g);
+}
+
 /* {"A": value, ...} over the nodes of the membership before or after:
  * key counts, or (space) each node's exact share of the hash space. */
 static void json_node_map(struct strbuf *sb, const struct ring_result *r, bool after, bool space)
@@ -124,7 +138,7 @@ static void json_params(struct strbuf *sb, const struct ring_report *o)
     sb_printf(sb, ",\"node_key\":\"%s\"", p->node_key_address ? "address" : "id");
     if (p->algo == PLACE_BOUNDED) {
         sb_puts(sb, ",\"load_factor\":");
-        json_num(sb, p->load_factor);
+        json_num_exact(sb, p->load_factor);
     }
     if (p->algo == PLACE_MAGLEV)
         sb_printf(sb, ",\"table_size\":%u", p->maglev_size);

@@ -273,6 +273,17 @@ bad "--start above the limit" '--start: expected an integer from 0 to 9223372035
     --start 9223372036854775000
 bad "--vnodes 0" '--vnodes: expected an integer from 1' --vnodes 0
 bad "--vnodes many" '--vnodes: .*"many"' --vnodes many
+# every value given is checked, a replaced one too (as run's --set)
+bad "a bad --count a later one replaces" '--count: expected an integer .*"x"' --count x --count 10
+expect_match 'the value --count x given above is replaced by a later --count' "$T/err" \
+    "a replaced value's error says it was replaced"
+bad "a bad --algo a later one replaces" '--algo: expected one of' --algo foo --algo ring
+bad "a bad --nodes a later one replaces" '--nodes: node "A" appears twice' --nodes A,A --nodes A,B
+bad "a bad --weights a later one replaces" '--weights: A: expected a number' --weights A=-1 --weights A=2
+bad "a flag where a value should be" '--vnodes needs a value, got the option --count' --vnodes --count 10
+bad "an empty --keys-file" '--keys-file needs a value .*got ""' --keys-file ''
+expect_exit 0 "two good values: the later one wins" $R --count 5 --key a --count=7 --json
+expect_match '"count":7,' "$T/out" "the later --count applies"
 bad "unknown algo" '--algo: expected one of: mod, ring, .*, got "chord"' --algo chord
 bad "unknown hash" '--hash: expected one of: sha256, md5, .*, got "sha1"' --hash sha1
 bad "--count 0" '--count: expected an integer from 1' --count 0

@@ -94,6 +94,9 @@ expect_match "unknown option --vary" "$T/err" "and names it"
 expect_eq "$(sqlite3 "$T/c2.db" "SELECT group_concat(path||'='||value, ' ') FROM params")" \
     "seed=8 routing.vnodes=20" "a path set twice: one params row, the value that applied"
 expect_eq "$(sqlite3 "$T/c2.db" 'SELECT seed FROM runs')" 8 "the last seed applied"
+"$RINGSIM" run "$S" -o "$T/c5.db" --quiet --set nodes.1.weight=3 --set nodes.01.weight=4
+expect_eq "$(sqlite3 "$T/c5.db" "SELECT group_concat(path||'='||value, ' ') FROM params")" \
+    "nodes.1.weight=4" "one path written two ways: one params row, as the run reads it"
 
 # a second run into the same file: new run id, run 1 untouched
 "$RINGSIM" run "$S" -o "$T/a.db" --quiet --set routing.algorithm=mod

@@ -1097,6 +1097,11 @@ static void test_point_format_check(void **state)
         if (!place_check_point_format(bad[i]))
             fail_msg("\"%s\" was accepted", bad[i]);
     assert_non_null(place_check_point_format(NULL));
+    /* the reason names the conversion that has it */
+    assert_string_equal(place_check_point_format("%s%100d"), "has a %d width over 99");
+    assert_string_equal(place_check_point_format("%100s%d"),
+                        "has a conversion other than %s, %d and %% (flags and a width are "
+                        "allowed on %d only)");
 }
 
 static void test_names_and_defaults(void **state)

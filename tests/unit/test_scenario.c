@@ -1598,6 +1598,28 @@ static void test_set_capacity(void **state)
     assert_int_equal(s->nodes[0].cache.capacity_bytes, 1 << 20);
     assert_int_equal(s->nodes[0].cache.capacity_items, 0);
     scenario_destroy(s);
+    /* both from --set: reported against the arguments, never at a line of
+     * the file's value they replaced (nor at a "line 0") */
+    expect_error_sets(NODES, (const char *const[]){"cache.capacity=1MB", "cache.capacity_items=5", NULL},
+                      "--set cache.capacity_items=5: cache.capacity_items: give capacity or "
+                      "capacity_items, not both (capacity is given by --set cache.capacity=1MB)");
+    expect_error_sets("nodes: [{id: A, capacity_items: 100}]\n",
+                      (const char *const[]){"nodes.0.capacity=1MB", "nodes.0.capacity_items=5", NULL},
+                      "--set nodes.0.capacity_items=5: nodes.0.capacity_items: give capacity or "
+                      "capacity_items, not both (capacity is given by --set nodes.0.capacity=1MB)");
+}
+
+static void test_number_out_of_range(void **state)
+{
+    (void)state;
+    /* a number of the right form but past a double: the range it meets is
+     * not the reason, so the message says what is */
+    expect_error("workload: {qps: 1e999}\n" NODES,
+                 "x.yaml:1:17: workload.qps: expected a number > 0 (this one is larger than a "
+                 "double can hold), got \"1e999\"");
+    expect_error("workload: {write_ratio: 1e-400}\n" NODES,
+                 "x.yaml:1:25: workload.write_ratio: expected a number from 0 to 1 (this one is "
+                 "closer to 0 than a double can hold), got \"1e-400\"");
 }
 
 static void test_set_seed(void **state)
@@ -2155,6 +2177,7 @@ int main(void)
         cmocka_unit_test(test_set_events),
         cmocka_unit_test(test_set_creates),
         cmocka_unit_test(test_set_capacity),
+        cmocka_unit_test(test_number_out_of_range),
         cmocka_unit_test(test_set_seed),
         cmocka_unit_test(test_set_errors),
         cmocka_unit_test(test_override_parse),

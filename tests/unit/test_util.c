@@ -119,7 +119,10 @@ static void test_doubles(void **state)
     assert_int_equal(parse_double("nan", &d), -1);
     assert_int_equal(parse_double("inf", &d), -1);
     assert_int_equal(parse_double("0x10", &d), -1);
-    assert_int_equal(parse_double("1e999", &d), -1);
+    assert_int_equal(parse_double("1e999", &d), PARSE_TOO_LARGE);
+    assert_int_equal(parse_double("-1e999", &d), PARSE_TOO_LARGE);
+    assert_int_equal(parse_double("1e-400", &d), PARSE_TOO_SMALL);
+    assert_int_equal(parse_double("1e-400x", &d), PARSE_BAD);
     assert_int_equal(parse_double("", &d), -1);
     /* every digit of a long number counts (it was cut at 127 characters:
      * 0.000...05 read as 0, 1000...0 as 1e126) */
