@@ -405,13 +405,22 @@ void report_print_json(const struct report *r, FILE *f)
         }
         sb_puts(&sb, "},\"runs_with\":{");
         bool first = true;
-        for (size_t m = 0; m < r->n_all; m++) {
-            if (!r->metrics[m].count_with)
-                continue;
+        /* by name (cascade_removals, db_overload_s), whichever --metric was
+         * asked for: the same text for the same runs */
+        const char *done = "";
+        for (;;) {
+            size_t next = r->n_all;
+            for (size_t m = 0; m < r->n_all; m++)
+                if (r->metrics[m].count_with && strcmp(r->metrics[m].name, done) > 0
+                    && (next == r->n_all || strcmp(r->metrics[m].name, r->metrics[next].name) < 0))
+                    next = m;
+            if (next == r->n_all)
+                break;
             sb_puts(&sb, first ? "" : ",");
             first = false;
-            sb_json_str(&sb, r->metrics[m].name);
-            sb_printf(&sb, ":%zu", g->stats[m].with);
+            sb_json_str(&sb, r->metrics[next].name);
+            sb_printf(&sb, ":%zu", g->stats[next].with);
+            done = r->metrics[next].name;
         }
         sb_puts(&sb, "}}");
         if (sb.len > 1 << 16) {

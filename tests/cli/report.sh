@@ -129,6 +129,9 @@ ok $? "cooldown 10s: cascades in 2 of its 4 runs, never recovered in 2"
 expect_exit 0 "report --metric min_hit_rate --json" "$RINGSIM" report "$db" --metric min_hit_rate --json
 python3 -c 'import json,sys; a=json.load(open(sys.argv[1])); b=json.load(open(sys.argv[2])); sys.exit(0 if [g["runs_with"] for g in a] == [g["runs_with"] for g in b] and all(set(g["runs_with"]) == {"cascade_removals", "db_overload_s"} and set(g["metrics"]) == {"min_hit_rate"} for g in a) else 1)' "$T/out" "$T/json"
 ok $? "runs_with has the cascades and overloads with one other metric asked for, as with them"
+expect_eq "$(grep -o '"runs_with":{[^}]*}' "$T/out" | sed 's/[0-9]//g' | sort -u)" \
+    '"runs_with":{"cascade_removals":,"db_overload_s":}' \
+    "runs_with by name whichever metric is asked for (text alike)"
 
 # shellcheck disable=SC2086
 expect_exit 0 "report --baseline --json" "$RINGSIM" report "$db" $M --baseline health.cooldown=2s --json
