@@ -678,8 +678,6 @@ static int parse_key_range(struct ring_opts *o)
     return 0;
 }
 
-/* Reads argv into o->value (the last of a repeated flag wins); --help sets
- * *help. Returns 0 or EXIT_USAGE. */
 /* The flag an argument of a well-formed command line starts (F_N for
  * --json, --help, or a value), and whether its value is the next argument. */
 static enum ring_flag flag_at(const char *arg, bool *next)
@@ -697,6 +695,14 @@ static enum ring_flag flag_at(const char *arg, bool *next)
     return F_N;
 }
 
+static bool is_option(const char *arg)
+{
+    bool next;
+    return flag_at(arg, &next) != F_N || !strcmp(arg, "--json") || !strcmp(arg, "--help");
+}
+
+/* Reads argv into o->value (the last of a repeated flag wins); --help sets
+ * *help. Returns 0 or EXIT_USAGE. */
 static int read_flags(int argc, char **argv, struct ring_opts *o, bool *help)
 {
     *help = false;
@@ -719,9 +725,8 @@ static int read_flags(int argc, char **argv, struct ring_opts *o, bool *help)
         size_t flen = eq ? (size_t)(eq - arg) : strlen(arg);
         if (flen >= 64)
             return usage_error("unknown option '%.40s...'", arg);
-        enum ring_flag f = 0;
-        while (f < F_N && !(strlen(FLAGS[f].flag) == flen && !strncmp(arg, FLAGS[f].flag, flen)))
-            f++;
+        bool next;
+        enum ring_flag f = flag_at(arg, &next);
         if (f == F_N)
             return usage_error("unknown option '%.*s'", (int)flen, arg);
         if (eq) {
@@ -729,9 +734,7 @@ static int read_flags(int argc, char **argv, struct ring_opts *o, bool *help)
         } else if (i + 1 < argc) {
             /* a flag where the value should be: the value is missing (a key
              * to look up may be anything, "--json" too) */
-            bool next;
-            if (f != F_KEY && (flag_at(argv[i + 1], &next) != F_N
-                               || !strcmp(argv[i + 1], "--json") || !strcmp(argv[i + 1], "--help")))
+            if (f != F_KEY && is_option(argv[i + 1]))
                 return usage_error("%s needs a value, got the option %s", FLAGS[f].flag,
                                    argv[i + 1]);
             o->value[f] = argv[++i];
