@@ -26,6 +26,37 @@
 
 /* ---- whole-scenario checks ------------------------------------------------ */
 
+/* capacity and capacity_items: one or the other. When the file gives one
+ * and --set the other, the --set one wins. */
+void check_capacity(struct loader *L, const struct ynode *map, struct cache_cfg *c)
+{
+    const struct ynode *vb = ynode_map_get(map, "capacity");
+    const struct ynode *vi = ynode_map_get(map, "capacity_items");
+    if (vb && vi) {
+        if (vi->set && !vb->set) {
+            c->capacity_bytes = 0;
+        } else if (vb->set && !vi->set) {
+            c->capacity_items = 0;
+        } else {
+            /* both from the file, or both from --set: each named where it
+             * came from (a --set one by its argument, not by the file's line) */
+            size_t old = path_push(L, "capacity_items");
+            char where[300];
+            if (vb->set)
+                snprintf(where, sizeof where, "given by --set %.250s", vb->set);
+            else
+                snprintf(where, sizeof where, "at line %d", vb->line);
+            report(L, vi->set ? vi : ynode_map_get_key(map, "capacity_items"), L->path.buf,
+                   "give capacity or capacity_items, not both (capacity is %s)", where);
+            path_pop(L, old);
+            mark_bad(L, &c->capacity_items);
+        }
+    } else if (vi) {
+        c->capacity_bytes = 0;
+    }
+}
+
+
 /* Fills unset cache keys of a node (or add_node) from the defaults. */
 static void merge_cache(const struct ynode *map, struct cache_cfg *c, const struct cache_cfg *def)
 {

@@ -163,6 +163,9 @@ int err_cmp(const void *a, const void *b);
  * messages; arg is a node's `set`. */
 const char *set_flag(const struct loader *L, const char *arg);
 /* An error about node `at` (its position, or its --set argument). */
+/* capacity and capacity_items of a cache section (map): one or the other, a
+ * --set one replacing the file's (scenario_check.c). */
+void check_capacity(struct loader *L, const struct ynode *map, struct cache_cfg *c);
 void report(struct loader *L, const struct ynode *at, const char *path, const char *fmt, ...)
     PRINTF_LIKE(4, 5);
 /* Reports at the value of `path` when the file (or --set) gave it, else at

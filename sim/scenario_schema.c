@@ -892,39 +892,6 @@ bad:
 
 /* ---- section checks ----------------------------------------------------- */
 
-/* capacity and capacity_items: one or the other. When the file gives one
- * and --set the other, the --set one wins. */
-static void check_capacity(struct loader *L, const struct ynode *map, struct cache_cfg *c)
-{
-    const struct ynode *vb = ynode_map_get(map, "capacity");
-    const struct ynode *vi = ynode_map_get(map, "capacity_items");
-    if (vb && vi) {
-        if (vi->set && !vb->set) {
-            c->capacity_bytes = 0;
-        } else if (vb->set && !vi->set) {
-            c->capacity_items = 0;
-        } else {
-            /* both from the file, or both from --set: each is named where
-             * it came from (a --set value by its argument, not by the line
-             * of the file's value it replaced) */
-            size_t old = path_push(L, "capacity_items");
-            const struct ynode *at = vi->set ? vi : ynode_map_get_key(map, "capacity_items");
-            if (vb->set)
-                report(L, at, L->path.buf,
-                       "give capacity or capacity_items, not both (capacity is given by --set %s)",
-                       vb->set);
-            else
-                report(L, at, L->path.buf,
-                       "give capacity or capacity_items, not both (capacity is at line %d)",
-                       vb->line);
-            path_pop(L, old);
-            mark_bad(L, &c->capacity_items);
-        }
-    } else if (vi) {
-        c->capacity_bytes = 0;
-    }
-}
-
 static void cache_post(struct loader *L, const struct ynode *map, void *obj)
 {
     check_capacity(L, map, obj);

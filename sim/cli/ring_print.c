@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "sim/cli/ring_print.h"
+#include "output/report.h"
 #include "sim/util.h"
 
 /* A number as JSON, to 15 significant digits: a ratio checks against the
@@ -29,20 +30,6 @@ static void json_num(struct strbuf *sb, double x)
         sb_puts(sb, "null");
     else
         sb_printf(sb, "%.15g", x);
-}
-
-/* A value given on the command line, as the shortest text that reads back
- * as it (a load factor of 1.0000000000000002 is not printed as 1, which
- * ring itself would refuse). */
-static void json_num_exact(struct strbuf *sb, double x)
-{
-    char g[40];
-    for (int p = 15; p <= 17; p++) {
-        snprintf(g, sizeof g, "%.*g", p, x);
-        if (strtod(g, NULL) == x)
-            break;
-    }
-    sb_puts(sb, g);
 }
 
 /* {"A": value, ...} over the nodes of the membership before or after:
@@ -138,7 +125,7 @@ static void json_params(struct strbuf *sb, const struct ring_report *o)
     sb_printf(sb, ",\"node_key\":\"%s\"", p->node_key_address ? "address" : "id");
     if (p->algo == PLACE_BOUNDED) {
         sb_puts(sb, ",\"load_factor\":");
-        json_num_exact(sb, p->load_factor);
+        json_number(sb, p->load_factor); /* exactly: 1.0000000000000002 is not 1 */
     }
     if (p->algo == PLACE_MAGLEV)
         sb_printf(sb, ",\"table_size\":%u", p->maglev_size);

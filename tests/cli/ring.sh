@@ -284,6 +284,8 @@ bad "a flag where a value should be" '--vnodes needs a value, got the option --c
 bad "an empty --keys-file" '--keys-file needs a value .*got ""' --keys-file ''
 expect_exit 0 "two good values: the later one wins" $R --count 5 --key a --count=7 --json
 expect_match '"count":7,' "$T/out" "the later --count applies"
+expect_exit 0 "a load factor an ulp above 1" $R --algo bounded --load-factor 1.0000000000000002 --count 100 --json
+expect_match '"load_factor":1.0000000000000002,' "$T/out" "the JSON echoes the load factor exactly"
 bad "unknown algo" '--algo: expected one of: mod, ring, .*, got "chord"' --algo chord
 bad "unknown hash" '--hash: expected one of: sha256, md5, .*, got "sha1"' --hash sha1
 bad "--count 0" '--count: expected an integer from 1' --count 0
