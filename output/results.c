@@ -776,26 +776,27 @@ int results_begin_run(struct results *r, const struct scenario *sc, const char *
     /* one row per path as a run reads it (nodes.01.weight is
      * nodes.1.weight); a path set twice: the last value is the one that
      * applied. O(overrides²), a handful. */
-    for (size_t i = 0; i < sc->n_overrides; i++) {
-        char *path = override_path_normalize(sc->overrides[i].path);
+    char **path = xcalloc(sc->n_overrides + 1, sizeof *path);
+    for (size_t i = 0; i < sc->n_overrides; i++)
+        path[i] = override_path_normalize(sc->overrides[i].path);
+    int rc = SQLITE_DONE;
+    for (size_t i = 0; i < sc->n_overrides && rc == SQLITE_DONE; i++) {
         bool later = false;
-        for (size_t j = i + 1; j < sc->n_overrides && !later; j++) {
-            char *other = override_path_normalize(sc->overrides[j].path);
-            later = !strcmp(path, other);
-            free(other);
-        }
-        int rc = SQLITE_DONE;
-        if (!later) {
-            sqlite3_bind_int64(st, 1, r->run_id);
-            sqlite3_bind_text(st, 2, path, -1, SQLITE_TRANSIENT);
-            sqlite3_bind_text(st, 3, sc->overrides[i].value, -1, SQLITE_TRANSIENT);
-            rc = sqlite3_step(st);
-            sqlite3_reset(st);
-        }
-        free(path);
-        if (rc != SQLITE_DONE)
-            goto sqlerr;
+        for (size_t j = i + 1; j < sc->n_overrides && !later; j++)
+            later = !strcmp(path[i], path[j]);
+        if (later)
+            continue;
+        sqlite3_bind_int64(st, 1, r->run_id);
+        sqlite3_bind_text(st, 2, path[i], -1, SQLITE_TRANSIENT);
+        sqlite3_bind_text(st, 3, sc->overrides[i].value, -1, SQLITE_TRANSIENT);
+        rc = sqlite3_step(st);
+        sqlite3_reset(st);
     }
+    for (size_t i = 0; i < sc->n_overrides; i++)
+        free(path[i]);
+    free(path);
+    if (rc != SQLITE_DONE)
+        goto sqlerr;
     sqlite3_finalize(st);
     st = NULL;
     /* the runs row is committed at once: a run being recorded shows, and

@@ -56,7 +56,6 @@ void check_capacity(struct loader *L, const struct ynode *map, struct cache_cfg 
     }
 }
 
-
 /* Fills unset cache keys of a node (or add_node) from the defaults. */
 static void merge_cache(const struct ynode *map, struct cache_cfg *c, const struct cache_cfg *def)
 {
