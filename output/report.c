@@ -26,9 +26,9 @@
  *
  * With --baseline PATH=VALUE, each combination's baseline is the one with
  * the same scenario and other values whose PATH is VALUE; the difference of
- * a metric is taken run by run, pairing the runs of the same seed (each
- * combination's first run of a seed), as common random numbers make them
- * see the same requests.
+ * a metric is taken run by run, pairing the runs of the same seed and the
+ * same pooled parameters (repeats left out: pair_groups), as common random
+ * numbers make them see the same requests.
  *
  * Costs: O(runs log runs) to group, O(groups log groups) to find the
  * baselines, O(runs x metrics) for the statistics; the stored scenario of a
@@ -674,33 +674,59 @@ static enum report_status find_baselines(struct loader *L)
     return REPORT_OK;
 }
 
-struct seed_run {
-    int64_t seed;
-    size_t run;
-};
-
-/* g's runs by seed, the first of each seed (its runs are sorted by seed
- * already, sort_group_runs). */
-static size_t first_by_seed(const struct report *r, const struct report_group *g,
-                            struct seed_run *out, size_t *dups)
+/* Whether runs a and b have the same params rows (as sets) but for the
+ * --by paths (alike within a combination, if perhaps written two ways or
+ * left to the stored scenario; the baseline's differs from the
+ * combination's by design): whether they agree on every parameter pooled
+ * in their combinations. */
+static bool same_params(const struct loader *L, size_t a, size_t b)
 {
-    for (size_t i = 0; i < g->n_runs; i++)
-        out[i] = (struct seed_run){r->runs[g->runs[i]].seed, g->runs[i]};
-    size_t n = 0;
-    for (size_t i = 0; i < g->n_runs; i++) {
-        if (n && out[n - 1].seed == out[i].seed) {
-            (*dups)++;
-            continue;
+    const struct run_extra *x = &L->extra[a], *y = &L->extra[b];
+    const struct report *r = L->r;
+    size_t nx = 0, ny = 0;
+    for (size_t k = 0; k < 2; k++) {
+        const struct run_extra *u = k ? y : x, *v = k ? x : y;
+        for (size_t i = 0; i < u->n_params; i++) {
+            bool by = false;
+            for (size_t j = 0; j < r->n_by && !by; j++)
+                by = !strcmp(u->params[i].path, r->by[j]);
+            if (by)
+                continue;
+            *(k ? &ny : &nx) += 1;
+            bool found = false;
+            for (size_t j = 0; j < v->n_params && !found; j++)
+                found = !strcmp(u->params[i].path, v->params[j].path)
+                        && same_text(u->params[i].value, v->params[j].value);
+            if (!found)
+                return false;
         }
-        out[n++] = out[i];
     }
-    return n;
+    return nx == ny;
 }
 
-/* The paired differences of every combination from its baseline. */
-static void pair_groups(struct report *r)
+/* Whether the run at g->runs[i] repeats an earlier run of g: the same seed
+ * and parameters (the same run recorded twice: a database merged twice, a
+ * shard run twice, a run with a --set of the value another took from its
+ * scenario). g's runs are sorted by seed (sort_group_runs). */
+static bool is_repeat(const struct loader *L, const struct report_group *g, size_t i)
 {
-    size_t dups = 0;
+    const struct report *r = L->r;
+    for (size_t a = i; a-- > 0 && r->runs[g->runs[a]].seed == r->runs[g->runs[i]].seed;)
+        if (same_params(L, g->runs[a], g->runs[i]))
+            return true;
+    return false;
+}
+
+/* The paired differences of every combination from its baseline: a run is
+ * paired with the baseline's run of the same seed and the same pooled
+ * parameters (a parameter that varies but is not a --by path: each of its
+ * values is paired with itself), repeats left out; each run in one pair at
+ * most. In g's order (seed, then metrics), each run takes the first such
+ * run of the baseline's, so the pairs never depend on the order the runs
+ * were recorded in. */
+static void pair_groups(struct loader *L)
+{
+    struct report *r = L->r;
     for (size_t gi = 0; gi < r->n_groups; gi++) {
         struct report_group *g = &r->groups[gi];
         g->diff = xcalloc(r->n_metrics + 1, sizeof(*g->diff));
@@ -709,84 +735,65 @@ static void pair_groups(struct report *r)
         if (g->baseline < 0)
             continue;
         const struct report_group *bg = &r->groups[g->baseline];
-        struct seed_run *a = xcalloc(g->n_runs + 1, sizeof(*a));
-        struct seed_run *b = xcalloc(bg->n_runs + 1, sizeof(*b));
-        size_t ignore = 0;
-        size_t na = first_by_seed(r, g, a, &dups), nb = first_by_seed(r, bg, b, &ignore);
-        double *x = xcalloc(na + 1, sizeof(*x)), *y = xcalloc(na + 1, sizeof(*y));
-        for (size_t m = 0; m < r->n_metrics; m++) {
-            size_t n = 0;
-            for (size_t i = 0, j = 0; i < na; i++) {
-                while (j < nb && b[j].seed < a[i].seed)
-                    j++;
-                if (j < nb && b[j].seed == a[i].seed) {
-                    x[n] = r->runs[a[i].run].m[m];
-                    y[n++] = r->runs[b[j].run].m[m];
-                }
+        size_t *pa = xcalloc(g->n_runs + 1, sizeof(*pa)), *pb = xcalloc(g->n_runs + 1, sizeof(*pb));
+        bool *used = xcalloc(bg->n_runs + 1, sizeof(*used)); /* paired, or a repeat */
+        for (size_t j = 0; j < bg->n_runs; j++)
+            used[j] = is_repeat(L, bg, j);
+        size_t np = 0;
+        for (size_t i = 0, from = 0; i < g->n_runs; i++) {
+            int64_t seed = r->runs[g->runs[i]].seed;
+            while (from < bg->n_runs && r->runs[bg->runs[from]].seed < seed)
+                from++;
+            if (is_repeat(L, g, i))
+                continue;
+            for (size_t j = from; j < bg->n_runs && r->runs[bg->runs[j]].seed == seed; j++) {
+                if (used[j] || !same_params(L, g->runs[i], bg->runs[j]))
+                    continue;
+                used[j] = true;
+                pa[np] = g->runs[i];
+                pb[np++] = bg->runs[j];
+                break;
             }
-            stats_paired(x, y, n, &g->diff[m]);
+        }
+        double *x = xcalloc(np + 1, sizeof(*x)), *y = xcalloc(np + 1, sizeof(*y));
+        for (size_t m = 0; m < r->n_metrics; m++) {
+            for (size_t k = 0; k < np; k++) {
+                x[k] = r->runs[pa[k]].m[m];
+                y[k] = r->runs[pb[k]].m[m];
+            }
+            stats_paired(x, y, np, &g->diff[m]);
         }
         free(x);
         free(y);
-        free(a);
-        free(b);
+        free(pa);
+        free(pb);
+        free(used);
     }
-    if (dups)
-        diag_add(&r->notes, "%zu run%s repeat%s a seed within %s combination (the same run "
-                            "recorded twice?): each counts in the statistics, and the first "
-                            "of a seed is the one paired",
-                 dups, dups == 1 ? "" : "s", dups == 1 ? "s" : "", dups == 1 ? "its" : "their");
 }
 
-/* Whether runs a and b have the same params rows (as sets). */
-static bool same_params(const struct loader *L, size_t a, size_t b)
-{
-    const struct run_extra *x = &L->extra[a], *y = &L->extra[b];
-    if (x->n_params != y->n_params)
-        return false;
-    for (size_t i = 0; i < x->n_params; i++) {
-        bool found = false;
-        for (size_t j = 0; j < y->n_params && !found; j++)
-            found = !strcmp(x->params[i].path, y->params[j].path)
-                    && same_text(x->params[i].value, y->params[j].value);
-        if (!found)
-            return false;
-    }
-    return true;
-}
-
-/* Without --baseline (whose pairing notes them itself), a note when runs
- * of a combination repeat a seed with the same parameters: the same run
- * recorded twice (a database merged twice, a shard run twice) would count
- * as two independent samples. Runs that differ in a pooled parameter are
- * not repeats. O(runs of a seed squared) per seed of a combination. */
+/* A note when runs of a combination repeat a seed with the same parameters:
+ * the same run recorded twice (a database merged twice, a shard run twice)
+ * would count as two independent samples. Runs that differ in a pooled
+ * parameter are not repeats. O(runs of a seed squared) per seed of a
+ * combination. */
 static void note_seed_repeats(struct loader *L)
 {
     struct report *r = L->r;
-    if (r->base_path)
-        return;
     size_t dups = 0, groups = 0;
     for (size_t gi = 0; gi < r->n_groups; gi++) {
         const struct report_group *g = &r->groups[gi];
         size_t before = dups;
-        for (size_t i = 0, j; i < g->n_runs; i = j) {
-            for (j = i + 1; j < g->n_runs && r->runs[g->runs[j]].seed == r->runs[g->runs[i]].seed;)
-                j++;
-            for (size_t b = i + 1; b < j; b++) {
-                bool repeat = false;
-                for (size_t a = i; a < b && !repeat; a++)
-                    repeat = same_params(L, g->runs[a], g->runs[b]);
-                dups += repeat;
-            }
-        }
+        for (size_t i = 0; i < g->n_runs; i++)
+            dups += is_repeat(L, g, i);
         groups += dups > before;
     }
     if (dups)
         diag_add(&r->notes, "%zu run%s repeat%s a seed and the parameters of another run within "
                             "%s combination%s (the same run recorded twice? a database merged "
-                            "twice?): each counts in the statistics as a sample of its own",
+                            "twice?): each counts in the statistics as a sample of its own%s",
                  dups, dups == 1 ? "" : "s", dups == 1 ? "s" : "",
-                 groups == 1 ? "its" : "their", groups == 1 ? "" : "s");
+                 groups == 1 ? "its" : "their", groups == 1 ? "" : "s",
+                 r->base_path ? ", and only the first is paired with the baseline" : "");
 }
 
 /* ---- the whole -------------------------------------------------------------------- */
@@ -883,7 +890,7 @@ enum report_status report_load(const struct report_options *o, struct report **o
         if (r->base_path) {
             st = find_baselines(&L);
             if (st == REPORT_OK)
-                pair_groups(r);
+                pair_groups(&L);
         }
     }
     if (in_read)

@@ -69,9 +69,10 @@ struct metric_stats {
 };
 
 /* The differences of a metric from the baseline combination, run by run
- * paired by seed. */
+ * paired by seed and pooled parameters. */
 struct diff_stats {
-    size_t pairs;          /* seeds with a value in both */
+    size_t pairs;          /* pairs of runs (seed and pooled parameters alike) with a
+                            * value in both */
     double mean, sd, ci_lo, ci_hi;   /* as in metric_stats, over the pairs */
 };
 

@@ -359,6 +359,65 @@ static void test_report_baseline(void **state)
     report_destroy(r);
 }
 
+/* A parameter varied but not a --by path is pooled; with --baseline each of
+ * its values is paired with itself: (seed, cooldown) with (seed, cooldown).
+ * A run recorded twice is a repeat: noted, counted in the statistics, left
+ * out of the pairs. */
+static void test_report_pooled_baseline(void **state)
+{
+    (void)state;
+    char path[160];
+    snprintf(path, sizeof path, "%s/pooled.db", dir);
+    char err[1024];
+    struct results *res = results_open(path, err, sizeof err);
+    assert_non_null(res);
+    results_close(res);
+    sqlite3 *h;
+    assert_int_equal(sqlite3_open(path, &h), SQLITE_OK);
+    exec_sql(h, "BEGIN");
+    /* min_hit_rate = vnodes/100 + cooldown/10 + seed/1000 (+ 0.0005 at
+     * vnodes 40, cooldown 5s, seed 2): each pair differs by 0.3 but one */
+    int id = 1;
+    for (int v = 0; v < 2; v++)
+        for (int c = 0; c < 2; c++)
+            for (int seed = 1; seed <= 2; seed++) {
+                int vnodes = v ? 40 : 10, cool = c ? 5 : 0;
+                char p[128];
+                snprintf(p, sizeof p, "routing.vnodes=%d;health.cooldown=%ds;seed=%d", vnodes,
+                         cool, seed);
+                double m = vnodes / 100.0 + cool / 10.0 + seed / 1000.0
+                           + (v && c && seed == 2 ? 0.0005 : 0);
+                add_run(h, id++, seed, NULL, p, NULL, 0, 1, m);
+                if (!v && c && seed == 1) /* recorded twice */
+                    add_run(h, id++, seed, NULL, p, NULL, 0, 1, m);
+            }
+    exec_sql(h, "COMMIT");
+    sqlite3_close(h);
+
+    const char *by[] = {"routing.vnodes"};
+    const char *metric[] = {"min_hit_rate"};
+    struct report_options o = {path, by, 1, metric, 1, "routing.vnodes=10"};
+    struct report *r = NULL;
+    assert_int_equal(report_load(&o, &r, err, sizeof err), REPORT_OK);
+    assert_int_equal(r->n_groups, 2);
+    assert_int_equal(r->groups[0].n_runs, 5); /* the repeat counts in the statistics */
+    assert_int_equal(r->groups[1].n_runs, 4);
+    const struct diff_stats *d = &r->groups[1].diff[0];
+    assert_int_equal(d->pairs, 4);
+    /* differences 0.3, 0.3, 0.3, 0.3005: paired across cooldowns they would
+     * differ by 0.5 or 0.1 */
+    near(d->mean, 0.3 + 0.0005 / 4, "pooled paired mean");
+    double m = 0.3 + 0.0005 / 4, ss = 3 * (0.3 - m) * (0.3 - m) + (0.3005 - m) * (0.3005 - m);
+    near(d->ci_hi - d->mean, T975_3 * sqrt(ss / 3) / 2, "pooled paired ci");
+    assert_int_equal(r->groups[0].diff[0].pairs, 4);
+    bool noted = false;
+    for (size_t i = 0; i < r->notes.n; i++)
+        noted |= strstr(r->notes.msgs[i], "1 run repeats a seed and the parameters of another")
+                 && strstr(r->notes.msgs[i], "only the first is paired");
+    assert_true(noted);
+    report_destroy(r);
+}
+
 static char *print(const struct report *r, void (*fn)(const struct report *, FILE *))
 {
     char *buf = NULL;
@@ -444,6 +503,7 @@ int main(void)
         cmocka_unit_test(test_metrics),
         cmocka_unit_test(test_report_groups),
         cmocka_unit_test(test_report_baseline),
+        cmocka_unit_test(test_report_pooled_baseline),
         cmocka_unit_test(test_report_print),
         cmocka_unit_test(test_report_errors),
     };
