@@ -194,6 +194,48 @@ static size_t candidates(const struct placement *pl, uint64_t pos, uint32_t *out
     return got;
 }
 
+/* Zone-first choice among the candidates cand[0..n): those of a zone not
+ * chosen yet, in order, then (fewer zones than replicas) the others in
+ * order. Returns how many are in out; *zones: how many distinct zones. */
+static size_t zones_first(const uint32_t *cand, size_t n, const uint32_t *zone, uint32_t *out,
+                          size_t r, size_t *zones)
+{
+    size_t got = 0;
+    for (size_t i = 0; i < n && got < r; i++) {
+        bool seen = false;
+        for (size_t k = 0; k < got && !seen; k++)
+            seen = zone[out[k]] == zone[cand[i]];
+        if (!seen)
+            out[got++] = cand[i];
+    }
+    *zones = got;
+    for (size_t i = 0; i < n && got < r; i++) {
+        bool taken = false;
+        for (size_t k = 0; k < *zones && !taken; k++)
+            taken = out[k] == cand[i];
+        if (!taken)
+            out[got++] = cand[i];
+    }
+    return got;
+}
+
+/* How many distinct zones the members are in, up to r (the walk needs no
+ * more). */
+static size_t member_zones(const struct placement *pl, const uint32_t *zone, size_t r)
+{
+    uint32_t seen[PLACE_MAX_REPLICAS];
+    size_t n = 0;
+    for (size_t i = 0; i < pl->n_members && n < r; i++) {
+        uint32_t z = zone[pl->members[i].node];
+        bool dup = false;
+        for (size_t k = 0; k < n && !dup; k++)
+            dup = seen[k] == z;
+        if (!dup)
+            seen[n++] = z;
+    }
+    return n;
+}
+
 size_t placement_replicas(const struct placement *pl, uint64_t pos, const uint32_t *zone,
                           uint32_t *out, size_t r)
 {
@@ -201,22 +243,17 @@ size_t placement_replicas(const struct placement *pl, uint64_t pos, const uint32
         r = PLACE_MAX_REPLICAS;
     if (!zone || r <= 1)
         return candidates(pl, pos, out, r);
-    /* zones first, among the first 4r candidates (the walk stops there) */
+    /* zones first: among the first 4r candidates, which almost always hold
+     * as many zones as there are (up to r); when they do not, among them all */
     uint32_t cand[4 * PLACE_MAX_REPLICAS];
-    size_t want = MIN(4 * r, pl->n_members);
-    size_t n = candidates(pl, pos, cand, want), got = 0;
-    bool taken[4 * PLACE_MAX_REPLICAS] = {false};
-    for (size_t i = 0; i < n && got < r; i++) {
-        bool seen = false;
-        for (size_t k = 0; k < got && !seen; k++)
-            seen = zone[out[k]] == zone[cand[i]];
-        if (!seen) {
-            out[got++] = cand[i];
-            taken[i] = true;
-        }
-    }
-    for (size_t i = 0; i < n && got < r; i++) /* fewer zones than replicas */
-        if (!taken[i])
-            out[got++] = cand[i];
+    size_t want = MIN(4 * r, pl->n_members), zones;
+    size_t n = candidates(pl, pos, cand, want);
+    size_t got = zones_first(cand, n, zone, out, r, &zones);
+    if (zones == r || n < want || want == pl->n_members || zones >= member_zones(pl, zone, r))
+        return got;
+    uint32_t *all = xcalloc(pl->n_members, sizeof(*all));
+    n = candidates(pl, pos, all, pl->n_members);
+    got = zones_first(all, n, zone, out, r, &zones);
+    free(all);
     return got;
 }

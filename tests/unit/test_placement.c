@@ -1205,6 +1205,48 @@ static void test_replicas(void **state)
         }
         placement_destroy(pl);
     }
+    /* a zone of one node among 10 of another, and one of its own: past the
+     * first 4R candidates, which often hold only the large zone, every key
+     * has one replica outside it (2 replicas) and one in each zone (3); with
+     * fewer zones than replicas, zones first then the preference order */
+    int twelve[12];
+    uint32_t zone12[12];
+    for (int i = 0; i < 12; i++) {
+        twelve[i] = i;
+        zone12[i] = i < 10 ? 0 : (uint32_t)i - 9; /* 0 x10, 1, 2 */
+    }
+    for (size_t a = 0; a < ARRAY_LEN(algos); a++) {
+        struct place_params p = params(algos[a], algos[a] == PLACE_KETAMA ? HASH_MD5 : HASH_SHA256,
+                                       50);
+        struct placement *pl = mk(&p, twelve, 12, NULL);
+        size_t past = 0;
+        for (uint64_t k = 0; k < 3000; k++) {
+            char key[32];
+            snprintf(key, sizeof key, "key-%06llu", (unsigned long long)k);
+            uint64_t pos = placement_key_position(&p, key, strlen(key));
+            uint32_t out[PLACE_MAX_REPLICAS], succ[12];
+            size_t m = algos[a] == PLACE_RING || algos[a] == PLACE_KETAMA
+                               || algos[a] == PLACE_RENDEZVOUS
+                           ? placement_successors(pl, pos, succ, 8)
+                           : 0;
+            bool window_has_small = false;
+            for (size_t i = 0; i < m; i++)
+                window_has_small |= zone12[succ[i]] != 0;
+            past += m && !window_has_small;
+            assert_int_equal(placement_replicas(pl, pos, zone12, out, 2), 2);
+            assert_int_equal(out[0], placement_lookup(pl, pos));
+            assert_true(zone12[out[0]] != zone12[out[1]]);
+            assert_int_equal(placement_replicas(pl, pos, zone12, out, 3), 3);
+            assert_true(zone12[out[0]] != zone12[out[1]] && zone12[out[0]] != zone12[out[2]]
+                        && zone12[out[1]] != zone12[out[2]]);
+            /* 4 replicas, 3 zones: the fourth is the first candidate not taken */
+            assert_int_equal(placement_replicas(pl, pos, zone12, out, 4), 4);
+            assert_true(out[0] != out[3] && out[1] != out[3] && out[2] != out[3]);
+        }
+        if (algos[a] == PLACE_RING) /* the case the wider walk is for did occur */
+            assert_true(past > 0);
+        placement_destroy(pl);
+    }
 }
 
 /* The continuum's owner table against a plain lower bound over the sorted
