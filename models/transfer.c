@@ -160,14 +160,15 @@ static struct transfer *new_transfer(struct sim *s, uint32_t node, uint32_t even
 
 /* Appends the keys on node src that this transfer moves, MRU first: for a
  * join, those src holds as their owner now (not a former owner's leftover
- * copy, which may be stale); on a new plan (again), not those the
- * destination already holds at the version a copy would bring, or newer. */
+ * copy, which may be stale); never those the destination already holds at
+ * the version a copy would bring, or newer (a drain's destinations may
+ * still hold the keys the leaving node took over from them, a rejoining
+ * node what it held before). */
 struct key_list {
     uint32_t *keys, n, cap;
 };
 
-static void collect(struct sim *s, const struct transfer *t, uint32_t src, bool again,
-                    struct key_list *l)
+static void collect(struct sim *s, const struct transfer *t, uint32_t src, struct key_list *l)
 {
     const struct item *items = s->pool->items;
     uint32_t epoch = membership_latest(s)->id;
@@ -180,11 +181,9 @@ static void collect(struct sim *s, const struct transfer *t, uint32_t src, bool 
             continue;
         if (t->join && membership_owner(s, epoch, k) != src)
             continue;
-        if (again) {
-            const struct item *there = store_get(&s->nodes[dest].store, k, now, false);
-            if (there && there->version >= (db ? db_version(s->db, k) : items[it].version))
-                continue;
-        }
+        const struct item *there = store_get(&s->nodes[dest].store, k, now, false);
+        if (there && there->version >= (db ? db_version(s->db, k) : items[it].version))
+            continue;
         if (l->n == l->cap) {
             l->cap = l->cap ? l->cap * 2 : 256;
             l->keys = xrealloc(l->keys, l->cap * sizeof(*l->keys));
@@ -195,14 +194,14 @@ static void collect(struct sim *s, const struct transfer *t, uint32_t src, bool 
 
 /* The copy list: each source's keys MRU first, merged one from each in turn
  * (the sources in id order, whatever the file's order of the nodes). */
-static void build_list(struct sim *s, struct transfer *t, bool again)
+static void build_list(struct sim *s, struct transfer *t)
 {
     struct key_list *per = xcalloc(s->n_nodes + 1, sizeof(*per));
     size_t total = 0;
     for (uint32_t i = 0; i < s->n_nodes; i++) {
         bool source = t->join ? i != t->node && membership_is_member(s, i) : i == t->node;
         if (source && s->nodes[i].state == NODE_UP && !s->nodes[i].gutter) {
-            collect(s, t, i, again, &per[i]);
+            collect(s, t, i, &per[i]);
             total += per[i].n;
         }
     }
@@ -278,9 +277,9 @@ static bool reached(struct sim *s, struct transfer *t)
 /* Plans the transfer for the change as it would be published now: the
  * placement (today's members, the node in for a join and out for a drain,
  * every node being drained out), the key positions, the share to reach,
- * the list. again: a new plan of a transfer under way. Returns 0, or -1
- * if the placement cannot be built (the run has failed). */
-static int plan(struct sim *s, struct transfer *t, bool again)
+ * the list (the first plan, or a new one of a transfer under way).
+ * Returns 0, or -1 if the placement cannot be built (the run has failed). */
+static int plan(struct sim *s, struct transfer *t)
 {
     uint8_t *member = xmalloc(s->n_nodes + 1);
     memcpy(member, s->mb->member, s->n_nodes);
@@ -300,7 +299,7 @@ static int plan(struct sim *s, struct transfer *t, bool again)
     if (!t->future)
         return -1;
     t->pos = membership_current_positions(s);
-    build_list(s, t, again);
+    build_list(s, t);
     if (t->join) {
         t->future_mass = future_mass(s, t);
         t->held_bound = hit_share(s, t) * t->future_mass;
@@ -332,7 +331,7 @@ void transfer_start_join(struct sim *s, uint32_t node, uint32_t event)
     t->rate = w->rate;
     t->source = w->source;
     t->until_hit_rate = w->until_hit_rate;
-    if (plan(s, t, false))
+    if (plan(s, t))
         return;
     start(s, t, "warm_start", w->max_wait_ns);
 }
@@ -343,7 +342,7 @@ void transfer_start_drain(struct sim *s, uint32_t node, uint32_t event)
     struct transfer *t = new_transfer(s, node, event, false);
     t->rate = d->rate;
     t->source = WARM_OWNERS;
-    if (plan(s, t, false))
+    if (plan(s, t))
         return;
     start(s, t, "drain_start", d->max_wait_ns);
     /* the other transfers send nothing to a node leaving now */
@@ -375,7 +374,7 @@ static int replan(struct sim *s, uint32_t i)
     t->n = t->next = 0;
     t->listed = false; /* the copies of the earlier plans still land; they finish nothing */
     t->plan++;
-    if (plan(s, t, true)) {
+    if (plan(s, t)) {
         t->active = false;
         return -1;
     }
@@ -399,6 +398,15 @@ bool transfer_active(const struct sim *s, uint32_t node)
 {
     for (uint32_t i = 0; i < s->tr->n; i++)
         if (s->tr->t[i].active && s->tr->t[i].node == node)
+            return true;
+    return false;
+}
+
+/* Whether the ring has a node (the gutter's aside). */
+static bool ring_has_member(const struct sim *s)
+{
+    for (uint32_t i = 0; i < s->n_nodes; i++)
+        if (s->mb->member[i] && !s->nodes[i].gutter)
             return true;
     return false;
 }
@@ -439,6 +447,12 @@ static void finish(struct sim *s, struct transfer *t, const char *why)
     }
     membership_change(s, detail);
     /* its placement stays until the run ends: copies in flight still land */
+    if (!t->join && !ring_has_member(s))
+        /* the ring's last node has left, its keys copied to the nodes warming
+         * to join: they join now, in the same epoch (it would have no node) */
+        for (uint32_t i = 0; i < s->tr->n; i++)
+            if (s->tr->t[i].active && s->tr->t[i].join)
+                finish(s, &s->tr->t[i], "the ring's last node has left");
 }
 
 void transfer_cancel(struct sim *s, uint32_t node)

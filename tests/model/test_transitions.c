@@ -428,6 +428,27 @@ static void test_drain_of_the_last_node(void **state)
     assert_true(min_hit_rate(&m, 10, 30) > 0.95);
     assert_true(peak_backend_qps(&m, 10, 30) < 200);
     mem_run_free(&m);
+    /* the drain done first (fast, and D holding what it copied already):
+     * D joins then, in A's epoch — one epoch, every key moved once (two
+     * epochs at one instant, through a ring of no node, counted them twice) */
+    const char *fast =
+        "name: lone\nduration: 30s\ntick: 1s\n"
+        "workload: {keys: 5000, qps: 1000}\n"
+        "routing: {vnodes: 64}\n"
+        "nodes: [{id: A}]\n"
+        "events:\n"
+        "  - {at: 5s, add_node: {id: D, warm: {rate: 100, until_hit_rate: 1, max_wait: 20s}}}\n"
+        "  - {at: 6s, remove_node: {id: A, drain: {rate: 5000}}}\n";
+    mem_run_yaml(&m, fast, NULL);
+    double done = event_time(&m, "drain_done");
+    assert_true(done < 10);
+    assert_true(event_time(&m, "warm_done") == done);
+    assert_non_null(strstr(event_detail(&m, "warm_done"), "the ring's last node has left"));
+    assert_int_equal(events_between(&m, "epoch", 1, 30), 1);
+    for (size_t i = 0; i < m.n_events; i++)
+        assert_null(strstr(m.events[i].detail, " 0 nodes in the ring"));
+    assert_int_equal(m.summary.keys_moved, 5000);
+    mem_run_free(&m);
 }
 
 /* D is removed while warming: it never entered the ring, so no epoch (one
