@@ -273,7 +273,22 @@ static void hand_over(struct sim *s, uint32_t slot)
     m->slots_moved++;
 }
 
-/* The keys of the slot the source holds, hottest first. */
+struct key_heat {
+    double p;
+    uint32_t at, key;
+};
+
+static int hotter(const void *a, const void *b)
+{
+    const struct key_heat *x = a, *y = b;
+    if (x->p != y->p)
+        return x->p > y->p ? -1 : 1;
+    return x->at < y->at ? -1 : x->at > y->at;
+}
+
+/* The keys of the slot the source holds, hottest first: by their request
+ * probability now (popularity after any shift, plus a hot key's share),
+ * ties in id order. */
 static void list_keys(struct sim *s, struct migration *m, uint32_t slot)
 {
     uint32_t n;
@@ -289,6 +304,13 @@ static void list_keys(struct sim *s, struct migration *m, uint32_t slot)
         }
         m->keys[m->n_keys++] = keys[i];
     }
+    struct key_heat *h = xmalloc((m->n_keys + 1) * sizeof(*h));
+    for (uint32_t i = 0; i < m->n_keys; i++)
+        h[i] = (struct key_heat){workload_key_prob(s->wl, m->keys[i]), i, m->keys[i]};
+    qsort(h, m->n_keys, sizeof(*h), hotter);
+    for (uint32_t i = 0; i < m->n_keys; i++)
+        m->keys[i] = h[i].key;
+    free(h);
 }
 
 /* Takes the next slots in turn: those without cached keys at the source

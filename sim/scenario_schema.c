@@ -313,9 +313,10 @@ static const struct key routing_keys[] = {
             "Writes reach every replica."},
     {"read_from", KT_ENUM, F(RC, read_from), .def = "primary", .names = read_from_names,
      .doc = "Which replica a read asks: the owner, one at random, or the one with the fewest "
-            "requests in flight (a GET sent to a down node counts until its timeout). A read "
-            "that times out or gets an error reply tries the next "
-            "replica before the database."},
+            "GETs in flight (sent and not yet served: on their way, queued or in service; a GET "
+            "sent to a down node counts until its timeout; a tie goes to the earlier owner, so "
+            "at light load mostly the primary). A read that times out or gets an error reply "
+            "tries the next replica before the database."},
 };
 #undef RC
 static const struct section routing_section = {

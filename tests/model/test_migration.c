@@ -205,6 +205,34 @@ static void test_hot_slot(void **state)
     mem_run_free(&mig);
 }
 
+/* A hot key (30% of the requests) among the 9 keys of slot 1070 under
+ * uniform popularity: the hottest by its share, it is copied first, so its
+ * reads get ASK from then until the slot is handed over (2 keys a second:
+ * about 4 s). Listed by id, as once, it came last: about 1 ASK in all. */
+static void test_hot_key_moves_first(void **state)
+{
+    (void)state;
+    const char *yaml =
+        "name: ask\nseed: 2\nduration: 10s\ntick: 1s\n"
+        "workload: {keys: 100000, key_format: \"u%06d\", popularity: uniform, qps: 10000}\n"
+        "routing: {algorithm: slots}\n"
+        "nodes: [{id: A}, {id: B}, {id: C}]\n"
+        "cache: {capacity_items: 1000000}\n"
+        "health: {mode: off}\n"
+        "events:\n"
+        "  - {at: 1s, add_node: {id: D, take_slots: false}}\n"
+        "  - {at: 2s, hot_key: {key: \"u005772\", share: 0.3}}\n"
+        "  - {at: 3s, migrate_slots: {from: A, to: D, slots: [1070, 1070], rate: 2}}\n";
+    struct mem_run m;
+    mem_run_yaml(&m, yaml, NULL);
+    double done = migrations_done(&m);
+    assert_true(done > 6.5 && done < 7.5);
+    /* 3,000 reads a second of the hot key for about 4 s */
+    long long asks = MEM_SUM(&m, ask_redirects, 3, 8);
+    assert_true(asks > 9000 && asks < 13000);
+    mem_run_free(&m);
+}
+
 static const struct mem_event *nth_event(const struct mem_run *m, const char *kind, int nth)
 {
     for (size_t i = 0; i < m->n_events; i++)
@@ -479,6 +507,7 @@ int main(void)
         cmocka_unit_test(test_lagging_clients_get_moved),
         cmocka_unit_test(test_writes_reach_the_target),
         cmocka_unit_test(test_hot_slot),
+        cmocka_unit_test(test_hot_key_moves_first),
         cmocka_unit_test(test_slot_choice_and_stops),
         cmocka_unit_test(test_set_routing_keeps_the_slots),
         cmocka_unit_test(test_readmission_gives_the_slots_back),
