@@ -674,8 +674,8 @@ static enum report_status find_baselines(struct loader *L)
     return REPORT_OK;
 }
 
-/* Whether runs a and b have the same params rows (as sets) but for the
- * --by paths (alike within a combination, if perhaps written two ways or
+/* Whether runs a and b have the same params rows (as sets) but for seed
+ * and the --by paths (alike within a combination, if perhaps written two ways or
  * left to the stored scenario; the baseline's differs from the
  * combination's by design): whether they agree on every parameter pooled
  * in their combinations. */
@@ -687,7 +687,7 @@ static bool same_params(const struct loader *L, size_t a, size_t b)
     for (size_t k = 0; k < 2; k++) {
         const struct run_extra *u = k ? y : x, *v = k ? x : y;
         for (size_t i = 0; i < u->n_params; i++) {
-            bool by = false;
+            bool by = !strcmp(u->params[i].path, "seed"); /* compared as the runs' own */
             for (size_t j = 0; j < r->n_by && !by; j++)
                 by = !strcmp(u->params[i].path, r->by[j]);
             if (by)
