@@ -674,32 +674,39 @@ static enum report_status find_baselines(struct loader *L)
     return REPORT_OK;
 }
 
-/* Whether runs a and b have the same params rows (as sets) but for seed
- * and the --by paths (alike within a combination, if perhaps written two ways or
+/* Whether a params path is one pooled in a combination: not seed, not a
+ * --by path (alike within a combination, if perhaps written two ways or
  * left to the stored scenario; the baseline's differs from the
- * combination's by design): whether they agree on every parameter pooled
- * in their combinations. */
+ * combination's by design). */
+static bool pooled(const struct report *r, const char *path)
+{
+    if (!strcmp(path, "seed")) /* compared as the runs' own */
+        return false;
+    for (size_t j = 0; j < r->n_by; j++)
+        if (!strcmp(path, r->by[j]))
+            return false;
+    return true;
+}
+
+/* Whether runs a and b have the same pooled params rows (as sets): whether
+ * they agree on every parameter pooled in their combinations. */
 static bool same_params(const struct loader *L, size_t a, size_t b)
 {
     const struct run_extra *x = &L->extra[a], *y = &L->extra[b];
-    const struct report *r = L->r;
     size_t nx = 0, ny = 0;
-    for (size_t k = 0; k < 2; k++) {
-        const struct run_extra *u = k ? y : x, *v = k ? x : y;
-        for (size_t i = 0; i < u->n_params; i++) {
-            bool by = !strcmp(u->params[i].path, "seed"); /* compared as the runs' own */
-            for (size_t j = 0; j < r->n_by && !by; j++)
-                by = !strcmp(u->params[i].path, r->by[j]);
-            if (by)
-                continue;
-            *(k ? &ny : &nx) += 1;
-            bool found = false;
-            for (size_t j = 0; j < v->n_params && !found; j++)
-                found = !strcmp(u->params[i].path, v->params[j].path)
-                        && same_text(u->params[i].value, v->params[j].value);
-            if (!found)
-                return false;
-        }
+    for (size_t j = 0; j < y->n_params; j++)
+        ny += pooled(L->r, y->params[j].path);
+    /* a run's paths are distinct (read_params): x's within y's, as many */
+    for (size_t i = 0; i < x->n_params; i++) {
+        if (!pooled(L->r, x->params[i].path))
+            continue;
+        nx++;
+        bool found = false;
+        for (size_t j = 0; j < y->n_params && !found; j++)
+            found = !strcmp(x->params[i].path, y->params[j].path)
+                    && same_text(x->params[i].value, y->params[j].value);
+        if (!found)
+            return false;
     }
     return nx == ny;
 }
