@@ -402,15 +402,6 @@ bool transfer_active(const struct sim *s, uint32_t node)
     return false;
 }
 
-/* Whether the ring has a node (the gutter's aside). */
-static bool ring_has_member(const struct sim *s)
-{
-    for (uint32_t i = 0; i < s->n_nodes; i++)
-        if (s->mb->member[i] && !s->nodes[i].gutter)
-            return true;
-    return false;
-}
-
 /* The change the transfer prepared is published. */
 static void finish(struct sim *s, struct transfer *t, const char *why)
 {
@@ -447,7 +438,7 @@ static void finish(struct sim *s, struct transfer *t, const char *why)
     }
     membership_change(s, detail);
     /* its placement stays until the run ends: copies in flight still land */
-    if (!t->join && !ring_has_member(s))
+    if (!t->join && !membership_count(s))
         /* the ring's last node has left, its keys copied to the nodes warming
          * to join: they join now, in the same epoch (it would have no node) */
         for (uint32_t i = 0; i < s->tr->n; i++)

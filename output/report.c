@@ -680,12 +680,8 @@ static enum report_status find_baselines(struct loader *L)
  * combination's by design). */
 static bool pooled(const struct report *r, const char *path)
 {
-    if (!strcmp(path, "seed")) /* compared as the runs' own */
-        return false;
-    for (size_t j = 0; j < r->n_by; j++)
-        if (!strcmp(path, r->by[j]))
-            return false;
-    return true;
+    return strcmp(path, "seed") /* compared as the runs' own */
+           && name_index((const char *const *)r->by, r->n_by, path) < 0;
 }
 
 /* Whether runs a and b have the same pooled params rows (as sets): whether
